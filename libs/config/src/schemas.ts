@@ -1,0 +1,54 @@
+import { z } from 'zod';
+
+/** Accepts the spellings operators actually type for a boolean switch. */
+export const booleanFlag = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no', ''])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const brokerList = z
+  .string()
+  .min(1)
+  .transform((s) =>
+    s
+      .split(',')
+      .map((b) => b.trim())
+      .filter(Boolean),
+  )
+  .pipe(z.array(z.string().regex(/^[^\s:]+:\d+$/, 'expected host:port')).min(1));
+
+export const kafkaEnv = z.object({
+  KAFKA_BROKERS: brokerList.default(['127.0.0.1:9092']),
+  KAFKA_CLIENT_ID: z.string().min(1).optional(),
+});
+export type KafkaEnv = z.infer<typeof kafkaEnv>;
+
+export const postgresEnv = z.object({
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'expected a postgres:// URL')
+    .default('postgres://postgres@127.0.0.1:5432/shortlink'),
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+});
+export type PostgresEnv = z.infer<typeof postgresEnv>;
+
+export const clickhouseEnv = z.object({
+  CLICKHOUSE_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:8123'),
+  CLICKHOUSE_DATABASE: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
+    .default('shortlink'),
+  CLICKHOUSE_USER: z.string().default('default'),
+  CLICKHOUSE_PASSWORD: z.string().default(''),
+});
+export type ClickHouseEnv = z.infer<typeof clickhouseEnv>;
+
+export const httpEnv = z.object({
+  HOST: z.string().default('0.0.0.0'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  TRUST_PROXY: booleanFlag.default(false),
+});
+export type HttpEnv = z.infer<typeof httpEnv>;
+
+export const logEnv = z.object({
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});

@@ -1,0 +1,31 @@
+import { z } from 'zod';
+
+/** `YYYY-MM-DDTHH:MM:SS.sssZ`, the one timestamp shape used on the wire. */
+export const isoUtcMillis = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/, 'expected YYYY-MM-DDTHH:MM:SS.sssZ')
+  .refine((s) => !Number.isNaN(Date.parse(s)), 'not a real instant');
+
+/**
+ * Every event on every topic is wrapped in the same envelope. `eventId` is what
+ * consumers deduplicate on; `schemaVersion` lets a consumer refuse (dead-letter)
+ * a shape it does not know instead of misreading it.
+ */
+export function envelopeOf<T extends string, V extends number, D extends z.ZodType>(
+  type: T,
+  schemaVersion: V,
+  data: D,
+) {
+  return z.object({
+    eventId: z.uuid(),
+    type: z.literal(type),
+    schemaVersion: z.literal(schemaVersion),
+    occurredAt: isoUtcMillis,
+    data,
+  });
+}
+
+export interface EventMeta {
+  eventId: string;
+  occurredAt: string;
+}

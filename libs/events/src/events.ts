@@ -1,0 +1,49 @@
+import { z } from 'zod';
+import { envelopeOf } from './envelope';
+
+const slug = z.string().regex(/^[a-z0-9-]{3,30}$/);
+
+/** A short link came into existence. Keyed by slug on the links topic. */
+export const linkCreated = envelopeOf(
+  'LinkCreated',
+  1,
+  z.object({
+    linkId: z.uuid(),
+    accountId: z.uuid(),
+    slug,
+    destinationUrl: z.string().min(1),
+    tag: z.string().nullable(),
+  }),
+);
+export type LinkCreated = z.infer<typeof linkCreated>;
+
+/**
+ * A human visit to a short link, already reduced at the edge: no raw IP and no
+ * full referrer URL ever leave the redirector. Keyed by link id on the clicks topic.
+ */
+export const clickRecorded = envelopeOf(
+  'ClickRecorded',
+  1,
+  z.object({
+    linkId: z.uuid(),
+    accountId: z.uuid(),
+    slug,
+    /** Milliseconds since the epoch, the instant the redirect was answered. */
+    clickedAt: z.number().int().nonnegative(),
+    /** Hex HMAC-SHA256 of the client IP under a server secret. */
+    visitorHash: z.string().regex(/^[0-9a-f]{64}$/),
+    /** URL origin of the referrer, or `Direct`. */
+    referrer: z.string().min(1).max(512),
+    /** ISO 3166-1 alpha-2, or `XX` when unknown. */
+    country: z.string().regex(/^[A-Z]{2}$/),
+    /** Raw user agent, parsed by the projector so a parser upgrade can re-process. */
+    userAgent: z.string().max(1024),
+  }),
+);
+export type ClickRecorded = z.infer<typeof clickRecorded>;
+
+export const linkEvent = z.discriminatedUnion('type', [linkCreated]);
+export type LinkEvent = z.infer<typeof linkEvent>;
+
+export const clickEvent = z.discriminatedUnion('type', [clickRecorded]);
+export type ClickEvent = z.infer<typeof clickEvent>;

@@ -1,0 +1,5 @@
+export { createServer, type ServerOptions } from './server';
+export { HttpError, errorBody, type ErrorBody } from './errors';
+export { healthRoutes, type HealthOptions } from './health';
+export { serveUntilSignalled, type ServeOptions } from './serve';
+export { runServices, buildProcessServer, type ServiceModule, type ProcessOptions } from './service';

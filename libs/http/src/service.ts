@@ -1,0 +1,75 @@
+import type { FastifyInstance, FastifyPluginAsync, FastifyServerOptions } from 'fastify';
+import { healthRoutes } from './health';
+import { serveUntilSignalled } from './serve';
+import { createServer } from './server';
+
+/**
+ * What a service contributes to a process: HTTP routes, background work
+ * (consumers), or both. A process runs one module (its own entry point) or
+ * several (`npm start`), with the same code either way.
+ */
+export interface ServiceModule {
+  name: string;
+  routes?: FastifyPluginAsync;
+  /** Starts background work; resolves once it is running. */
+  start?: () => Promise<void>;
+  /** Stops background work and releases what the module owns. */
+  stop?: () => Promise<void>;
+}
+
+export interface ProcessOptions {
+  name: string;
+  host: string;
+  port: number;
+  trustProxy: boolean;
+  logger: FastifyServerOptions['logger'];
+  bodyLimit?: number;
+  /** Released after every module has stopped: pools, producers, clients. */
+  onClose?: () => Promise<void>;
+}
+
+/** Builds the HTTP server for a set of modules, without listening. */
+export async function buildProcessServer(
+  modules: readonly ServiceModule[],
+  options: Omit<ProcessOptions, 'host' | 'port' | 'onClose'>,
+  ready: () => boolean,
+): Promise<FastifyInstance> {
+  const app = createServer({ logger: options.logger, trustProxy: options.trustProxy, bodyLimit: options.bodyLimit });
+  await app.register(healthRoutes, { service: options.name, ready });
+  for (const module of modules) {
+    if (module.routes) await app.register(module.routes);
+  }
+  return app;
+}
+
+/** Starts every module, serves HTTP, and on a signal stops them in reverse order. */
+export async function runServices(modules: readonly ServiceModule[], options: ProcessOptions): Promise<FastifyInstance> {
+  let ready = false;
+  const app = await buildProcessServer(modules, options, () => ready);
+  const started: ServiceModule[] = [];
+  const stopAll = async (): Promise<void> => {
+    ready = false;
+    for (const module of started.reverse()) {
+      try {
+        await module.stop?.();
+      } catch (err) {
+        app.log.error({ err, module: module.name }, 'module failed to stop cleanly');
+      }
+    }
+    await options.onClose?.();
+  };
+  try {
+    for (const module of modules) {
+      await module.start?.();
+      started.push(module);
+    }
+    await serveUntilSignalled(app, { host: options.host, port: options.port, onClose: stopAll });
+  } catch (err) {
+    await app.close();
+    await stopAll();
+    throw err;
+  }
+  ready = true;
+  app.log.info({ modules: modules.map((m) => m.name), port: options.port }, 'serving');
+  return app;
+}

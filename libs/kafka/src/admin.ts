@@ -1,0 +1,58 @@
+import type { Kafka } from 'kafkajs';
+import type { TopicSpec } from './topics';
+
+/** Creates the topics that do not exist yet; existing ones are left as they are. */
+export async function ensureTopics(
+  kafka: Kafka,
+  specs: readonly TopicSpec[],
+  replicationFactor = 1,
+): Promise<string[]> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const existing = new Set(await admin.listTopics());
+    const missing = specs.filter((s) => !existing.has(s.topic));
+    if (missing.length === 0) return [];
+    await admin.createTopics({
+      waitForLeaders: true,
+      topics: missing.map((s) => ({
+        topic: s.topic,
+        numPartitions: s.numPartitions,
+        replicationFactor,
+        configEntries: s.configEntries,
+      })),
+    });
+    return missing.map((s) => s.topic);
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/**
+ * Waits until the cluster can really serve: metadata answers and the group and
+ * transaction coordinators have loaded. A freshly started broker accepts TCP
+ * connections well before its coordinators are ready, and an idempotent
+ * producer needs the latter.
+ */
+export async function waitForKafka(kafka: Kafka, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    const admin = kafka.admin();
+    const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+    try {
+      await admin.connect();
+      await admin.describeCluster();
+      await admin.describeGroups(['shortlink.readiness-probe']);
+      await producer.connect();
+      return;
+    } catch (e) {
+      lastError = e;
+      await new Promise((r) => setTimeout(r, 500));
+    } finally {
+      await producer.disconnect().catch(() => undefined);
+      await admin.disconnect().catch(() => undefined);
+    }
+  }
+  throw new Error(`Kafka not ready after ${timeoutMs} ms: ${String(lastError)}`);
+}

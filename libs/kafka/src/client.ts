@@ -1,0 +1,48 @@
+import { Kafka, logLevel, type LogEntry, type Producer } from 'kafkajs';
+
+/** The subset of a pino logger this library writes to. */
+export interface KafkaLogger {
+  error(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  info(obj: object, msg: string): void;
+  debug(obj: object, msg: string): void;
+}
+
+export interface KafkaConnection {
+  brokers: string[];
+  clientId: string;
+  logger?: KafkaLogger;
+}
+
+export function createKafka({ brokers, clientId, logger }: KafkaConnection): Kafka {
+  return new Kafka({
+    clientId,
+    brokers,
+    connectionTimeout: 3000,
+    retry: { initialRetryTime: 100, retries: 8 },
+    logLevel: logger ? logLevel.INFO : logLevel.NOTHING,
+    logCreator:
+      () =>
+      ({ level, log }: LogEntry) => {
+        if (!logger) return;
+        const { message, ...rest } = log;
+        const fields = { ...rest, component: 'kafkajs' };
+        if (level === logLevel.ERROR) logger.error(fields, message);
+        else if (level === logLevel.WARN) logger.warn(fields, message);
+        else if (level === logLevel.INFO) logger.debug(fields, message);
+        else logger.debug(fields, message);
+      },
+  });
+}
+
+/**
+ * An idempotent producer: with `acks=all` (set per send) a retried batch is
+ * written once, so an acknowledged send is durable and not duplicated.
+ */
+export function createIdempotentProducer(kafka: Kafka): Producer {
+  return kafka.producer({
+    idempotent: true,
+    maxInFlightRequests: 1,
+    allowAutoTopicCreation: false,
+  });
+}

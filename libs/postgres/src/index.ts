@@ -1,0 +1,3 @@
+export { createPool, type PoolOptions } from './pool';
+export { migrate, readMigrations, type Migration, type MigrateResult } from './migrate';
+export { MIGRATIONS_DIR } from './paths';
