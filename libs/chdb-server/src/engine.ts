@@ -44,7 +44,8 @@ export class ChdbEngine {
   }
 
   async #runExclusive({ sql, format, database, settings, params }: QueryRequest): Promise<EngineResult> {
-    if (!IDENTIFIER.test(database)) throw new Error(`Code: 81. DB::Exception: Database ${database} does not exist. (UNKNOWN_DATABASE)`);
+    if (!IDENTIFIER.test(database))
+      throw new Error(`Code: 81. DB::Exception: Database ${database} does not exist. (UNKNOWN_DATABASE)`);
     const applied: string[] = [];
     try {
       await this.#session.queryAsync(`USE ${database}`, { format: 'TabSeparated' });

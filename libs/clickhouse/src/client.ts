@@ -1,4 +1,4 @@
-import { createClient, type ClickHouseClient } from '@clickhouse/client';
+import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
 
 export interface ClickHouseOptions {
   url: string;
@@ -19,7 +19,12 @@ export function createClickHouse(options: ClickHouseOptions): ClickHouseClient {
     clickhouse_settings: {
       // Timestamps cross the wire as 'YYYY-MM-DD hh:mm:ss.sss' in UTC.
       date_time_input_format: 'best_effort',
+      // Counts come back as JSON numbers whatever the server's default (it
+      // changed across ClickHouse versions); they stay far below 2^53.
+      output_format_json_quote_64bit_integers: 0,
     },
+    // Callers log failures with their own context; the client's own error log would repeat them.
+    log: { level: ClickHouseLogLevel.OFF },
   });
 }
 

@@ -21,17 +21,13 @@ export function encodeEvent(event: AnyEnvelope): Buffer {
 }
 
 export type DecodeResult<T> =
-  | { ok: true; event: T }
-  | { ok: false; reason: 'invalid-json' | 'invalid-event'; detail: string };
+  { ok: true; event: T } | { ok: false; reason: 'invalid-json' | 'invalid-event'; detail: string };
 
 /**
  * Parses bytes from a topic against a schema. Never throws: a consumer decides
  * what a bad message means (usually: dead-letter it and move on).
  */
-export function decodeEvent<S extends z.ZodType>(
-  schema: S,
-  bytes: Buffer | string | null,
-): DecodeResult<z.infer<S>> {
+export function decodeEvent<S extends z.ZodType>(schema: S, bytes: Buffer | string | null): DecodeResult<z.infer<S>> {
   if (bytes === null) return { ok: false, reason: 'invalid-json', detail: 'empty message value' };
   let json: unknown;
   try {
@@ -44,9 +40,7 @@ export function decodeEvent<S extends z.ZodType>(
     return {
       ok: false,
       reason: 'invalid-event',
-      detail: parsed.error.issues
-        .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)
-        .join('; '),
+      detail: parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; '),
     };
   }
   return { ok: true, event: parsed.data };

@@ -78,3 +78,25 @@ describe('createServer', () => {
     expect(res.json()).toEqual({ error: 'Not found', code: 'not_found' });
   });
 });
+
+describe('validation errors', () => {
+  it('names the body when the body fails its schema', async () => {
+    const app = createServer({ logger: false, trustProxy: false });
+    app.post(
+      '/things',
+      { schema: { body: { type: 'object', required: ['name'], properties: { name: { type: 'string' } } } } },
+      async () => ({ ok: true }),
+    );
+    app.get(
+      '/things',
+      { schema: { querystring: { type: 'object', properties: { n: { type: 'integer' } } } } },
+      async () => ({ ok: true }),
+    );
+    const body = await app.inject({ method: 'POST', url: '/things', payload: { other: 1 } });
+    expect(body.statusCode).toBe(400);
+    expect(body.json()).toEqual({ error: 'Invalid request body', code: 'invalid_body' });
+    const query = await app.inject({ method: 'GET', url: '/things?n=abc' });
+    expect(query.statusCode).toBe(400);
+    expect(query.json()).toEqual({ error: 'Invalid request', code: 'invalid_request' });
+  });
+});

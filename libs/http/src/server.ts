@@ -1,4 +1,4 @@
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { errorBody, HttpError } from './errors';
 
 export interface ServerOptions {
@@ -15,7 +15,6 @@ const CLIENT_ERRORS: Record<string, { status: number; text: string; code: string
   FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 400, text: 'Invalid request body', code: 'invalid_body' },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, text: 'Invalid request body', code: 'invalid_body' },
   FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, text: 'Request body too large', code: 'body_too_large' },
-  FST_ERR_VALIDATION: { status: 400, text: 'Invalid request', code: 'invalid_request' },
 };
 
 /**
@@ -31,8 +30,12 @@ export function createServer(options: ServerOptions): FastifyInstance {
     // Slugs are case-sensitive in the contract; a trailing slash is not a different resource.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 256 },
     requestIdHeader: 'x-request-id',
-    disableRequestLogging: true,
+    // A log line per request would cost more than a redirect itself; errors are
+    // still logged by the error handler below.
+    logController: new LogController({ disableRequestLogging: true }),
   });
+  // The API speaks JSON only; any other body is refused as a client error.
+  app.removeContentTypeParser('text/plain');
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof HttpError) {
@@ -45,7 +48,10 @@ export function createServer(options: ServerOptions): FastifyInstance {
       return;
     }
     if (error.validation) {
-      void reply.code(400).send(errorBody('Invalid request', 'invalid_request'));
+      const text = error.validationContext === 'body' ? 'Invalid request body' : 'Invalid request';
+      void reply
+        .code(400)
+        .send(errorBody(text, error.validationContext === 'body' ? 'invalid_body' : 'invalid_request'));
       return;
     }
     const status = error.statusCode ?? 500;

@@ -43,7 +43,10 @@ export async function buildProcessServer(
 }
 
 /** Starts every module, serves HTTP, and on a signal stops them in reverse order. */
-export async function runServices(modules: readonly ServiceModule[], options: ProcessOptions): Promise<FastifyInstance> {
+export async function runServices(
+  modules: readonly ServiceModule[],
+  options: ProcessOptions,
+): Promise<FastifyInstance> {
   let ready = false;
   const app = await buildProcessServer(modules, options, () => ready);
   const started: ServiceModule[] = [];

@@ -1,0 +1,84 @@
+// @ts-check
+import js from '@eslint/js';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+const SERVICES = ['write-api', 'redirector', 'projector', 'analytics'];
+
+export default tseslint.config(
+  { ignores: ['**/dist/**', '**/node_modules/**', '.infra/**', 'data/**', 'coverage/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      globals: { ...globals.node },
+      parserOptions: { project: ['./tsconfig.check.json'], tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { arguments: false } }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+      // Fastify handlers and plugins are async by convention, with or without an await.
+      '@typescript-eslint/require-await': 'off',
+      eqeqeq: ['error', 'smart'],
+      'no-console': ['error', { allow: ['error'] }],
+    },
+  },
+  // Entry points and command-line tools talk to a terminal.
+  {
+    files: ['**/src/main.ts', '**/src/*-cli.ts', '**/src/cli.ts', 'test/**/*.ts', 'bench/**/*.ts'],
+    rules: { 'no-console': 'off' },
+  },
+  // A service never imports another service; shared code goes in libs/.
+  ...SERVICES.map((service) => ({
+    files: [`services/${service}/src/**/*.ts`],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: SERVICES.filter((s) => s !== service).map((s) => `@shortlink/service-${s}`),
+              message: 'A service never imports another service: move shared code to libs/.',
+            },
+            { group: ['../../*'], message: 'Import other packages by name (@shortlink/...), not by path.' },
+          ],
+        },
+      ],
+    },
+  })),
+  // Only entry points read the environment.
+  {
+    files: ['libs/*/src/**/*.ts', 'services/*/src/**/*.ts'],
+    ignores: ['**/src/main.ts', '**/src/*-cli.ts', '**/src/cli.ts', '**/*.test.ts', 'libs/testing/**'],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        {
+          object: 'process',
+          property: 'env',
+          message: 'Only main.ts reads the environment; take values as arguments.',
+        },
+      ],
+    },
+  },
+  {
+    files: ['**/*.test.ts'],
+    rules: {
+      '@typescript-eslint/no-non-null-assertion': 'off',
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-call': 'off',
+      '@typescript-eslint/no-unsafe-return': 'off',
+    },
+  },
+  {
+    files: ['**/*.js', '**/*.mjs'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      ...tseslint.configs.disableTypeChecked.languageOptions,
+      globals: { ...globals.node },
+    },
+  },
+);

@@ -1,0 +1,107 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { createClient, type ClickHouseClient } from '@clickhouse/client';
+import { startChdbHttpServer, type ChdbHttpServer } from './server';
+
+describe('chdb HTTP endpoint', () => {
+  let dataPath: string;
+  let handle: ChdbHttpServer;
+  let base: string;
+  let client: ClickHouseClient;
+
+  beforeAll(async () => {
+    dataPath = await mkdtemp(join(tmpdir(), 'chdb-server-test-'));
+    handle = await startChdbHttpServer({ dataPath, host: '127.0.0.1', port: 0 });
+    const address = handle.server.address();
+    if (address === null || typeof address === 'string') throw new Error('no port');
+    base = `http://127.0.0.1:${address.port}`;
+    client = createClient({ url: base, compression: { request: true, response: true } });
+  });
+
+  afterAll(async () => {
+    await client.close();
+    await handle.close();
+    await rm(dataPath, { recursive: true, force: true });
+  });
+
+  async function sql(query: string, params = ''): Promise<{ status: number; body: string; headers: Headers }> {
+    const res = await fetch(`${base}/?${params}`, { method: 'POST', body: query });
+    return { status: res.status, body: await res.text(), headers: res.headers };
+  }
+
+  it('answers ping', async () => {
+    expect(await (await fetch(`${base}/ping`)).text()).toBe('Ok.\n');
+    expect(await client.ping()).toEqual({ success: true });
+  });
+
+  it('applies settings to one request only', async () => {
+    const set = await sql("SELECT getSetting('max_threads')", 'max_threads=3');
+    expect(set.body.trim()).toBe('3');
+    const after = await sql("SELECT getSetting('max_threads') = 3");
+    expect(after.body.trim()).toBe('0');
+  });
+
+  it('scopes the database parameter to one request', async () => {
+    expect((await sql('SELECT currentDatabase()', 'database=system')).body.trim()).toBe('system');
+    expect((await sql('SELECT currentDatabase()')).body.trim()).toBe('default');
+  });
+
+  it('takes insert data after a query URL parameter, gzip-compressed too', async () => {
+    await client.command({
+      query: 'CREATE TABLE IF NOT EXISTS t (id UInt32, s String) ENGINE = MergeTree ORDER BY id',
+    });
+    await client.insert({ table: 't', values: [{ id: 1, s: 'a\tb' }], format: 'JSONEachRow' });
+    const res = await fetch(`${base}/?query=${encodeURIComponent('INSERT INTO t FORMAT JSONEachRow')}`, {
+      method: 'POST',
+      headers: { 'Content-Encoding': 'gzip' },
+      body: gzipSync('{"id":2,"s":"c"}\n'),
+    });
+    expect(res.status).toBe(200);
+    const rows = await (await client.query({ query: 'SELECT id, s FROM t ORDER BY id', format: 'JSONEachRow' })).json();
+    expect(rows).toEqual([
+      { id: 1, s: 'a\tb' },
+      { id: 2, s: 'c' },
+    ]);
+  });
+
+  it('binds query parameters as a real server reads them', async () => {
+    const result = await client.query({
+      query: 'SELECT {s:String} AS s, {n:UInt8} AS n, {a:Array(String)} AS a',
+      query_params: { s: "it's\t\\fine", n: 7, a: ['x', 'y z'] },
+      format: 'JSONEachRow',
+    });
+    expect(await result.json()).toEqual([{ s: "it's\t\\fine", n: 7, a: ['x', 'y z'] }]);
+  });
+
+  it('answers engine errors with a ClickHouse status, code header and text', async () => {
+    const missing = await sql('SELECT * FROM no_such_table');
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get('x-clickhouse-exception-code')).toBe('60');
+    expect(missing.body).toMatch(/^Code: 60\. DB::Exception: .*\(UNKNOWN_TABLE\)/);
+
+    const syntax = await sql('SELEC 1');
+    expect(syntax.status).toBe(400);
+    expect(syntax.body).toMatch(/^Code: 62\./);
+
+    const empty = await sql('');
+    expect(empty.status).toBe(400);
+    expect(empty.body).toMatch(/Empty query/);
+
+    const badSetting = await sql('SELECT 1', 'no_such_setting_x=1');
+    expect(badSetting.status).toBe(400);
+    expect(badSetting.body).toMatch(/UNKNOWN_SETTING/);
+    // A failed request leaves nothing behind for the next one.
+    expect((await sql('SELECT 1')).body).toBe('1\n');
+  });
+
+  it('runs concurrent requests one at a time without mixing their settings', async () => {
+    const answers = await Promise.all(
+      [1, 2, 3, 4, 5, 6].map(async (n) =>
+        (await sql("SELECT getSetting('max_threads')", `max_threads=${n}`)).body.trim(),
+      ),
+    );
+    expect(answers).toEqual(['1', '2', '3', '4', '5', '6']);
+  });
+});
