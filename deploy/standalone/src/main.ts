@@ -4,7 +4,7 @@
  * the services themselves never import each other.
  */
 import { httpEnv, loadConfig, logEnv } from '@shortlink/config';
-import { runServices } from '@shortlink/http';
+import { processOptionsFrom, runMain, runServices } from '@shortlink/http';
 import { createAnalytics } from '@shortlink/service-analytics';
 import { createProjector } from '@shortlink/service-projector';
 import { createRedirector } from '@shortlink/service-redirector';
@@ -12,18 +12,10 @@ import { createWriteApi } from '@shortlink/service-write-api';
 
 const standaloneConfig = httpEnv.extend(logEnv.shape);
 
-async function main(): Promise<void> {
+runMain(async () => {
   const config = loadConfig(standaloneConfig, process.env);
-  await runServices([createWriteApi({}), createAnalytics({}), createProjector({}), createRedirector({})], {
-    name: 'shortlink',
-    host: config.HOST,
-    port: config.PORT,
-    trustProxy: config.TRUST_PROXY,
-    logger: { level: config.LOG_LEVEL },
-  });
-}
-
-main().catch((err: unknown) => {
-  console.error(err instanceof Error ? err.message : err);
-  process.exit(1);
+  await runServices(
+    [createWriteApi({}), createAnalytics({}), createProjector({}), createRedirector({})],
+    processOptionsFrom('shortlink', config),
+  );
 });

@@ -1,20 +1,9 @@
 import { loadConfig } from '@shortlink/config';
-import { runServices } from '@shortlink/http';
-import { createProjector } from './app';
+import { processOptionsFrom, runMain, runServices } from '@shortlink/http';
+import { createProjector, SERVICE_NAME } from './app';
 import { projectorConfig } from './config';
 
-async function main(): Promise<void> {
+runMain(async () => {
   const config = loadConfig(projectorConfig, process.env);
-  await runServices([createProjector({})], {
-    name: 'projector',
-    host: config.HOST,
-    port: config.PORT,
-    trustProxy: config.TRUST_PROXY,
-    logger: { level: config.LOG_LEVEL },
-  });
-}
-
-main().catch((err: unknown) => {
-  console.error(err instanceof Error ? err.message : err);
-  process.exit(1);
+  await runServices([createProjector({})], processOptionsFrom(SERVICE_NAME, config));
 });

@@ -1,20 +1,9 @@
 import { loadConfig } from '@shortlink/config';
-import { runServices } from '@shortlink/http';
-import { createWriteApi } from './app';
+import { processOptionsFrom, runMain, runServices } from '@shortlink/http';
+import { createWriteApi, SERVICE_NAME } from './app';
 import { writeApiConfig } from './config';
 
-async function main(): Promise<void> {
+runMain(async () => {
   const config = loadConfig(writeApiConfig, process.env);
-  await runServices([createWriteApi({})], {
-    name: 'write-api',
-    host: config.HOST,
-    port: config.PORT,
-    trustProxy: config.TRUST_PROXY,
-    logger: { level: config.LOG_LEVEL },
-  });
-}
-
-main().catch((err: unknown) => {
-  console.error(err instanceof Error ? err.message : err);
-  process.exit(1);
+  await runServices([createWriteApi({})], processOptionsFrom(SERVICE_NAME, config));
 });
