@@ -1,21 +1,43 @@
 /**
  * The single-process deployment: every service's module in one process, on one
- * port. This is a composition root, not a service, so it may import services;
- * the services themselves never import each other.
+ * port, sharing one Postgres pool and one Kafka client. This is a composition
+ * root, not a service, so it may import services; the services themselves never
+ * import each other.
  */
-import { httpEnv, loadConfig, logEnv } from '@shortlink/config';
-import { processOptionsFrom, runMain, runServices } from '@shortlink/http';
+import { httpEnv, kafkaEnv, loadConfig, logEnv, postgresEnv, publicEnv } from '@shortlink/config';
+import { createLogger, processOptionsFrom, runMain, runServices } from '@shortlink/http';
+import { createIdempotentProducer, kafkaNames, openKafka } from '@shortlink/kafka';
+import { MIGRATIONS_DIR, openDatabase } from '@shortlink/postgres';
 import { createAnalytics } from '@shortlink/service-analytics';
 import { createProjector } from '@shortlink/service-projector';
-import { createRedirector } from '@shortlink/service-redirector';
-import { createWriteApi } from '@shortlink/service-write-api';
+import { createRedirector, wireRedirector } from '@shortlink/service-redirector';
+import { createWriteApi, wireWriteApi } from '@shortlink/service-write-api';
 
-const standaloneConfig = httpEnv.extend(logEnv.shape);
+const standaloneConfig = httpEnv
+  .extend(logEnv.shape)
+  .extend(kafkaEnv.shape)
+  .extend(postgresEnv.shape)
+  .extend(publicEnv.shape);
 
 runMain(async () => {
   const config = loadConfig(standaloneConfig, process.env);
+  const names = kafkaNames(config.KAFKA_TOPIC_PREFIX);
+  const logger = createLogger('shortlink', config.LOG_LEVEL);
+  const pool = await openDatabase({
+    connectionString: config.DATABASE_URL,
+    max: config.DATABASE_POOL_SIZE,
+    applicationName: 'shortlink',
+    migrationsDir: MIGRATIONS_DIR,
+  });
+  const kafka = await openKafka({ brokers: config.KAFKA_BROKERS, clientId: 'shortlink', logger, names });
   await runServices(
-    [createWriteApi({}), createAnalytics({}), createProjector({}), createRedirector({})],
-    processOptionsFrom('shortlink', config),
+    [
+      createProjector({ kafka, names, pool, deadLetterProducer: createIdempotentProducer(kafka), logger }),
+      createWriteApi(wireWriteApi({ pool, kafka, names, publicBaseUrl: config.PUBLIC_BASE_URL, logger })),
+      createAnalytics({}),
+      // Last: its `/:slug` route is the catch-all.
+      createRedirector(wireRedirector({ pool, databaseUrl: config.DATABASE_URL, logger })),
+    ],
+    processOptionsFrom('shortlink', config, logger, { onClose: () => pool.end() }),
   );
 });

@@ -6,6 +6,8 @@ export {
   httpEnv,
   logEnv,
   booleanFlag,
+  publicEnv,
+  type PublicEnv,
   type KafkaEnv,
   type PostgresEnv,
   type ClickHouseEnv,

@@ -18,7 +18,11 @@ const brokerList = z
 
 export const kafkaEnv = z.object({
   KAFKA_BROKERS: brokerList.default(['127.0.0.1:9092']),
-  KAFKA_CLIENT_ID: z.string().min(1).optional(),
+  /** Prefix for every topic and consumer group, to share a cluster between environments. */
+  KAFKA_TOPIC_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9._-]*$/)
+    .default(''),
 });
 export type KafkaEnv = z.infer<typeof kafkaEnv>;
 
@@ -52,3 +56,12 @@ export type HttpEnv = z.infer<typeof httpEnv>;
 export const logEnv = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
+
+export const publicEnv = z.object({
+  /** Base of every short URL: `{PUBLIC_BASE_URL}/{slug}`. */
+  PUBLIC_BASE_URL: z
+    .url({ protocol: /^https?$/ })
+    .transform((u) => u.replace(/\/+$/, ''))
+    .default('http://localhost:3000'),
+});
+export type PublicEnv = z.infer<typeof publicEnv>;

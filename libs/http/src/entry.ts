@@ -1,3 +1,5 @@
+import type { FastifyBaseLogger } from 'fastify';
+import { pino } from 'pino';
 import type { ProcessOptions } from './service';
 
 /** The HTTP part of a process's validated configuration (see @shortlink/config httpEnv and logEnv). */
@@ -8,19 +10,18 @@ export interface HttpProcessConfig {
   LOG_LEVEL: string;
 }
 
+/** The process's one logger: HTTP, Kafka and every component write through it. */
+export function createLogger(name: string, level: string): FastifyBaseLogger {
+  return pino({ name, level });
+}
+
 export function processOptionsFrom(
   name: string,
   config: HttpProcessConfig,
+  logger: FastifyBaseLogger,
   extra: Partial<ProcessOptions> = {},
 ): ProcessOptions {
-  return {
-    name,
-    host: config.HOST,
-    port: config.PORT,
-    trustProxy: config.TRUST_PROXY,
-    logger: { level: config.LOG_LEVEL },
-    ...extra,
-  };
+  return { name, host: config.HOST, port: config.PORT, trustProxy: config.TRUST_PROXY, logger, ...extra };
 }
 
 /** Runs an entry point; a failure to start is printed plainly and exits non-zero. */

@@ -3,4 +3,4 @@ export { HttpError, errorBody, type ErrorBody } from './errors';
 export { healthRoutes, type HealthOptions } from './health';
 export { serveUntilSignalled, type ServeOptions } from './serve';
 export { runServices, buildProcessServer, type ServiceModule, type ProcessOptions } from './service';
-export { runMain, processOptionsFrom, type HttpProcessConfig } from './entry';
+export { runMain, processOptionsFrom, createLogger, type HttpProcessConfig } from './entry';

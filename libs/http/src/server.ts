@@ -1,8 +1,9 @@
-import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
 import { errorBody, HttpError } from './errors';
 
 export interface ServerOptions {
-  logger: FastifyServerOptions['logger'];
+  /** A pino logger shared with the process's other components, or false for none (tests). */
+  logger: FastifyBaseLogger | false;
   trustProxy: boolean;
   /** Largest request body accepted, in bytes; larger ones get 413. */
   bodyLimit?: number;
@@ -23,7 +24,7 @@ const CLIENT_ERRORS: Record<string, { status: number; text: string; code: string
  */
 export function createServer(options: ServerOptions): FastifyInstance {
   const app = Fastify({
-    logger: options.logger,
+    ...(options.logger === false ? { logger: false } : { loggerInstance: options.logger }),
     trustProxy: options.trustProxy,
     bodyLimit: options.bodyLimit ?? 64 * 1024,
     return503OnClosing: true,

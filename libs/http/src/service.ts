@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyPluginAsync, FastifyServerOptions } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { healthRoutes } from './health';
 import { serveUntilSignalled } from './serve';
 import { createServer } from './server';
@@ -22,7 +22,7 @@ export interface ProcessOptions {
   host: string;
   port: number;
   trustProxy: boolean;
-  logger: FastifyServerOptions['logger'];
+  logger: FastifyBaseLogger | false;
   bodyLimit?: number;
   /** Released after every module has stopped: pools, producers, clients. */
   onClose?: () => Promise<void>;

@@ -56,3 +56,6 @@ export async function waitForKafka(kafka: Kafka, timeoutMs: number): Promise<voi
   }
   throw new Error(`Kafka not ready after ${timeoutMs} ms: ${String(lastError)}`);
 }
+
+/** Partition counts for a fresh cluster; production clusters size their own topics. */
+export const DEFAULT_PARTITIONS = { links: 6, clicks: 12 } as const;

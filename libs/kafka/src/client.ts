@@ -1,4 +1,4 @@
-import { Kafka, logLevel, type LogEntry, type Producer } from 'kafkajs';
+import { Kafka, logLevel, Partitioners, type LogEntry, type Producer } from 'kafkajs';
 
 /** The subset of a pino logger this library writes to. */
 export interface KafkaLogger {
@@ -19,7 +19,10 @@ export function createKafka({ brokers, clientId, logger }: KafkaConnection): Kaf
     clientId,
     brokers,
     connectionTimeout: 3000,
-    retry: { initialRetryTime: 100, retries: 8 },
+    // Bounded: a request that cannot be answered in seconds fails, rather than
+    // holding an HTTP client for minutes.
+    requestTimeout: 5000,
+    retry: { initialRetryTime: 100, maxRetryTime: 2000, retries: 5 },
     logLevel: logger ? logLevel.INFO : logLevel.NOTHING,
     logCreator:
       () =>
@@ -44,5 +47,7 @@ export function createIdempotentProducer(kafka: Kafka): Producer {
     idempotent: true,
     maxInFlightRequests: 1,
     allowAutoTopicCreation: false,
+    // Murmur2, as the Java client: a key lands in the same partition whoever produces it.
+    createPartitioner: Partitioners.DefaultPartitioner,
   });
 }

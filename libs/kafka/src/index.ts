@@ -1,3 +1,13 @@
-export { TOPICS, CONSUMER_GROUPS, topicSpecs, type TopicName, type TopicSpec } from './topics';
+export { TOPICS, CONSUMER_GROUPS, kafkaNames, topicSpecs, type KafkaNames, type TopicSpec } from './topics';
 export { createKafka, createIdempotentProducer, type KafkaConnection, type KafkaLogger } from './client';
-export { ensureTopics, waitForKafka } from './admin';
+export { ensureTopics, waitForKafka, DEFAULT_PARTITIONS } from './admin';
+export { openKafka } from './open';
+export {
+  runConsumer,
+  OK,
+  type HandlerResult,
+  type MessageHandler,
+  type MessageContext,
+  type RunningConsumer,
+  type ConsumerMetrics,
+} from './consumer';

@@ -2,13 +2,12 @@ import type { Consumer, Kafka } from 'kafkajs';
 import { eventually, infraEnv, uniqueSuffix } from '@shortlink/testing';
 import { createIdempotentProducer, createKafka } from './client';
 import { ensureTopics } from './admin';
-import type { TopicName } from './topics';
 
 const env = infraEnv(process.env);
 
 describe('kafka adapter (real broker)', () => {
   let kafka: Kafka;
-  const topic = `test.roundtrip.${uniqueSuffix()}` as TopicName;
+  const topic = `test.roundtrip.${uniqueSuffix()}`;
   const groupId = `test.group.${uniqueSuffix()}`;
 
   beforeAll(async () => {

@@ -10,7 +10,6 @@ export const TOPICS = {
   /** Messages a consumer could not process, with the reason in headers. */
   deadLetter: 'shortlink.dead-letter.v1',
 } as const;
-export type TopicName = (typeof TOPICS)[keyof typeof TOPICS];
 
 export const CONSUMER_GROUPS = {
   linkProjector: 'shortlink.projector.links',
@@ -18,8 +17,24 @@ export const CONSUMER_GROUPS = {
   previewWorker: 'shortlink.preview-worker',
 } as const;
 
+/** The names a process uses: the constants above, optionally under a prefix. */
+export interface KafkaNames {
+  topics: { [K in keyof typeof TOPICS]: string };
+  groups: { [K in keyof typeof CONSUMER_GROUPS]: string };
+}
+
+/**
+ * Names under a prefix (`KAFKA_TOPIC_PREFIX`), so several environments, or
+ * parallel test files, can share one cluster without seeing each other.
+ */
+export function kafkaNames(prefix = ''): KafkaNames {
+  const withPrefix = <T extends Record<string, string>>(names: T) =>
+    Object.fromEntries(Object.entries(names).map(([k, v]) => [k, `${prefix}${v}`])) as { [K in keyof T]: string };
+  return { topics: withPrefix(TOPICS), groups: withPrefix(CONSUMER_GROUPS) };
+}
+
 export interface TopicSpec {
-  topic: TopicName;
+  topic: string;
   numPartitions: number;
   configEntries: { name: string; value: string }[];
 }
@@ -28,10 +43,10 @@ const INFINITE = '-1';
 const WEEK_MS = String(7 * 24 * 60 * 60 * 1000);
 
 /** Partition counts are sized for a single node; production overrides them. */
-export function topicSpecs(partitions: { links: number; clicks: number }): TopicSpec[] {
+export function topicSpecs(names: KafkaNames, partitions: { links: number; clicks: number }): TopicSpec[] {
   return [
     {
-      topic: TOPICS.links,
+      topic: names.topics.links,
       numPartitions: partitions.links,
       configEntries: [
         { name: 'cleanup.policy', value: 'delete' },
@@ -40,12 +55,12 @@ export function topicSpecs(partitions: { links: number; clicks: number }): Topic
       ],
     },
     {
-      topic: TOPICS.clicks,
+      topic: names.topics.clicks,
       numPartitions: partitions.clicks,
       configEntries: [{ name: 'retention.ms', value: WEEK_MS }],
     },
     {
-      topic: TOPICS.deadLetter,
+      topic: names.topics.deadLetter,
       numPartitions: 1,
       configEntries: [{ name: 'retention.ms', value: INFINITE }],
     },

@@ -1,3 +1,5 @@
-export { createPool, type PoolOptions } from './pool';
+export { createPool, openDatabase, type PoolOptions } from './pool';
 export { migrate, readMigrations, type Migration, type MigrateResult } from './migrate';
 export { MIGRATIONS_DIR } from './paths';
+export { CHANNELS } from './channels';
+export { commitSlugClaim } from './slug-claims';

@@ -1,4 +1,5 @@
 import { Pool } from 'pg';
+import { migrate } from './migrate';
 
 export interface PoolOptions {
   connectionString: string;
@@ -17,5 +18,17 @@ export function createPool({ connectionString, max, applicationName }: PoolOptio
   // An idle client losing its connection must not crash the process; the pool
   // discards it and the next checkout opens a fresh one.
   pool.on('error', () => undefined);
+  return pool;
+}
+
+/** A pool on a migrated database: what every service that uses Postgres starts with. */
+export async function openDatabase(options: PoolOptions & { migrationsDir: string }): Promise<Pool> {
+  const pool = createPool(options);
+  try {
+    await migrate(pool, options.migrationsDir);
+  } catch (e) {
+    await pool.end();
+    throw e;
+  }
   return pool;
 }

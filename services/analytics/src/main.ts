@@ -1,9 +1,10 @@
 import { loadConfig } from '@shortlink/config';
-import { processOptionsFrom, runMain, runServices } from '@shortlink/http';
+import { createLogger, processOptionsFrom, runMain, runServices } from '@shortlink/http';
 import { createAnalytics, SERVICE_NAME } from './app';
 import { analyticsConfig } from './config';
 
 runMain(async () => {
   const config = loadConfig(analyticsConfig, process.env);
-  await runServices([createAnalytics({})], processOptionsFrom(SERVICE_NAME, config));
+  const logger = createLogger(SERVICE_NAME, config.LOG_LEVEL);
+  await runServices([createAnalytics({})], processOptionsFrom(SERVICE_NAME, config, logger));
 });

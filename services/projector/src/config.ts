@@ -1,5 +1,5 @@
-import { httpEnv, logEnv } from '@shortlink/config';
+import { httpEnv, kafkaEnv, logEnv, postgresEnv } from '@shortlink/config';
 import type { z } from 'zod';
 
-export const projectorConfig = httpEnv.extend(logEnv.shape);
+export const projectorConfig = httpEnv.extend(logEnv.shape).extend(kafkaEnv.shape).extend(postgresEnv.shape);
 export type ProjectorConfig = z.infer<typeof projectorConfig>;

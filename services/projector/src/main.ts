@@ -1,9 +1,27 @@
 import { loadConfig } from '@shortlink/config';
-import { processOptionsFrom, runMain, runServices } from '@shortlink/http';
+import { createLogger, processOptionsFrom, runMain, runServices } from '@shortlink/http';
+import { createIdempotentProducer, kafkaNames, openKafka } from '@shortlink/kafka';
+import { MIGRATIONS_DIR, openDatabase } from '@shortlink/postgres';
 import { createProjector, SERVICE_NAME } from './app';
 import { projectorConfig } from './config';
 
 runMain(async () => {
   const config = loadConfig(projectorConfig, process.env);
-  await runServices([createProjector({})], processOptionsFrom(SERVICE_NAME, config));
+  const names = kafkaNames(config.KAFKA_TOPIC_PREFIX);
+  const logger = createLogger(SERVICE_NAME, config.LOG_LEVEL);
+  const pool = await openDatabase({
+    connectionString: config.DATABASE_URL,
+    max: config.DATABASE_POOL_SIZE,
+    applicationName: SERVICE_NAME,
+    migrationsDir: MIGRATIONS_DIR,
+  });
+  const kafka = await openKafka({ brokers: config.KAFKA_BROKERS, clientId: SERVICE_NAME, logger, names });
+  const projector = createProjector({
+    kafka,
+    names,
+    pool,
+    deadLetterProducer: createIdempotentProducer(kafka),
+    logger,
+  });
+  await runServices([projector], processOptionsFrom(SERVICE_NAME, config, logger, { onClose: () => pool.end() }));
 });

@@ -1,11 +1,63 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ServiceModule } from '@shortlink/http';
+import type { LinkCache, ResolvedLink } from './link-cache';
 
 export const SERVICE_NAME = 'redirector';
 
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled in as the service gains adapters
-export interface RedirectorDeps {}
-
-/** Answers GET /:slug with a 302 from an in-process cache and records clicks. */
-export function createRedirector(_deps: RedirectorDeps): ServiceModule {
-  return { name: SERVICE_NAME };
+export interface RedirectorDeps {
+  cache: LinkCache;
+  start?: () => Promise<void>;
+  stop?: () => Promise<void>;
 }
+
+/** Anything else cannot be a slug, so it is a 404 without a lookup. */
+const SLUG = /^[a-z0-9-]{3,30}$/;
+
+const NOT_FOUND_BODY = '{"error":"Link not found","code":"not_found"}';
+
+function answer(reply: FastifyReply, link: ResolvedLink | null): FastifyReply {
+  if (link === null) {
+    return reply
+      .code(404)
+      .header('content-type', 'application/json; charset=utf-8')
+      .header('cache-control', 'no-store')
+      .send(NOT_FOUND_BODY);
+  }
+  // A cached redirect would be a click nobody counts.
+  return reply
+    .code(302)
+    .header('location', link.location)
+    .header('cache-control', 'private, no-store')
+    .header('x-robots-tag', 'noindex')
+    .send();
+}
+
+/** Answers GET and HEAD /:slug with a 302 from the in-process cache. */
+export function createRedirector(deps: RedirectorDeps): ServiceModule {
+  return {
+    name: SERVICE_NAME,
+    start: deps.start,
+    stop: deps.stop,
+    async routes(app: FastifyInstance) {
+      app.get<{ Params: { slug: string } }>(
+        '/:slug',
+        {
+          schema: {
+            params: { type: 'object', properties: { slug: { type: 'string' } }, required: ['slug'] },
+          },
+        },
+        (request, reply) => {
+          const { slug } = request.params;
+          if (!SLUG.test(slug)) return answer(reply, null);
+          const cached = deps.cache.peek(slug);
+          // Warm path: no promise, no I/O.
+          if (cached !== undefined) return answer(reply, cached);
+          return deps.cache.resolve(slug).then((link) => answer(reply, link));
+        },
+      );
+    },
+  };
+}
+
+export { wireRedirector, type RedirectorResources } from './wiring';
+export { LinkCache, type ResolvedLink, type LookupLink } from './link-cache';

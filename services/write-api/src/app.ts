@@ -1,11 +1,68 @@
-import type { ServiceModule } from '@shortlink/http';
+import type { FastifyInstance } from 'fastify';
+import { accountOf, requireApiKey, type Authenticate } from '@shortlink/accounts';
+import { HttpError, type ServiceModule } from '@shortlink/http';
+import { createLink, type CreateLinkDeps } from './links/create-link-handler';
+import { validateCreateLink } from './links/create-link';
 
 export const SERVICE_NAME = 'write-api';
 
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled in as the service gains adapters
-export interface WriteApiDeps {}
-
-/** Accepts link creation and appends LinkCreated events to Kafka. */
-export function createWriteApi(_deps: WriteApiDeps): ServiceModule {
-  return { name: SERVICE_NAME };
+export interface WriteApiDeps extends CreateLinkDeps {
+  authenticate: Authenticate;
+  /** Started and stopped with the module: the Kafka producer, for one. */
+  start?: () => Promise<void>;
+  stop?: () => Promise<void>;
 }
+
+const errorSchema = {
+  type: 'object',
+  properties: { error: { type: 'string' }, code: { type: 'string' } },
+  required: ['error', 'code'],
+} as const;
+
+const linkSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    slug: { type: 'string' },
+    shortUrl: { type: 'string' },
+    destinationUrl: { type: 'string' },
+    tag: { type: ['string', 'null'] },
+    createdAt: { type: 'string' },
+  },
+  required: ['id', 'slug', 'shortUrl', 'destinationUrl', 'tag', 'createdAt'],
+} as const;
+
+/** Accepts link creation (spec 4.1) and appends LinkCreated events to Kafka. */
+export function createWriteApi(deps: WriteApiDeps): ServiceModule {
+  const origin = { host: new URL(deps.publicBaseUrl).host };
+  return {
+    name: SERVICE_NAME,
+    start: deps.start,
+    stop: deps.stop,
+    async routes(app: FastifyInstance) {
+      app.decorateRequest('account', null);
+      app.post(
+        '/api/v1/links',
+        {
+          preHandler: requireApiKey(deps.authenticate),
+          schema: {
+            // Field rules live in validateCreateLink, which names each problem the way the spec does.
+            body: { type: 'object' },
+            response: { 201: linkSchema, 400: errorSchema, 401: errorSchema, 403: errorSchema, 409: errorSchema },
+          },
+        },
+        async (request, reply) => {
+          const account = accountOf(request);
+          const validated = validateCreateLink(request.body, account.plan, origin);
+          if (!validated.ok) {
+            const { status, error, code } = validated.rejection;
+            throw new HttpError(status, error, code);
+          }
+          const link = await createLink(deps, account, validated.input);
+          return reply.code(201).header('location', link.shortUrl).send(link);
+        },
+      );
+    },
+  };
+}
+export { wireWriteApi, type WriteApiResources } from './wiring';

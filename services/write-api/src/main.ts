@@ -1,9 +1,24 @@
 import { loadConfig } from '@shortlink/config';
-import { processOptionsFrom, runMain, runServices } from '@shortlink/http';
-import { createWriteApi, SERVICE_NAME } from './app';
+import { createLogger, processOptionsFrom, runMain, runServices } from '@shortlink/http';
+import { kafkaNames, openKafka } from '@shortlink/kafka';
+import { MIGRATIONS_DIR, openDatabase } from '@shortlink/postgres';
+import { createWriteApi, SERVICE_NAME, wireWriteApi } from './app';
 import { writeApiConfig } from './config';
 
 runMain(async () => {
   const config = loadConfig(writeApiConfig, process.env);
-  await runServices([createWriteApi({})], processOptionsFrom(SERVICE_NAME, config));
+  const names = kafkaNames(config.KAFKA_TOPIC_PREFIX);
+  const logger = createLogger(SERVICE_NAME, config.LOG_LEVEL);
+  const pool = await openDatabase({
+    connectionString: config.DATABASE_URL,
+    max: config.DATABASE_POOL_SIZE,
+    applicationName: SERVICE_NAME,
+    migrationsDir: MIGRATIONS_DIR,
+  });
+  const kafka = await openKafka({ brokers: config.KAFKA_BROKERS, clientId: SERVICE_NAME, logger, names });
+  const deps = wireWriteApi({ pool, kafka, names, publicBaseUrl: config.PUBLIC_BASE_URL, logger });
+  await runServices(
+    [createWriteApi(deps)],
+    processOptionsFrom(SERVICE_NAME, config, logger, { onClose: () => pool.end() }),
+  );
 });

@@ -1,0 +1,118 @@
+import type { Consumer, Kafka, KafkaMessage, Producer } from 'kafkajs';
+import type { KafkaLogger } from './client';
+
+/**
+ * What a handler decided about one message. Anything thrown is treated as
+ * retriable (a database or network hiccup): the message is retried with backoff
+ * and its offset is not committed until it succeeds, so nothing is skipped.
+ */
+export type HandlerResult =
+  | { kind: 'ok' }
+  /** Deliberately ignored (an event type this consumer has no use for). */
+  | { kind: 'drop'; reason: string }
+  /** Will never succeed (malformed, unknown schema): parked on the dead-letter topic. */
+  | { kind: 'dead-letter'; reason: string };
+
+export const OK: HandlerResult = { kind: 'ok' };
+
+export interface MessageContext {
+  topic: string;
+  partition: number;
+  offset: string;
+}
+
+export type MessageHandler = (message: KafkaMessage, context: MessageContext) => Promise<HandlerResult>;
+
+export interface ConsumerMetrics {
+  /** Per topic: messages by outcome, and retries. */
+  readonly byTopic: ReadonlyMap<string, { ok: number; drop: number; deadLetter: number; retries: number }>;
+}
+
+export interface RunConsumerOptions {
+  kafka: Kafka;
+  groupId: string;
+  topics: string[];
+  handler: MessageHandler;
+  logger: KafkaLogger;
+  /** Used to park dead letters; must be connected by the caller's start. */
+  deadLetterProducer: Producer;
+  deadLetterTopic: string;
+  fromBeginning?: boolean;
+  maxBackoffMs?: number;
+}
+
+export interface RunningConsumer {
+  metrics: ConsumerMetrics;
+  stop(): Promise<void>;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export async function runConsumer(options: RunConsumerOptions): Promise<RunningConsumer> {
+  const { kafka, groupId, topics, handler, logger, deadLetterProducer, deadLetterTopic } = options;
+  const maxBackoffMs = options.maxBackoffMs ?? 10_000;
+  const byTopic = new Map<string, { ok: number; drop: number; deadLetter: number; retries: number }>();
+  const counters = (topic: string) => {
+    let c = byTopic.get(topic);
+    if (!c) byTopic.set(topic, (c = { ok: 0, drop: 0, deadLetter: 0, retries: 0 }));
+    return c;
+  };
+  let stopping = false;
+
+  const consumer: Consumer = kafka.consumer({ groupId, sessionTimeout: 30_000, heartbeatInterval: 3000 });
+  await consumer.connect();
+  await consumer.subscribe({ topics, fromBeginning: options.fromBeginning ?? true });
+  await consumer.run({
+    autoCommit: true,
+    eachMessage: async (payload) => {
+      const { topic, partition, message } = payload;
+      const context = { topic, partition, offset: message.offset };
+      for (let attempt = 0; ; attempt++) {
+        try {
+          const result = await handler(message, context);
+          const c = counters(topic);
+          if (result.kind === 'ok') c.ok++;
+          else if (result.kind === 'drop') c.drop++;
+          else {
+            await deadLetterProducer.send({
+              topic: deadLetterTopic,
+              acks: -1,
+              messages: [
+                {
+                  key: message.key,
+                  value: message.value,
+                  headers: {
+                    ...message.headers,
+                    'dlq-source-topic': topic,
+                    'dlq-source-partition': String(partition),
+                    'dlq-source-offset': message.offset,
+                    'dlq-consumer-group': groupId,
+                    'dlq-reason': result.reason.slice(0, 1000),
+                  },
+                },
+              ],
+            });
+            c.deadLetter++;
+            logger.warn({ ...context, reason: result.reason }, 'message parked on the dead-letter topic');
+          }
+          return;
+        } catch (err) {
+          if (stopping) throw err; // uncommitted: the next owner of the partition retries it
+          counters(topic).retries++;
+          const backoff = Math.min(maxBackoffMs, 100 * 2 ** Math.min(attempt, 10));
+          logger.warn({ ...context, err, attempt, backoff }, 'retriable failure; retrying');
+          await sleep(backoff);
+          await payload.heartbeat();
+        }
+      }
+    },
+  });
+
+  return {
+    metrics: { byTopic },
+    async stop() {
+      stopping = true;
+      await consumer.disconnect();
+    },
+  };
+}

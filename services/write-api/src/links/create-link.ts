@@ -1,0 +1,120 @@
+import { PLANS, type Plan } from '@shortlink/accounts';
+import { CUSTOM_SLUG } from './slug';
+import { isReservedSlug } from './reserved-slugs';
+
+/** Limits the spec leaves open; documented in the README's API section. */
+export const LIMITS = {
+  urlMaxLength: 2048,
+  tagMaxLength: 100,
+} as const;
+
+export interface CreateLinkInput {
+  destinationUrl: string;
+  customSlug: string | null;
+  tag: string | null;
+}
+
+export interface Rejection {
+  status: 400 | 403;
+  error: string;
+  code: string;
+}
+
+export const REJECTIONS = {
+  invalidBody: { status: 400, error: 'Invalid request body', code: 'invalid_body' },
+  urlTooLong: {
+    status: 400,
+    error: `URLs must be at most ${LIMITS.urlMaxLength} characters`,
+    code: 'url_too_long',
+  },
+  urlCredentials: {
+    status: 400,
+    error: 'Destination URLs must not contain a user name or password',
+    code: 'url_credentials',
+  },
+  urlSelf: {
+    status: 400,
+    error: 'Destination URLs must not point at this short-link service',
+    code: 'url_self_reference',
+  },
+  slugFormat: {
+    status: 400,
+    error: 'Custom slugs must be 3-30 characters long and use only lowercase letters, digits and hyphens',
+    code: 'invalid_slug',
+  },
+  slugReserved: { status: 400, error: 'This slug is reserved', code: 'slug_reserved' },
+  tag: {
+    status: 400,
+    error: `Tags must be 1-${LIMITS.tagMaxLength} characters without control characters`,
+    code: 'invalid_tag',
+  },
+} as const satisfies Record<string, Rejection>;
+
+function planRejection(plan: Plan): Rejection {
+  return {
+    status: 403,
+    error: `Custom slugs shorter than ${PLANS[plan].minCustomSlugLength} characters require the Pro plan`,
+    code: 'plan_upgrade_required',
+  };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+// eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+export interface ServiceOrigin {
+  /** Host (with port) of PUBLIC_BASE_URL, to refuse links that would loop back. */
+  host: string;
+}
+
+/**
+ * Validates a create request in the order the spec lists its errors: the body
+ * and URL first, then the custom slug's format, the reserved list, and the
+ * plan. Pure: no I/O, no clock.
+ */
+export function validateCreateLink(
+  body: unknown,
+  plan: Plan,
+  origin: ServiceOrigin,
+): { ok: true; input: CreateLinkInput } | { ok: false; rejection: Rejection } {
+  const reject = (rejection: Rejection) => ({ ok: false as const, rejection });
+  if (!isRecord(body)) return reject(REJECTIONS.invalidBody);
+
+  const { url, customSlug, tag } = body;
+  if (typeof url !== 'string') return reject(REJECTIONS.invalidBody);
+  if (url.length > LIMITS.urlMaxLength) return reject(REJECTIONS.urlTooLong);
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return reject(REJECTIONS.invalidBody);
+  }
+  if ((parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || parsed.hostname === '') {
+    return reject(REJECTIONS.invalidBody);
+  }
+  // `new URL` accepts a few forms a person would not call a URL ("https:example.com").
+  if (!/^https?:\/\//i.test(url.trim())) return reject(REJECTIONS.invalidBody);
+  if (parsed.username !== '' || parsed.password !== '') return reject(REJECTIONS.urlCredentials);
+  if (parsed.host.toLowerCase() === origin.host.toLowerCase()) return reject(REJECTIONS.urlSelf);
+
+  let slug: string | null = null;
+  if (customSlug !== undefined && customSlug !== null) {
+    if (typeof customSlug !== 'string' || !CUSTOM_SLUG.test(customSlug)) return reject(REJECTIONS.slugFormat);
+    if (isReservedSlug(customSlug)) return reject(REJECTIONS.slugReserved);
+    if (customSlug.length < PLANS[plan].minCustomSlugLength) return reject(planRejection(plan));
+    slug = customSlug;
+  }
+
+  let cleanTag: string | null = null;
+  if (tag !== undefined && tag !== null) {
+    if (typeof tag !== 'string' || tag.length === 0 || tag.length > LIMITS.tagMaxLength || CONTROL.test(tag)) {
+      return reject(REJECTIONS.tag);
+    }
+    cleanTag = tag;
+  }
+
+  return { ok: true, input: { destinationUrl: url, customSlug: slug, tag: cleanTag } };
+}

@@ -1,0 +1,67 @@
+import { randomUUID } from 'node:crypto';
+import type { Kafka } from 'kafkajs';
+import type { Pool } from 'pg';
+import { createAuthenticator, findAccountByKeyHash } from '@shortlink/accounts';
+import { createIdempotentProducer, type KafkaLogger, type KafkaNames } from '@shortlink/kafka';
+import type { WriteApiDeps } from './app';
+import { postgresClaimStore } from './links/claims';
+import { kafkaLinkAppender } from './links/link-created';
+import { createClaimSettler } from './links/settle-claims';
+import { generateSlug } from './links/slug';
+
+export interface WriteApiResources {
+  pool: Pool;
+  kafka: Kafka;
+  names: KafkaNames;
+  publicBaseUrl: string;
+  logger: KafkaLogger;
+  /** How often stale slug claims are settled. */
+  settleIntervalMs?: number;
+}
+
+/** Real adapters for the write API: Postgres claims and keys, an idempotent Kafka producer. */
+export function wireWriteApi(resources: WriteApiResources): WriteApiDeps {
+  const { pool, kafka, names, publicBaseUrl, logger } = resources;
+  const producer = createIdempotentProducer(kafka);
+  const admin = kafka.admin();
+  const settle = createClaimSettler({
+    pool,
+    admin,
+    linksTopic: names.topics.links,
+    linkProjectorGroup: names.groups.linkProjector,
+    staleAfterMs: 60_000,
+    catchUpTimeoutMs: 10_000,
+    logger,
+  });
+  let timer: NodeJS.Timeout | undefined;
+  let settling: Promise<unknown> = Promise.resolve();
+  return {
+    authenticate: createAuthenticator({
+      findAccountByKeyHash: (hash) => findAccountByKeyHash(pool, hash),
+      now: Date.now,
+      cacheTtlMs: 30_000,
+      cacheSize: 10_000,
+    }),
+    claims: postgresClaimStore(pool),
+    appendLinkCreated: kafkaLinkAppender(producer, names.topics.links, 10_000),
+    now: () => new Date(),
+    newId: randomUUID,
+    newSlug: () => generateSlug(),
+    publicBaseUrl,
+    onClaimError: (err, slug) => logger.error({ err, slug }, 'slug claim could not be committed'),
+    async start() {
+      await producer.connect();
+      await admin.connect();
+      timer = setInterval(() => {
+        settling = settle().catch((err: unknown) => logger.warn({ err }, 'settling slug claims failed'));
+      }, resources.settleIntervalMs ?? 20_000);
+      timer.unref();
+    },
+    async stop() {
+      clearInterval(timer);
+      await settling;
+      await producer.disconnect();
+      await admin.disconnect();
+    },
+  };
+}
