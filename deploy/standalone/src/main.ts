@@ -30,13 +30,23 @@ runMain(async () => {
     migrationsDir: MIGRATIONS_DIR,
   });
   const kafka = await openKafka({ brokers: config.KAFKA_BROKERS, clientId: 'shortlink', logger, names });
+  const redirector = wireRedirector({ pool, databaseUrl: config.DATABASE_URL, logger });
+  const writeApi = wireWriteApi({
+    pool,
+    kafka,
+    names,
+    publicBaseUrl: config.PUBLIC_BASE_URL,
+    logger,
+    // Same process: the redirector forgets a cached "not found" before the 201 leaves.
+    onLinkCommitted: (slug) => redirector.cache.forget(slug),
+  });
   await runServices(
     [
       createProjector({ kafka, names, pool, deadLetterProducer: createIdempotentProducer(kafka), logger }),
-      createWriteApi(wireWriteApi({ pool, kafka, names, publicBaseUrl: config.PUBLIC_BASE_URL, logger })),
+      createWriteApi(writeApi),
       createAnalytics({}),
       // Last: its `/:slug` route is the catch-all.
-      createRedirector(wireRedirector({ pool, databaseUrl: config.DATABASE_URL, logger })),
+      createRedirector(redirector),
     ],
     processOptionsFrom('shortlink', config, logger, { onClose: () => pool.end() }),
   );

@@ -29,6 +29,10 @@ type Entry = ResolvedLink | typeof NOT_FOUND;
 export class LinkCache {
   readonly #cache: LRUCache<string, Entry>;
   readonly #inFlight = new Map<string, Promise<ResolvedLink | null>>();
+  /** Slugs created while their lookup was in flight: that lookup's miss is already stale. */
+  readonly #forgotten = new Set<string>();
+  /** Bumped when every miss must be forgotten, so in-flight misses are not cached either. */
+  #generation = 0;
   readonly #options: LinkCacheOptions;
 
   constructor(options: LinkCacheOptions) {
@@ -69,9 +73,6 @@ export class LinkCache {
     }
     return pending;
   }
-
-  #generation = 0;
-  readonly #forgotten = new Set<string>();
 
   /** A slug was just created: drop a remembered "not found". */
   forget(slug: string): void {

@@ -44,7 +44,7 @@ export function createWriteApi(deps: WriteApiDeps): ServiceModule {
       app.post(
         '/api/v1/links',
         {
-          preHandler: requireApiKey(deps.authenticate),
+          onRequest: requireApiKey(deps.authenticate),
           schema: {
             // Field rules live in validateCreateLink, which names each problem the way the spec does.
             body: { type: 'object' },

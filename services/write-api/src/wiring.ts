@@ -17,6 +17,8 @@ export interface WriteApiResources {
   logger: KafkaLogger;
   /** How often stale slug claims are settled. */
   settleIntervalMs?: number;
+  /** See CreateLinkDeps.onLinkCommitted. */
+  onLinkCommitted?: (slug: string) => void;
 }
 
 /** Real adapters for the write API: Postgres claims and keys, an idempotent Kafka producer. */
@@ -48,6 +50,7 @@ export function wireWriteApi(resources: WriteApiResources): WriteApiDeps {
     newId: randomUUID,
     newSlug: () => generateSlug(),
     publicBaseUrl,
+    onLinkCommitted: resources.onLinkCommitted,
     onClaimError: (err, slug) => logger.error({ err, slug }, 'slug claim could not be committed'),
     async start() {
       await producer.connect();

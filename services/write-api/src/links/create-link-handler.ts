@@ -22,6 +22,12 @@ export interface CreateLinkDeps {
   newId: () => string;
   newSlug: () => string;
   publicBaseUrl: string;
+  /**
+   * Called once a link is committed, before its 201 is sent. A process that
+   * also runs the redirector uses it to drop a cached "not found" at once;
+   * other processes learn it through Postgres NOTIFY.
+   */
+  onLinkCommitted?: (slug: string) => void;
   /** Called when a claim could not be committed; the projector or the settler commits it later. */
   onClaimError: (error: unknown, slug: string) => void;
 }
@@ -77,6 +83,7 @@ export async function createLink(deps: CreateLinkDeps, account: Account, input: 
   // The event is durable: the link exists whatever happens next. The projector
   // commits the claim too, so a failure here only delays that.
   await deps.claims.commit(slug, linkId).catch((e: unknown) => deps.onClaimError(e, slug));
+  deps.onLinkCommitted?.(slug);
 
   return {
     id: linkId,

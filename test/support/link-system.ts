@@ -1,0 +1,105 @@
+import type { FastifyInstance } from 'fastify';
+import type { Kafka } from 'kafkajs';
+import type { Pool } from 'pg';
+import { createAccountWithKey, type Plan } from '@shortlink/accounts';
+import { buildProcessServer, createLogger, type ServiceModule } from '@shortlink/http';
+import { createIdempotentProducer, kafkaNames, openKafka, type KafkaNames } from '@shortlink/kafka';
+import { MIGRATIONS_DIR, openDatabase } from '@shortlink/postgres';
+import { createProjector } from '@shortlink/service-projector';
+import { createRedirector, wireRedirector } from '@shortlink/service-redirector';
+import { createWriteApi, wireWriteApi } from '@shortlink/service-write-api';
+import { createScratchPostgres, infraEnv, uniqueSuffix, type ScratchDatabase } from '@shortlink/testing';
+
+export const PUBLIC_BASE_URL = 'https://sho.rt';
+export const silentLogger = createLogger('test', 'silent');
+
+/** A scratch database and namespaced topics: what one test file owns. */
+export interface TestInfra {
+  db: ScratchDatabase;
+  pool: Pool;
+  kafka: Kafka;
+  names: KafkaNames;
+  brokers: string[];
+  close(): Promise<void>;
+}
+
+export async function openTestInfra(): Promise<TestInfra> {
+  const env = infraEnv(process.env);
+  const db = await createScratchPostgres(env.DATABASE_URL);
+  const pool = await openDatabase({
+    connectionString: db.url,
+    max: 20,
+    applicationName: 'test',
+    migrationsDir: MIGRATIONS_DIR,
+  });
+  const names = kafkaNames(`test-${uniqueSuffix()}.`);
+  const brokers = env.KAFKA_BROKERS.split(',');
+  const kafka = await openKafka({ brokers, clientId: 'test', logger: silentLogger, names });
+  return {
+    db,
+    pool,
+    kafka,
+    names,
+    brokers,
+    async close() {
+      await pool.end();
+      await db.drop();
+    },
+  };
+}
+
+export async function issueKey(pool: Pool, plan: Plan): Promise<string> {
+  return (await createAccountWithKey(pool, { accountName: `acct-${plan}`, keyName: 'test', plan })).key;
+}
+
+export interface LinkSystem {
+  infra: TestInfra;
+  app: FastifyInstance;
+  modules: ServiceModule[];
+  proKey: string;
+  freeKey: string;
+  close(): Promise<void>;
+}
+
+export function projectorModule(infra: TestInfra): ServiceModule {
+  const { kafka, names, pool } = infra;
+  return createProjector({
+    kafka,
+    names,
+    pool,
+    deadLetterProducer: createIdempotentProducer(kafka),
+    logger: silentLogger,
+  });
+}
+
+/** The write API, projector and redirector in one process, on real Postgres and Kafka. */
+export async function startLinkSystem(): Promise<LinkSystem> {
+  const infra = await openTestInfra();
+  const { kafka, names, pool, db } = infra;
+  // Wired as deploy/standalone wires them.
+  const redirector = wireRedirector({ pool, databaseUrl: db.url, logger: silentLogger });
+  const writeApi = wireWriteApi({
+    pool,
+    kafka,
+    names,
+    publicBaseUrl: PUBLIC_BASE_URL,
+    logger: silentLogger,
+    onLinkCommitted: (slug) => redirector.cache.forget(slug),
+  });
+  const modules: ServiceModule[] = [projectorModule(infra), createWriteApi(writeApi), createRedirector(redirector)];
+  const app = await buildProcessServer(modules, { name: 'test', trustProxy: false, logger: false }, () => true);
+  for (const m of modules) await m.start?.();
+  const [proKey, freeKey] = [await issueKey(pool, 'pro'), await issueKey(pool, 'free')];
+  return {
+    infra,
+    app,
+    modules,
+    proKey,
+    freeKey,
+    async close() {
+      await app.close();
+      for (const m of [...modules].reverse()) await m.stop?.();
+      await infra.close();
+    },
+  };
+}
