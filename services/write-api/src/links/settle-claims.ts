@@ -44,7 +44,10 @@ export function createClaimSettler(options: ClaimSettlerOptions) {
     for (;;) {
       const [committed] = await admin.fetchOffsets({ groupId: linkProjectorGroup, topics: [linksTopic] });
       const done = new Map((committed?.partitions ?? []).map((p) => [p.partition, BigInt(p.offset)]));
-      const behind = ends.filter((e) => BigInt(e.high) > (done.get(e.partition) ?? -1n));
+      // An empty partition (high <= low) has nothing to consume and may have no committed offset at all.
+      const behind = ends.filter(
+        (e) => BigInt(e.high) > BigInt(e.low) && BigInt(e.high) > (done.get(e.partition) ?? -1n),
+      );
       if (behind.length === 0) return true;
       if (Date.now() > deadline) return false;
       await sleep(200);
