@@ -32,8 +32,13 @@ async function create(customSlug: string) {
   return res.json();
 }
 
+interface LinkRow {
+  slug: string;
+  link_id: string;
+}
+
 async function snapshot() {
-  const { rows } = await system.infra.pool.query(
+  const { rows } = await system.infra.pool.query<LinkRow>(
     'SELECT slug, link_id, account_id, destination_url, tag, created_at, event_id FROM links ORDER BY slug',
   );
   return rows;
@@ -76,7 +81,7 @@ async function caughtUp(groupId: string) {
 
 describe('link projection', () => {
   const slugs = ['proj-a', 'proj-b', 'proj-c', 'proj-d', 'proj-e'];
-  let before: unknown[];
+  let before: LinkRow[];
 
   beforeAll(async () => {
     for (const slug of slugs) await create(slug);
@@ -84,7 +89,7 @@ describe('link projection', () => {
   });
 
   it('fills the links table from the topic, and commits the claims', async () => {
-    expect(before.map((r: any) => r.slug)).toEqual(slugs);
+    expect(before.map((r) => r.slug)).toEqual(slugs);
     const { rows } = await system.infra.pool.query(
       "SELECT count(*)::int AS n FROM slug_claims WHERE state = 'committed'",
     );
@@ -119,7 +124,7 @@ describe('link projection', () => {
     await restarted.start!();
     system.modules[0] = restarted; // so that close() stops this one
     const rows = await projected(slugs.length + 1);
-    expect(rows.filter((r: any) => slugs.includes(r.slug))).toEqual(before);
+    expect(rows.filter((r) => slugs.includes(r.slug))).toEqual(before);
   });
 
   it('rebuilds the table from the topic', async () => {
@@ -139,7 +144,7 @@ describe('link projection', () => {
       messages: [{ key: 'junk', value: '{"type":"LinkCreated"}' }],
     });
     await create('after-junk');
-    await eventually(async () => ((await snapshot()).some((r: any) => r.slug === 'after-junk') ? true : undefined));
+    await eventually(async () => ((await snapshot()).some((r) => r.slug === 'after-junk') ? true : undefined));
 
     const consumer = system.infra.kafka.consumer({ groupId: `dlq-reader-${randomUUID()}` });
     const parked: { reason: string; source: string }[] = [];

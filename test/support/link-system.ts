@@ -19,6 +19,8 @@ export interface TestInfra {
   pool: Pool;
   kafka: Kafka;
   names: KafkaNames;
+  /** The KAFKA_TOPIC_PREFIX behind `names`, for child processes. */
+  topicPrefix: string;
   brokers: string[];
   close(): Promise<void>;
 }
@@ -32,7 +34,8 @@ export async function openTestInfra(): Promise<TestInfra> {
     applicationName: 'test',
     migrationsDir: MIGRATIONS_DIR,
   });
-  const names = kafkaNames(`test-${uniqueSuffix()}.`);
+  const topicPrefix = `test-${uniqueSuffix()}.`;
+  const names = kafkaNames(topicPrefix);
   const brokers = env.KAFKA_BROKERS.split(',');
   const kafka = await openKafka({ brokers, clientId: 'test', logger: silentLogger, names });
   return {
@@ -40,6 +43,7 @@ export async function openTestInfra(): Promise<TestInfra> {
     pool,
     kafka,
     names,
+    topicPrefix,
     brokers,
     async close() {
       await pool.end();

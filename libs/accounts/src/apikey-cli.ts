@@ -42,6 +42,9 @@ async function main(): Promise<void> {
       case 'create': {
         if (!values.name) throw new UsageError(`--name is required\n${USAGE}`);
         if (values.account) {
+          if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(values.account)) {
+            throw new UsageError(`not an account id: ${values.account}`);
+          }
           const issued = await addKeyToAccount(pool, values.account, values.name);
           if (!issued) throw new UsageError(`no account ${values.account}`);
           console.log(`New key ${issued.keyId} for account ${issued.account.id} (${issued.account.plan}).`);
@@ -84,6 +87,9 @@ async function main(): Promise<void> {
       case 'revoke': {
         const [keyId] = rest;
         if (!keyId) throw new UsageError(USAGE);
+        if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(keyId)) {
+          throw new UsageError(`not a key id: ${keyId} (see: npm run apikey -- list)`);
+        }
         if (!(await revokeKey(pool, keyId))) throw new UsageError(`no active key ${keyId}`);
         console.log(`Revoked ${keyId}.`);
         return;

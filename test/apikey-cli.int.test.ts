@@ -1,0 +1,62 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { findAccountByKeyHash, hashApiKey } from '@shortlink/accounts';
+import { openTestInfra, type TestInfra } from './support/link-system';
+import { buildOnce, ROOT } from './support/processes';
+
+const run = promisify(execFile);
+
+describe('npm run apikey', () => {
+  let infra: TestInfra;
+  const cli = (...args: string[]) =>
+    run(process.execPath, [join(ROOT, 'libs/accounts/dist/apikey-cli.js'), ...args], {
+      env: { PATH: process.env.PATH ?? '', DATABASE_URL: infra.db.url },
+    });
+
+  beforeAll(async () => {
+    buildOnce();
+    infra = await openTestInfra();
+  });
+
+  afterAll(async () => {
+    await infra?.close();
+  });
+
+  it('creates, lists and revokes keys; the key is printed last and stored only as a hash', async () => {
+    const created = await cli('create', '--name', 'Acme integrations', '--plan', 'pro');
+    const lines = created.stdout.trim().split('\n');
+    const key = lines.at(-1)!;
+    expect(key).toMatch(/^slk_[A-Za-z0-9_-]{32}$/);
+
+    const account = await findAccountByKeyHash(infra.pool, hashApiKey(key));
+    expect(account).toMatchObject({ name: 'Acme integrations', plan: 'pro' });
+    const stored = await infra.pool.query('SELECT * FROM api_keys');
+    expect(JSON.stringify(stored.rows)).not.toContain(key);
+
+    const [keyRow] = (await infra.pool.query<{ id: string }>('SELECT id FROM api_keys')).rows;
+    const listed = await cli('list');
+    expect(listed.stdout).toContain(keyRow!.id);
+    expect(listed.stdout).toContain('active');
+    expect(listed.stdout).not.toContain(key);
+
+    const second = await cli('create', '--name', 'rotation', '--account', account!.id);
+    const secondKey = second.stdout.trim().split('\n').at(-1)!;
+    expect((await findAccountByKeyHash(infra.pool, hashApiKey(secondKey)))?.id).toBe(account!.id);
+
+    await cli('revoke', keyRow!.id);
+    expect(await findAccountByKeyHash(infra.pool, hashApiKey(key))).toBeNull();
+    expect((await cli('list')).stdout).toMatch(/revoked/);
+  });
+
+  it('defaults to the free plan and refuses bad input with exit code 2', async () => {
+    const created = await cli('create', '--name', 'hobbyist');
+    const key = created.stdout.trim().split('\n').at(-1)!;
+    expect((await findAccountByKeyHash(infra.pool, hashApiKey(key)))?.plan).toBe('free');
+    await expect(cli('create', '--name', 'x', '--plan', 'gold')).rejects.toMatchObject({ code: 2 });
+    await expect(cli('create')).rejects.toMatchObject({ code: 2 });
+    await expect(cli('revoke', '00000000-0000-4000-8000-000000000000')).rejects.toMatchObject({ code: 2 });
+    await expect(cli('revoke', 'slk_oops')).rejects.toMatchObject({ code: 2 });
+    await expect(cli('create', '--name', 'x', '--account', 'nope')).rejects.toMatchObject({ code: 2 });
+  });
+});
