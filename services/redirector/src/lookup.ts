@@ -1,8 +1,15 @@
 import type { Pool } from 'pg';
 import type { LookupLink } from './link-cache';
 
-/** Turns a destination as submitted into a header-safe, absolute URL. */
+const HEADER_SAFE = /^[\x21-\x7e]+$/;
+
+/**
+ * The Location header for a destination: exactly as submitted when it is
+ * printable ASCII, otherwise percent-encoded by the URL parser (spaces,
+ * non-ASCII characters), which a header cannot carry raw.
+ */
 export function locationOf(destinationUrl: string): string | null {
+  if (HEADER_SAFE.test(destinationUrl)) return destinationUrl;
   try {
     return new URL(destinationUrl).href;
   } catch {
