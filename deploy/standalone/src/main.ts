@@ -7,7 +7,7 @@
 import { httpEnv, kafkaEnv, loadConfig, logEnv, postgresEnv, publicEnv } from '@shortlink/config';
 import { createLogger, processOptionsFrom, runMain, runServices } from '@shortlink/http';
 import { createIdempotentProducer, kafkaNames, openKafka } from '@shortlink/kafka';
-import { MIGRATIONS_DIR, openDatabase } from '@shortlink/postgres';
+import { openServiceDatabase } from '@shortlink/postgres';
 import { createAnalytics } from '@shortlink/service-analytics';
 import { createProjector } from '@shortlink/service-projector';
 import { createRedirector, wireRedirector } from '@shortlink/service-redirector';
@@ -23,12 +23,7 @@ runMain(async () => {
   const config = loadConfig(standaloneConfig, process.env);
   const names = kafkaNames(config.KAFKA_TOPIC_PREFIX);
   const logger = createLogger('shortlink', config.LOG_LEVEL);
-  const pool = await openDatabase({
-    connectionString: config.DATABASE_URL,
-    max: config.DATABASE_POOL_SIZE,
-    applicationName: 'shortlink',
-    migrationsDir: MIGRATIONS_DIR,
-  });
+  const pool = await openServiceDatabase(config, 'shortlink');
   const kafka = await openKafka({ brokers: config.KAFKA_BROKERS, clientId: 'shortlink', logger, names });
   const redirector = wireRedirector({ pool, databaseUrl: config.DATABASE_URL, logger });
   const writeApi = wireWriteApi({

@@ -1,4 +1,4 @@
-export { createPool, openDatabase, type PoolOptions } from './pool';
+export { createPool, openDatabase, openServiceDatabase, type PoolOptions } from './pool';
 export { migrate, readMigrations, type Migration, type MigrateResult } from './migrate';
 export { MIGRATIONS_DIR } from './paths';
 export { CHANNELS } from './channels';

@@ -1,5 +1,6 @@
 import { Pool } from 'pg';
 import { migrate } from './migrate';
+import { MIGRATIONS_DIR } from './paths';
 
 export interface PoolOptions {
   connectionString: string;
@@ -31,4 +32,17 @@ export async function openDatabase(options: PoolOptions & { migrationsDir: strin
     throw e;
   }
   return pool;
+}
+
+/** `openDatabase` from a service's validated settings, with the project's migrations. */
+export function openServiceDatabase(
+  config: { DATABASE_URL: string; DATABASE_POOL_SIZE: number },
+  applicationName: string,
+): Promise<Pool> {
+  return openDatabase({
+    connectionString: config.DATABASE_URL,
+    max: config.DATABASE_POOL_SIZE,
+    applicationName,
+    migrationsDir: MIGRATIONS_DIR,
+  });
 }

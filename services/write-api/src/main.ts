@@ -1,7 +1,7 @@
 import { loadConfig } from '@shortlink/config';
 import { createLogger, processOptionsFrom, runMain, runServices } from '@shortlink/http';
 import { kafkaNames, openKafka } from '@shortlink/kafka';
-import { MIGRATIONS_DIR, openDatabase } from '@shortlink/postgres';
+import { openServiceDatabase } from '@shortlink/postgres';
 import { createWriteApi, SERVICE_NAME, wireWriteApi } from './app';
 import { writeApiConfig } from './config';
 
@@ -9,12 +9,7 @@ runMain(async () => {
   const config = loadConfig(writeApiConfig, process.env);
   const names = kafkaNames(config.KAFKA_TOPIC_PREFIX);
   const logger = createLogger(SERVICE_NAME, config.LOG_LEVEL);
-  const pool = await openDatabase({
-    connectionString: config.DATABASE_URL,
-    max: config.DATABASE_POOL_SIZE,
-    applicationName: SERVICE_NAME,
-    migrationsDir: MIGRATIONS_DIR,
-  });
+  const pool = await openServiceDatabase(config, SERVICE_NAME);
   const kafka = await openKafka({ brokers: config.KAFKA_BROKERS, clientId: SERVICE_NAME, logger, names });
   const deps = wireWriteApi({ pool, kafka, names, publicBaseUrl: config.PUBLIC_BASE_URL, logger });
   await runServices(
