@@ -15,14 +15,13 @@ describe('separate processes', () => {
     buildOnce();
     infra = await openTestInfra();
     key = await issueKey(infra.pool, 'pro');
-    const common = { DATABASE_URL: infra.db.url };
+    const common = {
+      DATABASE_URL: infra.db.url,
+      KAFKA_BROKERS: infra.brokers.join(','),
+      KAFKA_TOPIC_PREFIX: infra.topicPrefix,
+    };
     [writeApi, redirector] = await Promise.all([
-      startProcess('services/write-api/dist/main.js', {
-        ...common,
-        KAFKA_BROKERS: infra.brokers.join(','),
-        KAFKA_TOPIC_PREFIX: infra.topicPrefix,
-        PUBLIC_BASE_URL: 'https://sho.rt',
-      }),
+      startProcess('services/write-api/dist/main.js', { ...common, PUBLIC_BASE_URL: 'https://sho.rt' }),
       startProcess('services/redirector/dist/main.js', common),
     ]);
   });

@@ -81,7 +81,14 @@ export async function startLinkSystem(): Promise<LinkSystem> {
   const infra = await openTestInfra();
   const { kafka, names, pool, db } = infra;
   // Wired as deploy/standalone wires them.
-  const redirector = wireRedirector({ pool, databaseUrl: db.url, logger: silentLogger });
+  const redirector = await wireRedirector({
+    pool,
+    databaseUrl: db.url,
+    kafka,
+    names,
+    visitorSecret: 'test-visitor-secret-0123456789',
+    logger: silentLogger,
+  });
   const writeApi = wireWriteApi({
     pool,
     kafka,

@@ -4,7 +4,7 @@
  * root, not a service, so it may import services; the services themselves never
  * import each other.
  */
-import { httpEnv, kafkaEnv, loadConfig, logEnv, postgresEnv, publicEnv } from '@shortlink/config';
+import { httpEnv, kafkaEnv, loadConfig, logEnv, postgresEnv, publicEnv, visitorEnv } from '@shortlink/config';
 import { createLogger, processOptionsFrom, runMain, runServices } from '@shortlink/http';
 import { createIdempotentProducer, kafkaNames, openKafka } from '@shortlink/kafka';
 import { openServiceDatabase } from '@shortlink/postgres';
@@ -15,6 +15,7 @@ import { createWriteApi, wireWriteApi } from '@shortlink/service-write-api';
 
 const standaloneConfig = httpEnv
   .extend(logEnv.shape)
+  .extend(visitorEnv.shape)
   .extend(kafkaEnv.shape)
   .extend(postgresEnv.shape)
   .extend(publicEnv.shape);
@@ -25,7 +26,14 @@ runMain(async () => {
   const logger = createLogger('shortlink', config.LOG_LEVEL);
   const pool = await openServiceDatabase(config, 'shortlink');
   const kafka = await openKafka({ brokers: config.KAFKA_BROKERS, clientId: 'shortlink', logger, names });
-  const redirector = wireRedirector({ pool, databaseUrl: config.DATABASE_URL, logger });
+  const redirector = await wireRedirector({
+    pool,
+    databaseUrl: config.DATABASE_URL,
+    kafka,
+    names,
+    visitorSecret: config.VISITOR_HASH_SECRET,
+    logger,
+  });
   const writeApi = wireWriteApi({
     pool,
     kafka,

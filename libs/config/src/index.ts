@@ -6,6 +6,7 @@ export {
   httpEnv,
   logEnv,
   booleanFlag,
+  visitorEnv,
   publicEnv,
   type PublicEnv,
   type KafkaEnv,

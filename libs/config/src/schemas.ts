@@ -65,3 +65,11 @@ export const publicEnv = z.object({
     .default('http://localhost:3000'),
 });
 export type PublicEnv = z.infer<typeof publicEnv>;
+
+export const visitorEnv = z.object({
+  /**
+   * Key of the HMAC that turns visitor IPs into visitor keys. Unset: the
+   * installation generates one and keeps it in Postgres.
+   */
+  VISITOR_HASH_SECRET: z.string().min(16, 'use at least 16 characters').optional(),
+});

@@ -3,3 +3,4 @@ export { migrate, readMigrations, type Migration, type MigrateResult } from './m
 export { MIGRATIONS_DIR } from './paths';
 export { CHANNELS } from './channels';
 export { commitSlugClaim } from './slug-claims';
+export { instanceSecret } from './instance-secret';

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceModule } from '@shortlink/http';
 import type { LinkCache, ResolvedLink } from './link-cache';
 
@@ -6,6 +6,10 @@ export const SERVICE_NAME = 'redirector';
 
 export interface RedirectorDeps {
   cache: LinkCache;
+  /** Called after a redirect was answered; must not throw or wait. */
+  onRedirect?: (request: FastifyRequest, link: ResolvedLink) => void;
+  /** The queue of clicks not yet acknowledged by Kafka, for tests and metrics. */
+  clickQueue?: { depth: number; flush(): Promise<void> };
   start?: () => Promise<void>;
   stop?: () => Promise<void>;
 }
@@ -34,6 +38,12 @@ function answer(reply: FastifyReply, link: ResolvedLink | null): FastifyReply {
 
 /** Answers GET and HEAD /:slug with a 302 from the in-process cache. */
 export function createRedirector(deps: RedirectorDeps): ServiceModule {
+  const redirect = (request: FastifyRequest, reply: FastifyReply, link: ResolvedLink | null): FastifyReply => {
+    answer(reply, link);
+    // After the response is written: recording a click never delays a redirect.
+    if (link !== null) deps.onRedirect?.(request, link);
+    return reply;
+  };
   return {
     name: SERVICE_NAME,
     start: deps.start,
@@ -51,8 +61,8 @@ export function createRedirector(deps: RedirectorDeps): ServiceModule {
           if (!SLUG.test(slug)) return answer(reply, null);
           const cached = deps.cache.peek(slug);
           // Warm path: no promise, no I/O.
-          if (cached !== undefined) return answer(reply, cached);
-          return deps.cache.resolve(slug).then((link) => answer(reply, link));
+          if (cached !== undefined) return redirect(request, reply, cached);
+          return deps.cache.resolve(slug).then((link) => redirect(request, reply, link));
         },
       );
     },

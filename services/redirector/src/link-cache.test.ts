@@ -1,6 +1,6 @@
 import { LinkCache, type ResolvedLink } from './link-cache';
 
-const link: ResolvedLink = { linkId: 'l1', accountId: 'a1', location: 'https://example.com/' };
+const link: ResolvedLink = { slug: 'abc12', linkId: 'l1', accountId: 'a1', location: 'https://example.com/' };
 
 function setup(known: Record<string, ResolvedLink> = { abc12: link }) {
   const lookups: string[] = [];

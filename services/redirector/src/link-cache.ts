@@ -2,6 +2,7 @@ import { LRUCache } from 'lru-cache';
 
 /** What the redirector needs to answer, and later to record a click. */
 export interface ResolvedLink {
+  slug: string;
   linkId: string;
   accountId: string;
   /** The destination, normalised into a valid Location header value. */

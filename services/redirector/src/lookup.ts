@@ -35,6 +35,6 @@ export function postgresLookup(pool: Pool): LookupLink {
     if (!row) return null;
     const location = locationOf(row.destination_url);
     if (location === null) return null;
-    return { linkId: row.link_id, accountId: row.account_id, location };
+    return { slug, linkId: row.link_id, accountId: row.account_id, location };
   };
 }

@@ -1,5 +1,6 @@
 import { loadConfig } from '@shortlink/config';
 import { createLogger, processOptionsFrom, runMain, runServices } from '@shortlink/http';
+import { kafkaNames, openKafka } from '@shortlink/kafka';
 import { openServiceDatabase } from '@shortlink/postgres';
 import { createRedirector, SERVICE_NAME, wireRedirector } from './app';
 import { redirectorConfig } from './config';
@@ -8,7 +9,16 @@ runMain(async () => {
   const config = loadConfig(redirectorConfig, process.env);
   const logger = createLogger(SERVICE_NAME, config.LOG_LEVEL);
   const pool = await openServiceDatabase(config, SERVICE_NAME);
-  const deps = wireRedirector({ pool, databaseUrl: config.DATABASE_URL, logger });
+  const names = kafkaNames(config.KAFKA_TOPIC_PREFIX);
+  const kafka = await openKafka({ brokers: config.KAFKA_BROKERS, clientId: SERVICE_NAME, logger, names });
+  const deps = await wireRedirector({
+    pool,
+    databaseUrl: config.DATABASE_URL,
+    kafka,
+    names,
+    visitorSecret: config.VISITOR_HASH_SECRET,
+    logger,
+  });
   await runServices(
     [createRedirector(deps)],
     processOptionsFrom(SERVICE_NAME, config, logger, { onClose: () => pool.end() }),

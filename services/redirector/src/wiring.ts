@@ -1,22 +1,54 @@
+import { randomUUID } from 'node:crypto';
+import type { Kafka } from 'kafkajs';
 import type { Pool } from 'pg';
+import { createIdempotentProducer, type KafkaLogger, type KafkaNames } from '@shortlink/kafka';
+import { instanceSecret } from '@shortlink/postgres';
 import type { RedirectorDeps } from './app';
-import { listenForNewLinks, type InvalidationLogger } from './invalidation';
+import { createClickRecorder } from './clicks/click-recorder';
+import { loadCountryLookup } from './clicks/geo';
+import { listenForNewLinks } from './invalidation';
 import { LinkCache } from './link-cache';
 import { postgresLookup } from './lookup';
 
 export interface RedirectorResources {
   pool: Pool;
   databaseUrl: string;
-  logger: InvalidationLogger;
+  kafka: Kafka;
+  names: KafkaNames;
+  /** VISITOR_HASH_SECRET; when absent, the installation's own secret kept in Postgres. */
+  visitorSecret: string | undefined;
+  logger: KafkaLogger;
   cacheSize?: number;
 }
 
-export function wireRedirector({ pool, databaseUrl, logger, cacheSize }: RedirectorResources): RedirectorDeps {
+export async function wireRedirector(resources: RedirectorResources): Promise<RedirectorDeps> {
+  const { pool, databaseUrl, kafka, names, logger } = resources;
   const cache = new LinkCache({
     lookup: postgresLookup(pool),
-    maxEntries: cacheSize ?? 1_000_000,
+    maxEntries: resources.cacheSize ?? 1_000_000,
     negativeTtlMs: 5000,
   });
   const listener = listenForNewLinks(databaseUrl, cache, logger);
-  return { cache, start: () => listener.start(), stop: () => listener.stop() };
+  const recorder = createClickRecorder({
+    producer: createIdempotentProducer(kafka),
+    topic: names.topics.clicks,
+    visitorSecret: resources.visitorSecret ?? (await instanceSecret(pool, 'visitor-hash')),
+    countryOf: loadCountryLookup(),
+    newId: randomUUID,
+    now: Date.now,
+    logger,
+  });
+  return {
+    cache,
+    onRedirect: recorder.onRedirect,
+    clickQueue: recorder.queue,
+    async start() {
+      await recorder.start();
+      await listener.start();
+    },
+    async stop() {
+      await listener.stop();
+      await recorder.stop();
+    },
+  };
 }

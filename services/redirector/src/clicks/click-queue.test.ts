@@ -1,0 +1,61 @@
+import type { ClickRecorded } from '@shortlink/events';
+import { ClickQueue } from './click-queue';
+
+const silent = { warn() {}, error() {} };
+let ids = 0;
+const toEvent = (n: number) => ({ eventId: `e${n}-${++ids}`, data: { n } }) as unknown as ClickRecorded;
+
+describe('ClickQueue', () => {
+  it('batches clicks and sends them', async () => {
+    const sent: ClickRecorded[][] = [];
+    const queue = new ClickQueue<number>({
+      toEvent,
+      send: async (events) => void sent.push(events),
+      capacity: 100,
+      maxBatch: 3,
+      flushIntervalMs: 10,
+      logger: silent,
+    });
+    for (let i = 0; i < 7; i++) queue.push(i);
+    await queue.close(1000);
+    expect(sent.map((b) => b.length)).toEqual([3, 3, 1]);
+    expect(queue.stats).toMatchObject({ queued: 7, sent: 7, dropped: 0 });
+  });
+
+  it('retries a failed batch with the same events, so a retry is never a second click', async () => {
+    const attempts: string[][] = [];
+    let fail = 2;
+    const queue = new ClickQueue<number>({
+      toEvent,
+      send: async (events) => {
+        attempts.push(events.map((e) => e.eventId));
+        if (fail-- > 0) throw new Error('broker unavailable');
+      },
+      capacity: 100,
+      maxBatch: 10,
+      flushIntervalMs: 1,
+      logger: silent,
+    });
+    queue.push(1);
+    queue.push(2);
+    await queue.flush();
+    expect(attempts).toHaveLength(3);
+    expect(attempts[1]).toEqual(attempts[0]);
+    expect(attempts[2]).toEqual(attempts[0]);
+    expect(queue.stats).toMatchObject({ sent: 2, failedSends: 2 });
+  });
+
+  it('drops and counts clicks beyond its capacity instead of growing or blocking', () => {
+    const queue = new ClickQueue<number>({
+      toEvent,
+      send: () => new Promise(() => undefined),
+      capacity: 5,
+      maxBatch: 100,
+      flushIntervalMs: 1000,
+      logger: silent,
+    });
+    for (let i = 0; i < 8; i++) queue.push(i);
+    expect(queue.depth).toBe(5);
+    expect(queue.stats.dropped).toBe(3);
+  });
+});

@@ -1,0 +1,111 @@
+import type { ClickRecorded } from '@shortlink/events';
+
+export interface QueueLogger {
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+export interface ClickQueueOptions<T> {
+  /** Turns captured clicks into events, off the response path. */
+  toEvent: (item: T) => ClickRecorded;
+  /** Sends a batch; resolves once Kafka acknowledged it. */
+  send: (events: ClickRecorded[]) => Promise<void>;
+  /** Most clicks held in memory; beyond it new clicks are dropped and counted. */
+  capacity: number;
+  maxBatch: number;
+  flushIntervalMs: number;
+  logger: QueueLogger;
+}
+
+export interface ClickQueueStats {
+  queued: number;
+  sent: number;
+  dropped: number;
+  failedSends: number;
+}
+
+/**
+ * A bounded in-memory queue between the redirect handler and Kafka. `push` is
+ * O(1) and never throws or waits: a slow or absent Kafka costs memory up to
+ * `capacity`, then dropped (and counted) clicks, never a slower redirect.
+ * Each click becomes an event, with its id, exactly once; a retried batch is
+ * the same events, which consumers deduplicate.
+ */
+export class ClickQueue<T> {
+  readonly #options: ClickQueueOptions<T>;
+  #pending: ClickRecorded[] = [];
+  #raw: T[] = [];
+  #timer: NodeJS.Timeout | undefined;
+  #flushing: Promise<void> | undefined;
+  #stopped = false;
+  readonly stats: ClickQueueStats = { queued: 0, sent: 0, dropped: 0, failedSends: 0 };
+
+  constructor(options: ClickQueueOptions<T>) {
+    this.#options = options;
+  }
+
+  push(item: T): void {
+    if (this.#stopped || this.#raw.length + this.#pending.length >= this.#options.capacity) {
+      this.stats.dropped++;
+      return;
+    }
+    this.#raw.push(item);
+    this.stats.queued++;
+    if (this.#raw.length >= this.#options.maxBatch) this.#schedule(0);
+    else this.#schedule(this.#options.flushIntervalMs);
+  }
+
+  get depth(): number {
+    return this.#raw.length + this.#pending.length;
+  }
+
+  #schedule(delayMs: number): void {
+    if (this.#timer && delayMs > 0) return;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      void this.flush();
+    }, delayMs);
+  }
+
+  /** Sends what is queued, one batch at a time; failed batches stay queued and are retried. */
+  flush(): Promise<void> {
+    this.#flushing ??= this.#drain().finally(() => (this.#flushing = undefined));
+    return this.#flushing;
+  }
+
+  async #drain(): Promise<void> {
+    let backoff = 100;
+    for (;;) {
+      if (this.#raw.length > 0) {
+        for (const item of this.#raw) this.#pending.push(this.#options.toEvent(item));
+        this.#raw = [];
+      }
+      if (this.#pending.length === 0) return;
+      const batch = this.#pending.slice(0, this.#options.maxBatch);
+      try {
+        await this.#options.send(batch);
+        this.#pending = this.#pending.slice(batch.length);
+        this.stats.sent += batch.length;
+        backoff = 100;
+      } catch (err) {
+        this.stats.failedSends++;
+        this.#options.logger.warn({ err, queued: this.depth }, 'click batch not acknowledged; retrying');
+        if (this.#stopped) return;
+        await new Promise((r) => setTimeout(r, backoff));
+        backoff = Math.min(backoff * 2, 5000);
+      }
+    }
+  }
+
+  /** Stops taking clicks and sends what is queued, within the time allowed. */
+  async close(timeoutMs: number): Promise<void> {
+    this.#stopped = true;
+    if (this.#timer) clearTimeout(this.#timer);
+    const timeout = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), timeoutMs).unref());
+    const outcome = await Promise.race([this.flush().then(() => 'done' as const), timeout]);
+    if (outcome === 'timeout' || this.depth > 0) {
+      this.#options.logger.error({ lost: this.depth }, 'clicks could not be sent before shutdown');
+    }
+  }
+}
