@@ -105,7 +105,8 @@ describe('link projection', () => {
         groups: { ...system.infra.names.groups, linkProjector: replayGroup },
       },
       pool: system.infra.pool,
-      deadLetterProducer: createIdempotentProducer(system.infra.kafka),
+      clickhouse: system.infra.clickhouse,
+      newProducer: () => createIdempotentProducer(system.infra.kafka),
       logger: { error() {}, warn() {}, info() {}, debug() {} },
     });
     await replay.start!();

@@ -1,3 +1,4 @@
+import type { ClickHouseClient } from '@clickhouse/client';
 import type { FastifyInstance } from 'fastify';
 import type { Kafka } from 'kafkajs';
 import type { Pool } from 'pg';
@@ -8,7 +9,14 @@ import { MIGRATIONS_DIR, openDatabase } from '@shortlink/postgres';
 import { createProjector } from '@shortlink/service-projector';
 import { createRedirector, wireRedirector } from '@shortlink/service-redirector';
 import { createWriteApi, wireWriteApi } from '@shortlink/service-write-api';
-import { createScratchPostgres, infraEnv, uniqueSuffix, type ScratchDatabase } from '@shortlink/testing';
+import { createClickHouse } from '@shortlink/clickhouse';
+import {
+  createScratchClickHouse,
+  createScratchPostgres,
+  infraEnv,
+  uniqueSuffix,
+  type ScratchDatabase,
+} from '@shortlink/testing';
 
 export const PUBLIC_BASE_URL = 'https://sho.rt';
 export const silentLogger = createLogger('test', 'silent');
@@ -17,6 +25,7 @@ export const silentLogger = createLogger('test', 'silent');
 export interface TestInfra {
   db: ScratchDatabase;
   pool: Pool;
+  clickhouse: ClickHouseClient;
   kafka: Kafka;
   names: KafkaNames;
   /** The KAFKA_TOPIC_PREFIX behind `names`, for child processes. */
@@ -34,6 +43,14 @@ export async function openTestInfra(): Promise<TestInfra> {
     applicationName: 'test',
     migrationsDir: MIGRATIONS_DIR,
   });
+  const chScratch = await createScratchClickHouse(env);
+  const clickhouse = createClickHouse({
+    url: env.CLICKHOUSE_URL,
+    database: chScratch.name,
+    username: env.CLICKHOUSE_USER,
+    password: env.CLICKHOUSE_PASSWORD,
+    applicationName: 'test',
+  });
   const topicPrefix = `test-${uniqueSuffix()}.`;
   const names = kafkaNames(topicPrefix);
   const brokers = env.KAFKA_BROKERS.split(',');
@@ -41,6 +58,7 @@ export async function openTestInfra(): Promise<TestInfra> {
   return {
     db,
     pool,
+    clickhouse,
     kafka,
     names,
     topicPrefix,
@@ -48,6 +66,8 @@ export async function openTestInfra(): Promise<TestInfra> {
     async close() {
       await pool.end();
       await db.drop();
+      await clickhouse.close();
+      await chScratch.drop();
     },
   };
 }
@@ -66,12 +86,13 @@ export interface LinkSystem {
 }
 
 export function projectorModule(infra: TestInfra): ServiceModule {
-  const { kafka, names, pool } = infra;
+  const { kafka, names, pool, clickhouse } = infra;
   return createProjector({
     kafka,
     names,
     pool,
-    deadLetterProducer: createIdempotentProducer(kafka),
+    clickhouse,
+    newProducer: () => createIdempotentProducer(kafka),
     logger: silentLogger,
   });
 }

@@ -4,7 +4,17 @@
  * root, not a service, so it may import services; the services themselves never
  * import each other.
  */
-import { httpEnv, kafkaEnv, loadConfig, logEnv, postgresEnv, publicEnv, visitorEnv } from '@shortlink/config';
+import { openClickHouse } from '@shortlink/clickhouse';
+import {
+  clickhouseEnv,
+  httpEnv,
+  kafkaEnv,
+  loadConfig,
+  logEnv,
+  postgresEnv,
+  publicEnv,
+  visitorEnv,
+} from '@shortlink/config';
 import { createLogger, processOptionsFrom, runMain, runServices } from '@shortlink/http';
 import { createIdempotentProducer, kafkaNames, openKafka } from '@shortlink/kafka';
 import { openServiceDatabase } from '@shortlink/postgres';
@@ -16,6 +26,7 @@ import { createWriteApi, wireWriteApi } from '@shortlink/service-write-api';
 const standaloneConfig = httpEnv
   .extend(logEnv.shape)
   .extend(visitorEnv.shape)
+  .extend(clickhouseEnv.shape)
   .extend(kafkaEnv.shape)
   .extend(postgresEnv.shape)
   .extend(publicEnv.shape);
@@ -26,6 +37,7 @@ runMain(async () => {
   const logger = createLogger('shortlink', config.LOG_LEVEL);
   const pool = await openServiceDatabase(config, 'shortlink');
   const kafka = await openKafka({ brokers: config.KAFKA_BROKERS, clientId: 'shortlink', logger, names });
+  const clickhouse = await openClickHouse(config, 'shortlink');
   const redirector = await wireRedirector({
     pool,
     databaseUrl: config.DATABASE_URL,
@@ -45,12 +57,17 @@ runMain(async () => {
   });
   await runServices(
     [
-      createProjector({ kafka, names, pool, deadLetterProducer: createIdempotentProducer(kafka), logger }),
+      createProjector({ kafka, names, pool, clickhouse, newProducer: () => createIdempotentProducer(kafka), logger }),
       createWriteApi(writeApi),
       createAnalytics({}),
       // Last: its `/:slug` route is the catch-all.
       createRedirector(redirector),
     ],
-    processOptionsFrom('shortlink', config, logger, { onClose: () => pool.end() }),
+    processOptionsFrom('shortlink', config, logger, {
+      onClose: async () => {
+        await clickhouse.close();
+        await pool.end();
+      },
+    }),
   );
 });

@@ -1,5 +1,6 @@
 import type { Consumer, Kafka, KafkaMessage, Producer } from 'kafkajs';
 import type { KafkaLogger } from './client';
+import { parkDeadLetter } from './dead-letter';
 
 /**
  * What a handler decided about one message. Anything thrown is treated as
@@ -74,24 +75,13 @@ export async function runConsumer(options: RunConsumerOptions): Promise<RunningC
           if (result.kind === 'ok') c.ok++;
           else if (result.kind === 'drop') c.drop++;
           else {
-            await deadLetterProducer.send({
-              topic: deadLetterTopic,
-              acks: -1,
-              messages: [
-                {
-                  key: message.key,
-                  value: message.value,
-                  headers: {
-                    ...message.headers,
-                    'dlq-source-topic': topic,
-                    'dlq-source-partition': String(partition),
-                    'dlq-source-offset': message.offset,
-                    'dlq-consumer-group': groupId,
-                    'dlq-reason': result.reason.slice(0, 1000),
-                  },
-                },
-              ],
-            });
+            await parkDeadLetter(
+              deadLetterProducer,
+              deadLetterTopic,
+              message,
+              { topic, partition, groupId },
+              result.reason,
+            );
             c.deadLetter++;
             logger.warn({ ...context, reason: result.reason }, 'message parked on the dead-letter topic');
           }

@@ -11,3 +11,4 @@ export {
   type RunningConsumer,
   type ConsumerMetrics,
 } from './consumer';
+export { parkDeadLetter, type DeadLetterSource } from './dead-letter';

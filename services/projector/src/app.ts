@@ -1,7 +1,11 @@
+import type { ClickHouseClient } from '@clickhouse/client';
 import type { Kafka, Producer } from 'kafkajs';
 import type { Pool } from 'pg';
+import { CLICKHOUSE_MIGRATIONS_DIR, migrateClickHouse } from '@shortlink/clickhouse';
 import type { ServiceModule } from '@shortlink/http';
 import { runConsumer, type KafkaLogger, type KafkaNames, type RunningConsumer } from '@shortlink/kafka';
+import { runClickProjector } from './clicks/click-projector';
+import { postgresRangeStore } from './clicks/ranges';
 import { linkEventHandler } from './links/link-handler';
 
 export const SERVICE_NAME = 'projector';
@@ -10,30 +14,51 @@ export interface ProjectorDeps {
   kafka: Kafka;
   names: KafkaNames;
   pool: Pool;
-  deadLetterProducer: Producer;
+  clickhouse: ClickHouseClient;
+  /** One producer per consumer that parks dead letters. */
+  newProducer: () => Producer;
   logger: KafkaLogger;
 }
 
-/** Consumes link events into the Postgres `links` table (and, later, clicks into ClickHouse). */
+/**
+ * Consumes link events into the Postgres `links` table, and clicks into the
+ * ClickHouse `clicks` table (whose materialized views fill the aggregates).
+ * It owns the ClickHouse schema and migrates it on start.
+ */
 export function createProjector(deps: ProjectorDeps): ServiceModule {
   let links: RunningConsumer | undefined;
+  let linksDeadLetters: Producer | undefined;
+  let clicks: Awaited<ReturnType<typeof runClickProjector>> | undefined;
   return {
     name: SERVICE_NAME,
     async start() {
-      await deps.deadLetterProducer.connect();
+      await migrateClickHouse(deps.clickhouse, CLICKHOUSE_MIGRATIONS_DIR);
+      linksDeadLetters = deps.newProducer();
+      await linksDeadLetters.connect();
       links = await runConsumer({
         kafka: deps.kafka,
         groupId: deps.names.groups.linkProjector,
         topics: [deps.names.topics.links],
         handler: linkEventHandler(deps.pool),
         logger: deps.logger,
-        deadLetterProducer: deps.deadLetterProducer,
+        deadLetterProducer: linksDeadLetters,
         deadLetterTopic: deps.names.topics.deadLetter,
+      });
+      clicks = await runClickProjector({
+        kafka: deps.kafka,
+        clickhouse: deps.clickhouse,
+        topic: deps.names.topics.clicks,
+        groupId: deps.names.groups.clickProjector,
+        deadLetterTopic: deps.names.topics.deadLetter,
+        deadLetterProducer: deps.newProducer(),
+        ranges: postgresRangeStore(deps.pool, deps.names.groups.clickProjector, deps.names.topics.clicks),
+        logger: deps.logger,
       });
     },
     async stop() {
+      await clicks?.stop();
       await links?.stop();
-      await deps.deadLetterProducer.disconnect();
+      await linksDeadLetters?.disconnect();
     },
   };
 }
@@ -41,3 +66,5 @@ export function createProjector(deps: ProjectorDeps): ServiceModule {
 export { projectLinkCreated } from './links/project-link';
 export { linkEventHandler } from './links/link-handler';
 export { rebuildLinks, type RebuildResult } from './links/rebuild';
+export { runClickProjector, type ClickProjectorStats } from './clicks/click-projector';
+export { postgresRangeStore } from './clicks/ranges';

@@ -1,3 +1,4 @@
+import { openClickHouse } from '@shortlink/clickhouse';
 import { loadConfig } from '@shortlink/config';
 import { createLogger, processOptionsFrom, runMain, runServices } from '@shortlink/http';
 import { createIdempotentProducer, kafkaNames, openKafka } from '@shortlink/kafka';
@@ -11,12 +12,22 @@ runMain(async () => {
   const logger = createLogger(SERVICE_NAME, config.LOG_LEVEL);
   const pool = await openServiceDatabase(config, SERVICE_NAME);
   const kafka = await openKafka({ brokers: config.KAFKA_BROKERS, clientId: SERVICE_NAME, logger, names });
+  const clickhouse = await openClickHouse(config, SERVICE_NAME);
   const projector = createProjector({
     kafka,
     names,
     pool,
-    deadLetterProducer: createIdempotentProducer(kafka),
+    clickhouse,
+    newProducer: () => createIdempotentProducer(kafka),
     logger,
   });
-  await runServices([projector], processOptionsFrom(SERVICE_NAME, config, logger, { onClose: () => pool.end() }));
+  await runServices(
+    [projector],
+    processOptionsFrom(SERVICE_NAME, config, logger, {
+      onClose: async () => {
+        await clickhouse.close();
+        await pool.end();
+      },
+    }),
+  );
 });

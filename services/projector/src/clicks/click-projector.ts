@@ -1,0 +1,172 @@
+import type { ClickHouseClient } from '@clickhouse/client';
+import type { Batch, Consumer, Kafka, KafkaMessage, Producer } from 'kafkajs';
+import { parkDeadLetter, type KafkaLogger } from '@shortlink/kafka';
+import { clickRow, type ClickRow } from './click-rows';
+import type { OffsetRange, RangeStore } from './ranges';
+
+export interface ClickProjectorOptions {
+  kafka: Kafka;
+  clickhouse: ClickHouseClient;
+  topic: string;
+  groupId: string;
+  deadLetterTopic: string;
+  deadLetterProducer: Producer;
+  ranges: RangeStore;
+  logger: KafkaLogger;
+  /** Most clicks in one ClickHouse insert; far below what one fetch returns (see below). */
+  maxBatch?: number;
+}
+
+export interface ClickProjectorStats {
+  inserted: number;
+  deadLettered: number;
+  retries: number;
+  batches: number;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Projects the clicks topic into ClickHouse exactly once.
+ *
+ * Each partition is consumed in batches of consecutive offsets. Before a batch
+ * is inserted its offset range is written down (RangeStore), the insert
+ * carries a deduplication token made of topic, partition and range, and only
+ * after the offsets are committed is the range cleared. If the process dies
+ * anywhere in between, or the partition moves to another consumer, the next
+ * owner finds the range, re-forms exactly that batch and inserts it with the
+ * same token: ClickHouse drops the blocks it already has, in the `clicks`
+ * table and in every materialized view
+ * (`deduplicate_blocks_in_dependent_materialized_views`). Nothing is lost
+ * (offsets are committed only after the insert) and nothing is counted twice.
+ *
+ * A batch is at most `maxBatch` messages and a fetch returns up to
+ * `maxBytesPerPartition`, set far larger, so a recorded range always fits in
+ * the fetch that starts at its first offset.
+ */
+export async function runClickProjector(options: ClickProjectorOptions) {
+  const maxBatch = options.maxBatch ?? 5000;
+  const { topic, groupId, ranges, logger } = options;
+  const stats: ClickProjectorStats = { inserted: 0, deadLettered: 0, retries: 0, batches: 0 };
+  let stopping = false;
+
+  const consumer: Consumer = options.kafka.consumer({
+    groupId,
+    sessionTimeout: 30_000,
+    heartbeatInterval: 3000,
+    maxBytesPerPartition: 32 * 1024 * 1024,
+    maxBytes: 64 * 1024 * 1024,
+  });
+
+  async function insert(rows: ClickRow[], range: OffsetRange, partition: number, heartbeat: () => Promise<void>) {
+    const token = `${topic}/${partition}/${range.first}-${range.last}`;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        if (rows.length > 0) {
+          await options.clickhouse.insert({
+            table: 'clicks',
+            values: rows,
+            format: 'JSONEachRow',
+            clickhouse_settings: {
+              insert_deduplicate: 1,
+              insert_deduplication_token: token,
+              deduplicate_blocks_in_dependent_materialized_views: 1,
+            },
+          });
+        }
+        return;
+      } catch (err) {
+        if (stopping) throw err;
+        stats.retries++;
+        const backoff = Math.min(10_000, 200 * 2 ** Math.min(attempt, 6));
+        logger.warn({ err, partition, attempt, backoff }, 'ClickHouse insert failed; retrying');
+        await sleep(backoff);
+        await heartbeat();
+      }
+    }
+  }
+
+  async function projectBatch(batch: Batch, resolveOffset: (o: string) => void, heartbeat: () => Promise<void>) {
+    const { partition } = batch;
+    const messages = batch.messages;
+    let pending = await ranges.get(partition);
+    let i = 0;
+    while (i < messages.length && !stopping) {
+      const first = BigInt(messages[i]!.offset);
+      // A range older than the committed position was committed just before a crash.
+      if (pending && pending.first < first) pending = null;
+      let chunk: KafkaMessage[];
+      let range: OffsetRange;
+      if (pending && pending.first === first) {
+        const end = messages.findIndex((m) => BigInt(m.offset) === pending!.last);
+        if (end === -1) {
+          // Cannot happen with the fetch sizes above; refetch rather than guess.
+          logger.error({ partition, pending: String(pending.first) }, 'recorded click batch not in this fetch');
+          return;
+        }
+        chunk = messages.slice(i, end + 1);
+        range = pending;
+      } else {
+        // Stop short of a recorded range that starts further on (after a manual offset reset).
+        const limit = pending ? messages.findIndex((m) => BigInt(m.offset) >= pending!.first) : -1;
+        chunk = messages.slice(i, Math.min(i + maxBatch, limit === -1 ? messages.length : limit));
+        range = { first, last: BigInt(chunk[chunk.length - 1]!.offset) };
+        await ranges.record(partition, range);
+      }
+
+      const rows: ClickRow[] = [];
+      const rejected: { message: KafkaMessage; reason: string }[] = [];
+      for (const message of chunk) {
+        const outcome = clickRow(message, partition);
+        if (outcome.ok) rows.push(outcome.row);
+        else rejected.push({ message, reason: outcome.reason });
+      }
+      await insert(rows, range, partition, heartbeat);
+      for (const { message, reason } of rejected) {
+        await parkDeadLetter(
+          options.deadLetterProducer,
+          options.deadLetterTopic,
+          message,
+          { topic, partition, groupId },
+          reason,
+        );
+        logger.warn({ partition, offset: message.offset, reason }, 'click parked on the dead-letter topic');
+      }
+      const next = (range.last + 1n).toString();
+      resolveOffset(range.last.toString());
+      await consumer.commitOffsets([{ topic, partition, offset: next }]);
+      await ranges.clear(partition);
+      stats.inserted += rows.length;
+      stats.deadLettered += rejected.length;
+      stats.batches++;
+      pending = null;
+      i += chunk.length;
+      await heartbeat();
+    }
+  }
+
+  await options.deadLetterProducer.connect();
+  await consumer.connect();
+  await consumer.subscribe({ topics: [topic], fromBeginning: true });
+  await consumer.run({
+    autoCommit: false,
+    eachBatchAutoResolve: false,
+    eachBatch: async (payload) => {
+      if (!payload.isRunning() || payload.isStale()) return;
+      await projectBatch(
+        payload.batch,
+        (offset) => payload.resolveOffset(offset),
+        () => payload.heartbeat(),
+      );
+    },
+  });
+
+  return {
+    stats,
+    async stop() {
+      stopping = true;
+      await consumer.disconnect();
+      await options.deadLetterProducer.disconnect();
+    },
+  };
+}
