@@ -6,6 +6,7 @@ import { createAccountWithKey, type Plan } from '@shortlink/accounts';
 import { buildProcessServer, createLogger, type ServiceModule } from '@shortlink/http';
 import { createIdempotentProducer, kafkaNames, openKafka, type KafkaNames } from '@shortlink/kafka';
 import { MIGRATIONS_DIR, openDatabase } from '@shortlink/postgres';
+import { createAnalytics, wireAnalytics } from '@shortlink/service-analytics';
 import { createProjector } from '@shortlink/service-projector';
 import { createRedirector, wireRedirector } from '@shortlink/service-redirector';
 import { createWriteApi, wireWriteApi } from '@shortlink/service-write-api';
@@ -19,7 +20,8 @@ import {
 } from '@shortlink/testing';
 
 export const PUBLIC_BASE_URL = 'https://sho.rt';
-export const silentLogger = createLogger('test', 'silent');
+/** Silent unless TEST_LOG_LEVEL asks otherwise (debugging a failing test). */
+export const silentLogger = createLogger('test', process.env.TEST_LOG_LEVEL ?? 'silent');
 
 /** A scratch database and namespaced topics: what one test file owns. */
 export interface TestInfra {
@@ -82,6 +84,8 @@ export interface LinkSystem {
   modules: ServiceModule[];
   proKey: string;
   freeKey: string;
+  /** Sends the redirector's queued clicks to Kafka now. */
+  flushClicks(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -118,8 +122,14 @@ export async function startLinkSystem(): Promise<LinkSystem> {
     logger: silentLogger,
     onLinkCommitted: (slug) => redirector.cache.forget(slug),
   });
-  const modules: ServiceModule[] = [projectorModule(infra), createWriteApi(writeApi), createRedirector(redirector)];
-  const app = await buildProcessServer(modules, { name: 'test', trustProxy: false, logger: false }, () => true);
+  const modules: ServiceModule[] = [
+    projectorModule(infra),
+    createWriteApi(writeApi),
+    createAnalytics(wireAnalytics({ pool, clickhouse: infra.clickhouse })),
+    createRedirector(redirector),
+  ];
+  // Behind a proxy, as in production: the client IP comes from X-Forwarded-For.
+  const app = await buildProcessServer(modules, { name: 'test', trustProxy: true, logger: silentLogger }, () => true);
   for (const m of modules) await m.start?.();
   const [proKey, freeKey] = [await issueKey(pool, 'pro'), await issueKey(pool, 'free')];
   return {
@@ -128,6 +138,7 @@ export async function startLinkSystem(): Promise<LinkSystem> {
     modules,
     proKey,
     freeKey,
+    flushClicks: () => redirector.clickQueue?.flush() ?? Promise.resolve(),
     async close() {
       await app.close();
       for (const m of [...modules].reverse()) await m.stop?.();

@@ -18,7 +18,7 @@ import {
 import { createLogger, processOptionsFrom, runMain, runServices } from '@shortlink/http';
 import { createIdempotentProducer, kafkaNames, openKafka } from '@shortlink/kafka';
 import { openServiceDatabase } from '@shortlink/postgres';
-import { createAnalytics } from '@shortlink/service-analytics';
+import { createAnalytics, wireAnalytics } from '@shortlink/service-analytics';
 import { createProjector } from '@shortlink/service-projector';
 import { createRedirector, wireRedirector } from '@shortlink/service-redirector';
 import { createWriteApi, wireWriteApi } from '@shortlink/service-write-api';
@@ -59,7 +59,7 @@ runMain(async () => {
     [
       createProjector({ kafka, names, pool, clickhouse, newProducer: () => createIdempotentProducer(kafka), logger }),
       createWriteApi(writeApi),
-      createAnalytics({}),
+      createAnalytics(wireAnalytics({ pool, clickhouse })),
       // Last: its `/:slug` route is the catch-all.
       createRedirector(redirector),
     ],

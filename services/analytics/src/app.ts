@@ -1,11 +1,116 @@
-import type { ServiceModule } from '@shortlink/http';
+import type { ClickHouseClient } from '@clickhouse/client';
+import type { FastifyInstance } from 'fastify';
+import { accountOf, PLANS, requireApiKey, type Authenticate } from '@shortlink/accounts';
+import { HttpError, type ServiceModule } from '@shortlink/http';
+import type { FindLink } from './analytics/link-directory';
+import { readLinkStats } from './analytics/queries';
+import { isRange, rangeDays } from './analytics/range';
 
 export const SERVICE_NAME = 'analytics';
 
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled in as the service gains adapters
-export interface AnalyticsDeps {}
-
-/** Answers link analytics from ClickHouse aggregate tables. */
-export function createAnalytics(_deps: AnalyticsDeps): ServiceModule {
-  return { name: SERVICE_NAME };
+export interface AnalyticsDeps {
+  authenticate: Authenticate;
+  findLink: FindLink;
+  clickhouse: ClickHouseClient;
+  now: () => Date;
 }
+
+const errorSchema = {
+  type: 'object',
+  properties: { error: { type: 'string' }, code: { type: 'string' } },
+  required: ['error', 'code'],
+} as const;
+
+const bucketsSchema = {
+  type: 'array',
+  items: {
+    type: 'object',
+    properties: { name: { type: 'string' }, count: { type: 'integer' } },
+    required: ['name', 'count'],
+  },
+} as const;
+
+const analyticsSchema = {
+  type: 'object',
+  properties: {
+    slug: { type: 'string' },
+    range: { type: 'string' },
+    totalClicks: { type: 'integer' },
+    uniqueVisitors: { type: 'integer' },
+    clicksOverTime: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: { date: { type: 'string' }, clicks: { type: 'integer' } },
+        required: ['date', 'clicks'],
+      },
+    },
+    referrers: bucketsSchema,
+    countries: bucketsSchema,
+    devices: bucketsSchema,
+    browsers: bucketsSchema,
+  },
+  required: [
+    'slug',
+    'range',
+    'totalClicks',
+    'uniqueVisitors',
+    'clicksOverTime',
+    'referrers',
+    'countries',
+    'devices',
+    'browsers',
+  ],
+} as const;
+
+const LINK_NOT_FOUND = new HttpError(404, 'Link not found', 'not_found');
+const INVALID_RANGE = new HttpError(400, 'Invalid range', 'invalid_range');
+
+/** Answers link analytics (spec 4.2) from the ClickHouse aggregate tables. */
+export function createAnalytics(deps: AnalyticsDeps): ServiceModule {
+  return {
+    name: SERVICE_NAME,
+    async routes(app: FastifyInstance) {
+      app.decorateRequest('account', null);
+      app.get<{ Params: { slug: string }; Querystring: { range?: string } }>(
+        '/api/v1/links/:slug/analytics',
+        {
+          onRequest: requireApiKey(deps.authenticate),
+          schema: {
+            params: { type: 'object', properties: { slug: { type: 'string' } }, required: ['slug'] },
+            querystring: { type: 'object', properties: { range: { type: 'string' } } },
+            response: { 200: analyticsSchema, 400: errorSchema, 401: errorSchema, 403: errorSchema, 404: errorSchema },
+          },
+        },
+        async (request) => {
+          const account = accountOf(request);
+          const range = request.query.range ?? '7d';
+          if (!isRange(range)) throw INVALID_RANGE;
+          if (!(PLANS[account.plan].analyticsRanges as readonly string[]).includes(range)) {
+            throw new HttpError(403, `The ${range} range requires the Pro plan`, 'plan_upgrade_required');
+          }
+          const { slug } = request.params;
+          const link = /^[a-z0-9-]{3,30}$/.test(slug) ? await deps.findLink(slug) : null;
+          // Another account's link is "not found" too: existence does not leak.
+          if (!link || link.accountId !== account.id) throw LINK_NOT_FOUND;
+
+          const { from, to, days } = rangeDays(range, deps.now(), link.createdAt);
+          const stats = await readLinkStats(deps.clickhouse, link.linkId, from, to);
+          return {
+            slug,
+            range,
+            totalClicks: stats.totalClicks,
+            uniqueVisitors: stats.uniqueVisitors,
+            clicksOverTime: days.map((date) => ({ date, clicks: stats.daily.get(date) ?? 0 })),
+            referrers: stats.breakdown.referrer,
+            countries: stats.breakdown.country,
+            devices: stats.breakdown.device,
+            browsers: stats.breakdown.browser,
+          };
+        },
+      );
+    },
+  };
+}
+
+export { wireAnalytics, type AnalyticsResources } from './wiring';

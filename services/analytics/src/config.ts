@@ -1,5 +1,5 @@
-import { httpEnv, logEnv } from '@shortlink/config';
+import { clickhouseEnv, httpEnv, logEnv, postgresEnv } from '@shortlink/config';
 import type { z } from 'zod';
 
-export const analyticsConfig = httpEnv.extend(logEnv.shape);
+export const analyticsConfig = httpEnv.extend(logEnv.shape).extend(postgresEnv.shape).extend(clickhouseEnv.shape);
 export type AnalyticsConfig = z.infer<typeof analyticsConfig>;

@@ -1,10 +1,22 @@
+import { openClickHouse } from '@shortlink/clickhouse';
 import { loadConfig } from '@shortlink/config';
 import { createLogger, processOptionsFrom, runMain, runServices } from '@shortlink/http';
-import { createAnalytics, SERVICE_NAME } from './app';
+import { openServiceDatabase } from '@shortlink/postgres';
+import { createAnalytics, SERVICE_NAME, wireAnalytics } from './app';
 import { analyticsConfig } from './config';
 
 runMain(async () => {
   const config = loadConfig(analyticsConfig, process.env);
   const logger = createLogger(SERVICE_NAME, config.LOG_LEVEL);
-  await runServices([createAnalytics({})], processOptionsFrom(SERVICE_NAME, config, logger));
+  const pool = await openServiceDatabase(config, SERVICE_NAME);
+  const clickhouse = await openClickHouse(config, SERVICE_NAME);
+  await runServices(
+    [createAnalytics(wireAnalytics({ pool, clickhouse }))],
+    processOptionsFrom(SERVICE_NAME, config, logger, {
+      onClose: async () => {
+        await clickhouse.close();
+        await pool.end();
+      },
+    }),
+  );
 });

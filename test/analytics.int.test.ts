@@ -1,0 +1,215 @@
+import { eventually } from '@shortlink/testing';
+import { startLinkSystem, type LinkSystem } from './support/link-system';
+
+const UA = {
+  chrome:
+    'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
+  firefox: 'Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0',
+  safari:
+    'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_7_1) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Safari/605.1.15',
+  iphone:
+    'Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1',
+  ipad: 'Mozilla/5.0 (iPad; CPU OS 17_7 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.7 Mobile/15E148 Safari/604.1',
+  android:
+    'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.6778.81 Mobile Safari/537.36',
+  edge: 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 Edg/131.0.2903.70',
+  googlebot: 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)',
+  slack: 'Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)',
+  curl: 'curl/8.5.0',
+};
+
+let system: LinkSystem;
+
+beforeAll(async () => {
+  system = await startLinkSystem();
+});
+
+afterAll(async () => {
+  await system?.close();
+});
+
+async function create(slug: string, key = system.proKey) {
+  const res = await system.app.inject({
+    method: 'POST',
+    url: '/api/v1/links',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    payload: { url: `https://example.com/${slug}`, customSlug: slug },
+  });
+  expect(res.statusCode).toBe(201);
+}
+
+async function visit(slug: string, ua: string, ip: string, referer?: string, extra: Record<string, string> = {}) {
+  const res = await system.app.inject({
+    method: (extra.method as 'GET' | 'HEAD' | undefined) ?? 'GET',
+    url: `/${slug}`,
+    headers: { 'user-agent': ua, 'x-forwarded-for': ip, ...(referer ? { referer } : {}), ...extra },
+  });
+  expect(res.statusCode).toBe(302);
+}
+
+function analytics(slug: string, range?: string, key = system.proKey) {
+  return system.app.inject({
+    method: 'GET',
+    url: `/api/v1/links/${slug}/analytics${range ? `?range=${range}` : ''}`,
+    headers: { authorization: `Bearer ${key}` },
+  });
+}
+
+async function settled(slug: string, expectedClicks: number) {
+  await system.flushClicks();
+  return eventually(
+    async () => {
+      const body = (await analytics(slug)).json();
+      return body.totalClicks === expectedClicks ? body : undefined;
+    },
+    30_000,
+    `${expectedClicks} clicks on ${slug}`,
+  );
+}
+
+const today = new Date().toISOString().slice(0, 10);
+
+describe('GET /api/v1/links/:slug/analytics, end to end', () => {
+  it('counts human visits only, and fills every field', async () => {
+    await create('stats-1');
+    // Humans: 9 visits from 6 visitors (IPs).
+    await visit('stats-1', UA.chrome, '8.8.8.8', 'https://news.ycombinator.com/item?id=42');
+    await visit('stats-1', UA.chrome, '8.8.8.8', 'https://news.ycombinator.com/newest');
+    await visit('stats-1', UA.firefox, '81.2.69.142');
+    await visit('stats-1', UA.safari, '5.5.5.5', 'https://www.google.com/search?q=x');
+    await visit('stats-1', UA.iphone, '81.2.69.142', 'android-app://com.slack/');
+    await visit('stats-1', UA.ipad, '62.210.16.1');
+    await visit('stats-1', UA.android, '62.210.16.1', 'https://news.ycombinator.com/');
+    await visit('stats-1', UA.edge, '10.1.2.3');
+    await visit('stats-1', UA.android, '193.0.0.1', '');
+    // Not counted, still redirected.
+    await visit('stats-1', UA.googlebot, '66.249.66.1');
+    await visit('stats-1', UA.slack, '8.8.8.8');
+    await visit('stats-1', UA.curl, '8.8.8.8');
+    await visit('stats-1', '', '8.8.8.8');
+    await visit('stats-1', UA.chrome, '8.8.8.8', undefined, { method: 'HEAD' });
+    await visit('stats-1', UA.chrome, '8.8.8.8', undefined, { 'sec-purpose': 'prefetch' });
+
+    const body = await settled('stats-1', 9);
+    expect(Object.keys(body).sort()).toEqual(
+      [
+        'browsers',
+        'clicksOverTime',
+        'countries',
+        'devices',
+        'range',
+        'referrers',
+        'slug',
+        'totalClicks',
+        'uniqueVisitors',
+      ].sort(),
+    );
+    expect(body.slug).toBe('stats-1');
+    expect(body.range).toBe('7d');
+    expect(body.totalClicks).toBe(9);
+    expect(body.uniqueVisitors).toBe(6);
+    expect(body.clicksOverTime).toHaveLength(7);
+    expect(body.clicksOverTime.at(-1)).toEqual({ date: today, clicks: 9 });
+    expect(body.clicksOverTime.slice(0, 6).every((d: { clicks: number }) => d.clicks === 0)).toBe(true);
+    expect(body.referrers).toEqual([
+      { name: 'Direct', count: 4 },
+      { name: 'https://news.ycombinator.com', count: 3 },
+      { name: 'android-app://com.slack', count: 1 },
+      { name: 'https://www.google.com', count: 1 },
+    ]);
+    expect(body.countries).toEqual([
+      { name: 'FR', count: 2 },
+      { name: 'GB', count: 2 },
+      { name: 'US', count: 2 },
+      { name: 'DE', count: 1 },
+      { name: 'NL', count: 1 },
+      { name: 'XX', count: 1 },
+    ]);
+    expect(body.devices).toEqual([
+      { name: 'desktop', count: 5 },
+      { name: 'mobile', count: 3 },
+      { name: 'tablet', count: 1 },
+    ]);
+    expect(body.browsers).toEqual([
+      { name: 'Chrome', count: 4 },
+      { name: 'Safari', count: 3 },
+      { name: 'Edge', count: 1 },
+      { name: 'Firefox', count: 1 },
+    ]);
+  });
+
+  it('never stores a raw IP or a full referrer', async () => {
+    const rows = await (
+      await system.infra.clickhouse.query({ query: 'SELECT * FROM clicks', format: 'JSONEachRow' })
+    ).json<Record<string, unknown>>();
+    const text = JSON.stringify(rows);
+    for (const ip of ['8.8.8.8', '81.2.69.142', '5.5.5.5', '62.210.16.1', '10.1.2.3', '193.0.0.1']) {
+      expect(text).not.toContain(ip);
+    }
+    expect(text).not.toContain('item?id=42');
+    expect(text).not.toContain('search?q=');
+  });
+
+  it('answers every range, zero-filled, with `all` starting at the link creation day', async () => {
+    expect((await analytics('stats-1', '30d')).json().clicksOverTime).toHaveLength(30);
+    const ninety = (await analytics('stats-1', '90d')).json();
+    expect(ninety.clicksOverTime).toHaveLength(90);
+    expect(ninety.totalClicks).toBe(9);
+    const all = (await analytics('stats-1', 'all')).json();
+    expect(all.range).toBe('all');
+    expect(all.clicksOverTime).toEqual([{ date: today, clicks: 9 }]);
+  });
+
+  it('returns the top 10 referrers, ties broken by name', async () => {
+    await create('many-refs');
+    const origins = Array.from({ length: 12 }, (_, i) => `https://site${String(i).padStart(2, '0')}.example`);
+    let total = 0;
+    for (const [i, origin] of origins.entries()) {
+      // site00 and site01 get 3 visits, the rest 1: ten tie at 1, only eight of them fit.
+      const visits = i < 2 ? 3 : 1;
+      for (let v = 0; v < visits; v++) await visit('many-refs', UA.chrome, `5.5.5.${i}`, `${origin}/page/${v}`);
+      total += visits;
+    }
+    const body = await settled('many-refs', total);
+    expect(body.referrers).toHaveLength(10);
+    expect(body.referrers.slice(0, 2)).toEqual([
+      { name: 'https://site00.example', count: 3 },
+      { name: 'https://site01.example', count: 3 },
+    ]);
+    expect(body.referrers.slice(2).map((r: { name: string }) => r.name)).toEqual(origins.slice(2, 10));
+  });
+
+  it('answers the errors of the endpoint', async () => {
+    const invalid = await analytics('stats-1', '1y');
+    expect(invalid.statusCode).toBe(400);
+    expect(invalid.json()).toEqual({ error: 'Invalid range', code: 'invalid_range' });
+
+    const free = await analytics('stats-1', '90d', system.freeKey);
+    expect(free.statusCode).toBe(403);
+    expect(free.json().code).toBe('plan_upgrade_required');
+
+    // Another account's link is not found, not forbidden.
+    const other = await analytics('stats-1', '7d', system.freeKey);
+    expect(other.statusCode).toBe(404);
+    expect(other.json()).toEqual({ error: 'Link not found', code: 'not_found' });
+
+    expect((await analytics('no-such-link')).statusCode).toBe(404);
+    const anonymous = await system.app.inject({ method: 'GET', url: '/api/v1/links/stats-1/analytics' });
+    expect(anonymous.statusCode).toBe(401);
+    expect(anonymous.headers['www-authenticate']).toBe('Bearer');
+  });
+
+  it('answers a new link with zeros', async () => {
+    await create('quiet-one', system.freeKey);
+    const body = (await analytics('quiet-one', '30d', system.freeKey)).json();
+    expect(body).toMatchObject({
+      totalClicks: 0,
+      uniqueVisitors: 0,
+      referrers: [],
+      countries: [],
+      devices: [],
+      browsers: [],
+    });
+    expect(body.clicksOverTime).toHaveLength(30);
+  });
+});
