@@ -40,7 +40,7 @@ async function create(slug: string, key = system.proKey) {
 
 async function visit(slug: string, ua: string, ip: string, referer?: string, extra: Record<string, string> = {}) {
   const res = await system.app.inject({
-    method: (extra.method) ?? 'GET',
+    method: extra.method ?? 'GET',
     url: `/${slug}`,
     headers: { 'user-agent': ua, 'x-forwarded-for': ip, ...(referer ? { referer } : {}), ...extra },
   });

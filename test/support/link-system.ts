@@ -10,7 +10,7 @@ import { createAnalytics, wireAnalytics } from '@shortlink/service-analytics';
 import { createProjector } from '@shortlink/service-projector';
 import { createRedirector, wireRedirector } from '@shortlink/service-redirector';
 import { createWriteApi, wireWriteApi } from '@shortlink/service-write-api';
-import { createClickHouse } from '@shortlink/clickhouse';
+import { CLICKHOUSE_MIGRATIONS_DIR, createClickHouse, migrateClickHouse } from '@shortlink/clickhouse';
 import {
   createScratchClickHouse,
   createScratchPostgres,
@@ -28,6 +28,8 @@ export interface TestInfra {
   db: ScratchDatabase;
   pool: Pool;
   clickhouse: ClickHouseClient;
+  /** The scratch ClickHouse database behind `clickhouse`, for child processes. */
+  clickhouseDatabase: string;
   kafka: Kafka;
   names: KafkaNames;
   /** The KAFKA_TOPIC_PREFIX behind `names`, for child processes. */
@@ -53,6 +55,7 @@ export async function openTestInfra(): Promise<TestInfra> {
     password: env.CLICKHOUSE_PASSWORD,
     applicationName: 'test',
   });
+  await migrateClickHouse(clickhouse, CLICKHOUSE_MIGRATIONS_DIR);
   const topicPrefix = `test-${uniqueSuffix()}.`;
   const names = kafkaNames(topicPrefix);
   const brokers = env.KAFKA_BROKERS.split(',');
@@ -61,6 +64,7 @@ export async function openTestInfra(): Promise<TestInfra> {
     db,
     pool,
     clickhouse,
+    clickhouseDatabase: chScratch.name,
     kafka,
     names,
     topicPrefix,

@@ -26,7 +26,10 @@ export async function freePort(): Promise<number> {
 export interface RunningProcess {
   url: string;
   output: () => string;
+  /** SIGTERM: a graceful stop. */
   stop(): Promise<number | null>;
+  /** SIGKILL: a crash, with no chance to clean up. */
+  kill(): Promise<void>;
 }
 
 /** Starts a built entry point with the given environment and waits for its /healthz. */
@@ -62,6 +65,10 @@ export async function startProcess(entry: string, env: Record<string, string>): 
     async stop() {
       child.kill('SIGTERM');
       return exited;
+    },
+    async kill() {
+      child.kill('SIGKILL');
+      await exited;
     },
   };
 }

@@ -57,7 +57,15 @@ runMain(async () => {
   });
   await runServices(
     [
-      createProjector({ kafka, names, pool, clickhouse, newProducer: () => createIdempotentProducer(kafka), logger }),
+      createProjector({
+        kafka,
+        names,
+        pool,
+        clickhouse,
+        newProducer: () => createIdempotentProducer(kafka),
+        sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS,
+        logger,
+      }),
       createWriteApi(writeApi),
       createAnalytics(wireAnalytics({ pool, clickhouse })),
       // Last: its `/:slug` route is the catch-all.

@@ -23,6 +23,8 @@ export const kafkaEnv = z.object({
     .string()
     .regex(/^[A-Za-z0-9._-]*$/)
     .default(''),
+  /** How long a silent consumer keeps its partitions before the group hands them to another. */
+  KAFKA_SESSION_TIMEOUT_MS: z.coerce.number().int().min(6000).max(300_000).default(30_000),
 });
 export type KafkaEnv = z.infer<typeof kafkaEnv>;
 

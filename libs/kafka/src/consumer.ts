@@ -40,6 +40,7 @@ export interface RunConsumerOptions {
   deadLetterTopic: string;
   fromBeginning?: boolean;
   maxBackoffMs?: number;
+  sessionTimeoutMs?: number;
 }
 
 export interface RunningConsumer {
@@ -60,7 +61,12 @@ export async function runConsumer(options: RunConsumerOptions): Promise<RunningC
   };
   let stopping = false;
 
-  const consumer: Consumer = kafka.consumer({ groupId, sessionTimeout: 30_000, heartbeatInterval: 3000 });
+  const sessionTimeout = options.sessionTimeoutMs ?? 30_000;
+  const consumer: Consumer = kafka.consumer({
+    groupId,
+    sessionTimeout,
+    heartbeatInterval: Math.min(3000, sessionTimeout / 3),
+  });
   await consumer.connect();
   await consumer.subscribe({ topics, fromBeginning: options.fromBeginning ?? true });
   await consumer.run({

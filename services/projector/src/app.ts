@@ -17,6 +17,10 @@ export interface ProjectorDeps {
   clickhouse: ClickHouseClient;
   /** One producer per consumer that parks dead letters. */
   newProducer: () => Producer;
+  /** Most clicks per ClickHouse insert (CLICK_BATCH_SIZE). */
+  clickBatchSize?: number;
+  /** KAFKA_SESSION_TIMEOUT_MS */
+  sessionTimeoutMs?: number;
   logger: KafkaLogger;
 }
 
@@ -43,6 +47,7 @@ export function createProjector(deps: ProjectorDeps): ServiceModule {
         logger: deps.logger,
         deadLetterProducer: linksDeadLetters,
         deadLetterTopic: deps.names.topics.deadLetter,
+        sessionTimeoutMs: deps.sessionTimeoutMs,
       });
       clicks = await runClickProjector({
         kafka: deps.kafka,
@@ -53,6 +58,8 @@ export function createProjector(deps: ProjectorDeps): ServiceModule {
         deadLetterProducer: deps.newProducer(),
         ranges: postgresRangeStore(deps.pool, deps.names.groups.clickProjector, deps.names.topics.clicks),
         logger: deps.logger,
+        maxBatch: deps.clickBatchSize,
+        sessionTimeoutMs: deps.sessionTimeoutMs,
       });
     },
     async stop() {
@@ -68,3 +75,4 @@ export { linkEventHandler } from './links/link-handler';
 export { rebuildLinks, type RebuildResult } from './links/rebuild';
 export { runClickProjector, type ClickProjectorStats } from './clicks/click-projector';
 export { postgresRangeStore } from './clicks/ranges';
+export { clickRow, type ClickRow } from './clicks/click-rows';

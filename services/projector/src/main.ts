@@ -19,6 +19,8 @@ runMain(async () => {
     pool,
     clickhouse,
     newProducer: () => createIdempotentProducer(kafka),
+    clickBatchSize: config.CLICK_BATCH_SIZE,
+    sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS,
     logger,
   });
   await runServices(

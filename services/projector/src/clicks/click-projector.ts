@@ -15,6 +15,7 @@ export interface ClickProjectorOptions {
   logger: KafkaLogger;
   /** Most clicks in one ClickHouse insert; far below what one fetch returns (see below). */
   maxBatch?: number;
+  sessionTimeoutMs?: number;
 }
 
 export interface ClickProjectorStats {
@@ -52,8 +53,8 @@ export async function runClickProjector(options: ClickProjectorOptions) {
 
   const consumer: Consumer = options.kafka.consumer({
     groupId,
-    sessionTimeout: 30_000,
-    heartbeatInterval: 3000,
+    sessionTimeout: options.sessionTimeoutMs ?? 30_000,
+    heartbeatInterval: Math.min(3000, (options.sessionTimeoutMs ?? 30_000) / 3),
     maxBytesPerPartition: 32 * 1024 * 1024,
     maxBytes: 64 * 1024 * 1024,
   });

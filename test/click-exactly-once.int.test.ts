@@ -1,0 +1,175 @@
+import { randomUUID } from 'node:crypto';
+import type { Producer } from 'kafkajs';
+import { createEvent, encodeEvent, type ClickRecorded } from '@shortlink/events';
+import { createIdempotentProducer } from '@shortlink/kafka';
+import { clickRow, postgresRangeStore } from '@shortlink/service-projector';
+import { eventually, infraEnv } from '@shortlink/testing';
+import { openTestInfra, type TestInfra } from './support/link-system';
+import { buildOnce, startProcess, type RunningProcess } from './support/processes';
+
+const ACCOUNT = randomUUID();
+const LINKS = Array.from({ length: 8 }, () => randomUUID());
+const UAS = [
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1',
+  'Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0',
+];
+
+/** A click the redirector could have sent: deterministic but varied. */
+function click(n: number): ClickRecorded {
+  return createEvent<ClickRecorded>(
+    'ClickRecorded',
+    1,
+    {
+      linkId: LINKS[n % LINKS.length]!,
+      accountId: ACCOUNT,
+      slug: `link-${n % LINKS.length}`,
+      clickedAt: Date.UTC(2026, 10, 1 + (n % 20), 12, 0, 0, n % 1000),
+      visitorHash: (n % 300).toString(16).padStart(64, '0'),
+      referrer: n % 3 === 0 ? 'Direct' : `https://ref${n % 7}.example`,
+      country: ['US', 'DE', 'FR', 'XX'][n % 4]!,
+      userAgent: UAS[n % UAS.length]!,
+    },
+    { eventId: randomUUID(), occurredAt: new Date().toISOString() },
+  );
+}
+
+let infra: TestInfra;
+let producer: Producer;
+
+beforeAll(async () => {
+  buildOnce();
+  infra = await openTestInfra();
+  producer = createIdempotentProducer(infra.kafka);
+  await producer.connect();
+});
+
+afterAll(async () => {
+  await producer?.disconnect();
+  await infra?.close();
+});
+
+async function send(from: number, count: number): Promise<void> {
+  const events = Array.from({ length: count }, (_, i) => click(from + i));
+  await producer.send({
+    topic: infra.names.topics.clicks,
+    acks: -1,
+    messages: events.map((e) => ({ key: e.data.linkId, value: encodeEvent(e) })),
+  });
+}
+
+async function one<T>(query: string): Promise<T> {
+  const rows = await (await infra.clickhouse.query({ query, format: 'JSONEachRow' })).json<T>();
+  return rows[0]!;
+}
+
+/** Every table and view against what was sent. */
+async function totals() {
+  return {
+    raw: (await one<{ n: number }>('SELECT count() AS n FROM clicks')).n,
+    distinctEvents: (await one<{ n: number }>('SELECT uniqExact(event_id) AS n FROM clicks')).n,
+    daily: (await one<{ n: number }>('SELECT toUInt64(sum(clicks)) AS n FROM link_daily')).n,
+    visitors: (await one<{ n: number }>('SELECT toUInt64(uniqExactMerge(visitors)) AS n FROM link_daily')).n,
+    breakdown: await (
+      await infra.clickhouse.query({
+        query:
+          'SELECT dimension, toUInt64(sum(clicks)) AS n FROM link_daily_breakdown GROUP BY dimension ORDER BY dimension',
+        format: 'JSONEachRow',
+      })
+    ).json<{ dimension: string; n: number }>(),
+  };
+}
+
+function expected(count: number) {
+  return {
+    raw: count,
+    distinctEvents: count,
+    daily: count,
+    visitors: Math.min(count, 300),
+    breakdown: ['browser', 'country', 'device', 'os', 'referrer'].map((dimension) => ({ dimension, n: count })),
+  };
+}
+
+function projectorProcess(): Promise<RunningProcess> {
+  const env = infraEnv(process.env);
+  return startProcess('services/projector/dist/main.js', {
+    DATABASE_URL: infra.db.url,
+    KAFKA_BROKERS: infra.brokers.join(','),
+    KAFKA_TOPIC_PREFIX: infra.topicPrefix,
+    CLICKHOUSE_URL: env.CLICKHOUSE_URL,
+    CLICKHOUSE_USER: env.CLICKHOUSE_USER,
+    CLICKHOUSE_PASSWORD: env.CLICKHOUSE_PASSWORD,
+    CLICKHOUSE_DATABASE: infra.clickhouseDatabase,
+    CLICK_BATCH_SIZE: '40',
+    // A killed consumer's partitions move on after this; the broker's minimum keeps the test short.
+    KAFKA_SESSION_TIMEOUT_MS: '6000',
+  });
+}
+
+describe('click projection, exactly once', () => {
+  it('re-forms a batch that was inserted but not committed, and ClickHouse drops it', async () => {
+    // What a projector that died after its insert and before its commit left behind.
+    await send(0, 100);
+    const consumer = infra.kafka.consumer({ groupId: `peek-${randomUUID()}` });
+    const first: { partition: number; rows: ReturnType<typeof clickRow>[] } = { partition: -1, rows: [] };
+    await consumer.connect();
+    await consumer.subscribe({ topic: infra.names.topics.clicks, fromBeginning: true });
+    await consumer.run({
+      eachBatch: async ({ batch }) => {
+        if (first.partition === -1) {
+          first.partition = batch.partition;
+          first.rows = batch.messages.slice(0, 10).map((m) => clickRow(m, batch.partition));
+        }
+      },
+    });
+    await eventually(async () => (first.partition >= 0 ? true : undefined));
+    await consumer.disconnect();
+
+    const rows = first.rows.flatMap((r) => (r.ok ? [r.row] : []));
+    const last = BigInt(rows.at(-1)!.source_offset);
+    const ranges = postgresRangeStore(infra.pool, infra.names.groups.clickProjector, infra.names.topics.clicks);
+    await ranges.record(first.partition, { first: 0n, last });
+    await infra.clickhouse.insert({
+      table: 'clicks',
+      values: rows,
+      format: 'JSONEachRow',
+      clickhouse_settings: {
+        insert_deduplicate: 1,
+        insert_deduplication_token: `${infra.names.topics.clicks}/${first.partition}/0-${last}`,
+        deduplicate_blocks_in_dependent_materialized_views: 1,
+      },
+    });
+    expect((await totals()).raw).toBe(10);
+
+    const projector = await projectorProcess();
+    try {
+      await eventually(async () => ((await totals()).raw >= 100 ? true : undefined), 60_000, '100 clicks');
+      await new Promise((r) => setTimeout(r, 1000));
+    } finally {
+      await projector.stop();
+    }
+    expect(await totals()).toEqual(expected(100));
+  });
+
+  it('neither loses nor double counts a click when the projector is killed mid-stream again and again', async () => {
+    let sent = 100;
+    for (let round = 0; round < 6; round++) {
+      const projector = await projectorProcess();
+      await send(sent, 600);
+      sent += 600;
+      // Let it get into the stream, then kill it without warning.
+      await new Promise((r) => setTimeout(r, 300 + round * 150));
+      await projector.kill();
+    }
+    const final = await projectorProcess();
+    try {
+      await eventually(async () => ((await totals()).raw >= sent ? true : undefined), 120_000, `${sent} clicks`);
+      await new Promise((r) => setTimeout(r, 1500));
+    } finally {
+      await final.stop();
+    }
+    expect(await totals()).toEqual(expected(sent));
+    const { rows } = await infra.pool.query('SELECT * FROM click_projection_ranges');
+    expect(rows).toEqual([]);
+  }, 300_000);
+});
