@@ -22,7 +22,7 @@ describe('docs/clickhouse.md', () => {
 
   it.each(queries.map((q) => [q.split('\n')[0], q]))('runs: %s', async (_first, query) => {
     const result = await infra.clickhouse.query({
-      query: query!,
+      query: query,
       query_params: { link: '0e6f1a52-7d0c-4b8e-a3a5-2f9b7c1d4e60', account: '9c3b2a10-1d2e-4f5a-8b6c-7d8e9f0a1b2c' },
       format: 'JSONEachRow',
     });

@@ -32,11 +32,15 @@ export interface RunningProcess {
   kill(): Promise<void>;
 }
 
-/** Starts a built entry point with the given environment and waits for its /healthz. */
-export async function startProcess(entry: string, env: Record<string, string>): Promise<RunningProcess> {
-  const port = await freePort();
+/** Starts a built entry point with the given environment and waits until it answers on `healthPath`. */
+export async function startProcess(
+  entry: string,
+  env: Record<string, string>,
+  options: { args?: (port: number) => string[]; healthPath?: string; port?: number } = {},
+): Promise<RunningProcess> {
+  const port = options.port ?? (await freePort());
   let output = '';
-  const child: ChildProcess = spawn(process.execPath, [join(ROOT, entry)], {
+  const child: ChildProcess = spawn(process.execPath, [join(ROOT, entry), ...(options.args?.(port) ?? [])], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -49,7 +53,7 @@ export async function startProcess(entry: string, env: Record<string, string>): 
     await eventually(
       async () => {
         if (child.exitCode !== null) throw new Error(`${entry} exited: ${output}`);
-        const res = await fetch(`${url}/healthz`);
+        const res = await fetch(`${url}${options.healthPath ?? '/healthz'}`);
         return res.status === 200 ? true : undefined;
       },
       30_000,
