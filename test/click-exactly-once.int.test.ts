@@ -70,6 +70,7 @@ async function totals() {
     distinctEvents: (await one<{ n: number }>('SELECT uniqExact(event_id) AS n FROM clicks')).n,
     daily: (await one<{ n: number }>('SELECT toUInt64(sum(clicks)) AS n FROM link_daily')).n,
     visitors: (await one<{ n: number }>('SELECT toUInt64(uniqExactMerge(visitors)) AS n FROM link_daily')).n,
+    lastSeen: (await one<{ n: number }>('SELECT toUInt64(uniqExact(visitor)) AS n FROM link_visitors')).n,
     breakdown: await (
       await infra.clickhouse.query({
         query:
@@ -86,6 +87,7 @@ function expected(count: number) {
     distinctEvents: count,
     daily: count,
     visitors: Math.min(count, 300),
+    lastSeen: Math.min(count, 300),
     breakdown: ['browser', 'country', 'device', 'os', 'referrer'].map((dimension) => ({ dimension, n: count })),
   };
 }

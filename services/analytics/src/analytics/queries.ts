@@ -15,8 +15,9 @@ export interface LinkStats {
 const TOP = 10;
 
 /**
- * Reads a link's analytics for a range of UTC days, from the aggregate tables
- * only (never the raw facts): a handful of rows per day however many clicks.
+ * Reads a link's analytics for a range of UTC days ending today, from the
+ * aggregate tables only (never the raw facts): a handful of rows per day, and
+ * one row per visitor, however many clicks.
  */
 export async function readLinkStats(
   clickhouse: ClickHouseClient,
@@ -25,16 +26,26 @@ export async function readLinkStats(
   to: string,
 ): Promise<LinkStats> {
   const params = { link: linkId, from, to };
-  const [totals, daily, breakdown] = await Promise.all([
+  const [totals, visitors, daily, breakdown] = await Promise.all([
     clickhouse
       .query({
-        query: `SELECT toUInt64(sum(clicks)) AS clicks, toUInt64(uniqExactMerge(visitors)) AS visitors
+        query: `SELECT toUInt64(sum(clicks)) AS clicks
                   FROM link_daily
                  WHERE link_id = {link:UUID} AND day BETWEEN {from:Date} AND {to:Date}`,
         query_params: params,
         format: 'JSONEachRow',
       })
-      .then((r) => r.json<{ clicks: number; visitors: number }>()),
+      .then((r) => r.json<{ clicks: number }>()),
+    clickhouse
+      .query({
+        // Ranges end today: a visitor of the range is one whose last click is on or after its first day.
+        query: `SELECT toUInt64(uniqExact(visitor)) AS visitors
+                  FROM link_visitors
+                 WHERE link_id = {link:UUID} AND last_day >= {from:Date}`,
+        query_params: params,
+        format: 'JSONEachRow',
+      })
+      .then((r) => r.json<{ visitors: number }>()),
     clickhouse
       .query({
         // Not `AS day`: an alias is visible in WHERE and would shadow the Date column.
@@ -66,7 +77,7 @@ export async function readLinkStats(
   ]);
   const stats: LinkStats = {
     totalClicks: Number(totals[0]?.clicks ?? 0),
-    uniqueVisitors: Number(totals[0]?.visitors ?? 0),
+    uniqueVisitors: Number(visitors[0]?.visitors ?? 0),
     daily: new Map(daily.map((d) => [d.date, Number(d.clicks)])),
     breakdown: { referrer: [], country: [], device: [], browser: [] },
   };
