@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,7 +23,7 @@ function click(n: number): ClickRecorded {
       accountId: ACCOUNT,
       slug: 'resilient',
       clickedAt: Date.now(),
-      visitorHash: (n % 50).toString(16).padStart(64, '0'),
+      visitorHash: createHash('sha256').update(`visitor-${n % 50}`).digest('hex'),
       referrer: 'Direct',
       country: 'DE',
       userAgent: 'Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0',
