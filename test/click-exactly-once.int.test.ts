@@ -25,7 +25,9 @@ function click(n: number): ClickRecorded {
       accountId: ACCOUNT,
       slug: `link-${n % LINKS.length}`,
       clickedAt: Date.UTC(2026, 10, 1 + (n % 20), 12, 0, 0, n % 1000),
-      visitorHash: createHash('sha256').update(`visitor-${n % 300}`).digest('hex'),
+      visitorHash: createHash('sha256')
+        .update(`visitor-${n % 300}`)
+        .digest('hex'),
       referrer: n % 3 === 0 ? 'Direct' : `https://ref${n % 7}.example`,
       country: ['US', 'DE', 'FR', 'XX'][n % 4]!,
       userAgent: UAS[n % UAS.length]!,

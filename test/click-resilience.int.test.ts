@@ -23,7 +23,9 @@ function click(n: number): ClickRecorded {
       accountId: ACCOUNT,
       slug: 'resilient',
       clickedAt: Date.now(),
-      visitorHash: createHash('sha256').update(`visitor-${n % 50}`).digest('hex'),
+      visitorHash: createHash('sha256')
+        .update(`visitor-${n % 50}`)
+        .digest('hex'),
       referrer: 'Direct',
       country: 'DE',
       userAgent: 'Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0',
