@@ -18,3 +18,4 @@ export {
   type Authenticate,
   type AuthenticatorOptions,
 } from './authenticator';
+export { postgresAuthenticator } from './postgres-authenticator';

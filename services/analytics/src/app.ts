@@ -1,8 +1,8 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { FastifyInstance } from 'fastify';
 import { accountOf, PLANS, requireApiKey, type Authenticate } from '@shortlink/accounts';
-import { HttpError, type ServiceModule } from '@shortlink/http';
-import type { FindLink } from './analytics/link-directory';
+import { errorResponseSchema, HttpError, type ServiceModule } from '@shortlink/http';
+import type { LinkRecord } from '@shortlink/postgres';
 import { readLinkStats } from './analytics/queries';
 import { isRange, rangeDays } from './analytics/range';
 
@@ -10,16 +10,10 @@ export const SERVICE_NAME = 'analytics';
 
 export interface AnalyticsDeps {
   authenticate: Authenticate;
-  findLink: FindLink;
+  findLink: (slug: string) => Promise<LinkRecord | null>;
   clickhouse: ClickHouseClient;
   now: () => Date;
 }
-
-const errorSchema = {
-  type: 'object',
-  properties: { error: { type: 'string' }, code: { type: 'string' } },
-  required: ['error', 'code'],
-} as const;
 
 const bucketsSchema = {
   type: 'array',
@@ -79,7 +73,13 @@ export function createAnalytics(deps: AnalyticsDeps): ServiceModule {
           schema: {
             params: { type: 'object', properties: { slug: { type: 'string' } }, required: ['slug'] },
             querystring: { type: 'object', properties: { range: { type: 'string' } } },
-            response: { 200: analyticsSchema, 400: errorSchema, 401: errorSchema, 403: errorSchema, 404: errorSchema },
+            response: {
+              200: analyticsSchema,
+              400: errorResponseSchema,
+              401: errorResponseSchema,
+              403: errorResponseSchema,
+              404: errorResponseSchema,
+            },
           },
         },
         async (request) => {

@@ -1,8 +1,8 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { Pool } from 'pg';
-import { createAuthenticator, findAccountByKeyHash } from '@shortlink/accounts';
+import { postgresAuthenticator } from '@shortlink/accounts';
+import { findLinkBySlug } from '@shortlink/postgres';
 import type { AnalyticsDeps } from './app';
-import { postgresLinkDirectory } from './analytics/link-directory';
 
 export interface AnalyticsResources {
   pool: Pool;
@@ -11,13 +11,8 @@ export interface AnalyticsResources {
 
 export function wireAnalytics({ pool, clickhouse }: AnalyticsResources): AnalyticsDeps {
   return {
-    authenticate: createAuthenticator({
-      findAccountByKeyHash: (hash) => findAccountByKeyHash(pool, hash),
-      now: Date.now,
-      cacheTtlMs: 30_000,
-      cacheSize: 10_000,
-    }),
-    findLink: postgresLinkDirectory(pool),
+    authenticate: postgresAuthenticator(pool),
+    findLink: (slug) => findLinkBySlug(pool, slug),
     clickhouse,
     now: () => new Date(),
   };

@@ -1,4 +1,5 @@
 import type { Pool } from 'pg';
+import { findLinkBySlug } from '@shortlink/postgres';
 import type { LookupLink } from './link-cache';
 
 const HEADER_SAFE = /^[\x21-\x7e]+$/;
@@ -17,24 +18,13 @@ export function locationOf(destinationUrl: string): string | null {
   }
 }
 
-/**
- * Looks a slug up in the projection, and in the write model's committed claims:
- * a link whose 201 has been sent redirects even before the projector has caught
- * up (read-your-writes across processes).
- */
+/** Cache misses go to Postgres: the projection, or a committed claim it has not reached yet. */
 export function postgresLookup(pool: Pool): LookupLink {
   return async (slug) => {
-    const { rows } = await pool.query<{ link_id: string; account_id: string; destination_url: string }>(
-      `SELECT link_id, account_id, destination_url FROM links WHERE slug = $1
-       UNION ALL
-       SELECT link_id, account_id, destination_url FROM slug_claims WHERE slug = $1 AND state = 'committed'
-       LIMIT 1`,
-      [slug],
-    );
-    const row = rows[0];
-    if (!row) return null;
-    const location = locationOf(row.destination_url);
+    const link = await findLinkBySlug(pool, slug);
+    if (!link) return null;
+    const location = locationOf(link.destinationUrl);
     if (location === null) return null;
-    return { slug, linkId: row.link_id, accountId: row.account_id, location };
+    return { slug, linkId: link.linkId, accountId: link.accountId, location };
   };
 }

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { accountOf, requireApiKey, type Authenticate } from '@shortlink/accounts';
-import { HttpError, type ServiceModule } from '@shortlink/http';
+import { errorResponseSchema, HttpError, type ServiceModule } from '@shortlink/http';
 import { createLink, type CreateLinkDeps } from './links/create-link-handler';
 import { validateCreateLink } from './links/create-link';
 
@@ -12,12 +12,6 @@ export interface WriteApiDeps extends CreateLinkDeps {
   start?: () => Promise<void>;
   stop?: () => Promise<void>;
 }
-
-const errorSchema = {
-  type: 'object',
-  properties: { error: { type: 'string' }, code: { type: 'string' } },
-  required: ['error', 'code'],
-} as const;
 
 const linkSchema = {
   type: 'object',
@@ -48,7 +42,13 @@ export function createWriteApi(deps: WriteApiDeps): ServiceModule {
           schema: {
             // Field rules live in validateCreateLink, which names each problem the way the spec does.
             body: { type: 'object' },
-            response: { 201: linkSchema, 400: errorSchema, 401: errorSchema, 403: errorSchema, 409: errorSchema },
+            response: {
+              201: linkSchema,
+              400: errorResponseSchema,
+              401: errorResponseSchema,
+              403: errorResponseSchema,
+              409: errorResponseSchema,
+            },
           },
         },
         async (request, reply) => {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Kafka } from 'kafkajs';
 import type { Pool } from 'pg';
-import { createAuthenticator, findAccountByKeyHash } from '@shortlink/accounts';
+import { postgresAuthenticator } from '@shortlink/accounts';
 import { createIdempotentProducer, type KafkaLogger, type KafkaNames } from '@shortlink/kafka';
 import type { WriteApiDeps } from './app';
 import { postgresClaimStore } from './links/claims';
@@ -38,12 +38,7 @@ export function wireWriteApi(resources: WriteApiResources): WriteApiDeps {
   let timer: NodeJS.Timeout | undefined;
   let settling: Promise<unknown> = Promise.resolve();
   return {
-    authenticate: createAuthenticator({
-      findAccountByKeyHash: (hash) => findAccountByKeyHash(pool, hash),
-      now: Date.now,
-      cacheTtlMs: 30_000,
-      cacheSize: 10_000,
-    }),
+    authenticate: postgresAuthenticator(pool),
     claims: postgresClaimStore(pool),
     appendLinkCreated: kafkaLinkAppender(producer, names.topics.links, 10_000),
     now: () => new Date(),
