@@ -129,7 +129,7 @@ export async function startLinkSystem(): Promise<LinkSystem> {
   const modules: ServiceModule[] = [
     projectorModule(infra),
     createWriteApi(writeApi),
-    createAnalytics(wireAnalytics({ pool, clickhouse: infra.clickhouse })),
+    createAnalytics(wireAnalytics({ pool, clickhouse: infra.clickhouse, publicBaseUrl: PUBLIC_BASE_URL })),
     createRedirector(redirector),
   ];
   // Behind a proxy, as in production: the client IP comes from X-Forwarded-For.

@@ -67,7 +67,7 @@ runMain(async () => {
         logger,
       }),
       createWriteApi(writeApi),
-      createAnalytics(wireAnalytics({ pool, clickhouse })),
+      createAnalytics(wireAnalytics({ pool, clickhouse, publicBaseUrl: config.PUBLIC_BASE_URL })),
       // Last: its `/:slug` route is the catch-all.
       createRedirector(redirector),
     ],

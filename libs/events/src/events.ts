@@ -42,7 +42,38 @@ export const clickRecorded = envelopeOf(
 );
 export type ClickRecorded = z.infer<typeof clickRecorded>;
 
-export const linkEvent = z.discriminatedUnion('type', [linkCreated]);
+/**
+ * The destination's preview metadata, fetched after the link was created.
+ * Appended to the links topic, keyed by slug, after that link's LinkCreated.
+ */
+export const linkPreviewFetched = envelopeOf(
+  'LinkPreviewFetched',
+  1,
+  z.object({
+    linkId: z.uuid(),
+    slug,
+    title: z.string().max(300).nullable(),
+    description: z.string().max(1000).nullable(),
+    image: z.string().max(2048).nullable(),
+    /** The URL the page was finally read from, after redirects. */
+    finalUrl: z.string().min(1).max(2048),
+  }),
+);
+export type LinkPreviewFetched = z.infer<typeof linkPreviewFetched>;
+
+/** The preview could not be fetched, for good (after retries, or a refusal such as a private address). */
+export const linkPreviewFailed = envelopeOf(
+  'LinkPreviewFailed',
+  1,
+  z.object({
+    linkId: z.uuid(),
+    slug,
+    reason: z.string().min(1).max(500),
+  }),
+);
+export type LinkPreviewFailed = z.infer<typeof linkPreviewFailed>;
+
+export const linkEvent = z.discriminatedUnion('type', [linkCreated, linkPreviewFetched, linkPreviewFailed]);
 export type LinkEvent = z.infer<typeof linkEvent>;
 
 export const clickEvent = z.discriminatedUnion('type', [clickRecorded]);

@@ -1,9 +1,13 @@
 export {
   linkCreated,
+  linkPreviewFetched,
+  linkPreviewFailed,
   clickRecorded,
   linkEvent,
   clickEvent,
   type LinkCreated,
+  type LinkPreviewFetched,
+  type LinkPreviewFailed,
   type ClickRecorded,
   type LinkEvent,
   type ClickEvent,

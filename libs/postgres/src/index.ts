@@ -4,4 +4,4 @@ export { MIGRATIONS_DIR } from './paths';
 export { CHANNELS } from './channels';
 export { commitSlugClaim } from './slug-claims';
 export { instanceSecret } from './instance-secret';
-export { findLinkBySlug, type LinkRecord } from './links';
+export { findLinkBySlug, findLinkPreview, type LinkRecord, type PreviewRecord } from './links';

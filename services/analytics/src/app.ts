@@ -1,16 +1,14 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { FastifyInstance } from 'fastify';
-import { accountOf, PLANS, requireApiKey, type Authenticate } from '@shortlink/accounts';
+import { accountOf, PLANS, requireApiKey } from '@shortlink/accounts';
 import { errorResponseSchema, HttpError, type ServiceModule } from '@shortlink/http';
-import type { LinkRecord } from '@shortlink/postgres';
+import { linkReadRoutes, ownedLink, type LinkReadDeps } from './links/link-route';
 import { readLinkStats } from './analytics/queries';
 import { isRange, rangeDays } from './analytics/range';
 
 export const SERVICE_NAME = 'analytics';
 
-export interface AnalyticsDeps {
-  authenticate: Authenticate;
-  findLink: (slug: string) => Promise<LinkRecord | null>;
+export interface AnalyticsDeps extends LinkReadDeps {
   clickhouse: ClickHouseClient;
   now: () => Date;
 }
@@ -57,15 +55,18 @@ const analyticsSchema = {
   ],
 } as const;
 
-const LINK_NOT_FOUND = new HttpError(404, 'Link not found', 'not_found');
 const INVALID_RANGE = new HttpError(400, 'Invalid range', 'invalid_range');
 
-/** Answers link analytics (spec 4.2) from the ClickHouse aggregate tables. */
+/**
+ * The read API: link analytics (spec 4.2) from the ClickHouse aggregate
+ * tables, and a link with its preview from Postgres.
+ */
 export function createAnalytics(deps: AnalyticsDeps): ServiceModule {
   return {
     name: SERVICE_NAME,
     async routes(app: FastifyInstance) {
       app.decorateRequest('account', null);
+      await linkReadRoutes(app, deps);
       app.get<{ Params: { slug: string }; Querystring: { range?: string } }>(
         '/api/v1/links/:slug/analytics',
         {
@@ -90,9 +91,8 @@ export function createAnalytics(deps: AnalyticsDeps): ServiceModule {
             throw new HttpError(403, `The ${range} range requires the Pro plan`, 'plan_upgrade_required');
           }
           const { slug } = request.params;
-          const link = /^[a-z0-9-]{3,30}$/.test(slug) ? await deps.findLink(slug) : null;
           // Another account's link is "not found" too: existence does not leak.
-          if (!link || link.accountId !== account.id) throw LINK_NOT_FOUND;
+          const link = await ownedLink(deps, slug, account.id);
 
           const { from, to, days } = rangeDays(range, deps.now(), link.createdAt);
           const stats = await readLinkStats(deps.clickhouse, link.linkId, from, to);

@@ -11,7 +11,7 @@ runMain(async () => {
   const pool = await openServiceDatabase(config, SERVICE_NAME);
   const clickhouse = await openClickHouse(config, SERVICE_NAME);
   await runServices(
-    [createAnalytics(wireAnalytics({ pool, clickhouse }))],
+    [createAnalytics(wireAnalytics({ pool, clickhouse, publicBaseUrl: config.PUBLIC_BASE_URL }))],
     processOptionsFrom(SERVICE_NAME, config, logger, {
       onClose: async () => {
         await clickhouse.close();

@@ -10,7 +10,7 @@ export interface RebuildResult {
 }
 
 /**
- * Empties the `links` projection and replays the links topic into it from the
+ * Empties the `links` and `link_previews` projections and replays the links topic into them from the
  * beginning, up to the end it had when the rebuild started. A live projector
  * may keep running: both apply events idempotently. Redirects keep working
  * meanwhile, because the redirector also reads the write model's committed
@@ -27,7 +27,7 @@ export async function rebuildLinks(kafka: Kafka, pool: Pool, names: KafkaNames):
     const remaining = new Map(
       ends.filter((e) => BigInt(e.high) > BigInt(e.low)).map((e) => [e.partition, BigInt(e.high)]),
     );
-    await pool.query('TRUNCATE links');
+    await pool.query('TRUNCATE links, link_previews');
     const result: RebuildResult = { applied: 0, skipped: 0 };
     if (remaining.size === 0) return result;
 

@@ -1,0 +1,88 @@
+import type { FastifyInstance } from 'fastify';
+import { accountOf, requireApiKey, type Authenticate } from '@shortlink/accounts';
+import { errorResponseSchema, HttpError } from '@shortlink/http';
+import type { LinkRecord, PreviewRecord } from '@shortlink/postgres';
+
+export interface LinkReadDeps {
+  authenticate: Authenticate;
+  findLink: (slug: string) => Promise<LinkRecord | null>;
+  findPreview: (linkId: string) => Promise<PreviewRecord | null>;
+  publicBaseUrl: string;
+}
+
+const nullableString = { type: ['string', 'null'] } as const;
+
+const linkWithPreviewSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    slug: { type: 'string' },
+    shortUrl: { type: 'string' },
+    destinationUrl: { type: 'string' },
+    tag: nullableString,
+    createdAt: { type: 'string' },
+    preview: {
+      type: 'object',
+      properties: {
+        status: { type: 'string', enum: ['pending', 'ready', 'failed'] },
+        title: nullableString,
+        description: nullableString,
+        image: nullableString,
+        fetchedAt: nullableString,
+      },
+      required: ['status', 'title', 'description', 'image', 'fetchedAt'],
+    },
+  },
+  required: ['id', 'slug', 'shortUrl', 'destinationUrl', 'tag', 'createdAt', 'preview'],
+} as const;
+
+export const LINK_NOT_FOUND = new HttpError(404, 'Link not found', 'not_found');
+
+/** The link a key may read, or 404 for unknown slugs and other accounts' links alike. */
+export async function ownedLink(
+  deps: Pick<LinkReadDeps, 'findLink'>,
+  slug: string,
+  accountId: string,
+): Promise<LinkRecord> {
+  const link = /^[a-z0-9-]{3,30}$/.test(slug) ? await deps.findLink(slug) : null;
+  if (!link || link.accountId !== accountId) throw LINK_NOT_FOUND;
+  return link;
+}
+
+/**
+ * `GET /api/v1/links/:slug`: the Link object of spec 2.1 plus its preview
+ * (an addition to the spec, documented in the README).
+ */
+export async function linkReadRoutes(app: FastifyInstance, deps: LinkReadDeps): Promise<void> {
+  app.get<{ Params: { slug: string } }>(
+    '/api/v1/links/:slug',
+    {
+      onRequest: requireApiKey(deps.authenticate),
+      schema: {
+        params: { type: 'object', properties: { slug: { type: 'string' } }, required: ['slug'] },
+        response: { 200: linkWithPreviewSchema, 401: errorResponseSchema, 404: errorResponseSchema },
+      },
+    },
+    async (request) => {
+      const link = await ownedLink(deps, request.params.slug, accountOf(request).id);
+      const preview = await deps.findPreview(link.linkId);
+      return {
+        id: link.linkId,
+        slug: link.slug,
+        shortUrl: `${deps.publicBaseUrl}/${link.slug}`,
+        destinationUrl: link.destinationUrl,
+        tag: link.tag,
+        createdAt: link.createdAt.toISOString(),
+        preview: preview
+          ? {
+              status: preview.status,
+              title: preview.title,
+              description: preview.description,
+              image: preview.image,
+              fetchedAt: preview.occurredAt.toISOString(),
+            }
+          : { status: 'pending', title: null, description: null, image: null, fetchedAt: null },
+      };
+    },
+  );
+}
