@@ -30,7 +30,10 @@ export function createKafka({ brokers, clientId, logger }: KafkaConnection): Kaf
         if (!logger) return;
         const { message, ...rest } = log;
         const fields = { ...rest, component: 'kafkajs' };
-        if (level === logLevel.ERROR) logger.error(fields, message);
+        // Retries are bounded on purpose (an HTTP request must not wait minutes); an
+        // append whose outcome is unknown is settled against the topic, not retried forever.
+        if (message.startsWith('Limiting retries for the idempotent producer')) logger.debug(fields, message);
+        else if (level === logLevel.ERROR) logger.error(fields, message);
         else if (level === logLevel.WARN) logger.warn(fields, message);
         else if (level === logLevel.INFO) logger.debug(fields, message);
         else logger.debug(fields, message);
