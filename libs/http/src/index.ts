@@ -4,4 +4,4 @@ export { healthRoutes, type HealthOptions } from './health';
 export { serveUntilSignalled, type ServeOptions } from './serve';
 export { runServices, buildProcessServer, type ServiceModule, type ProcessOptions } from './service';
 export { runMain, processOptionsFrom, createLogger, type HttpProcessConfig } from './entry';
-export { errorResponseSchema } from './schemas';
+export { errorResponseSchema, linkResponseProperties, LINK_RESPONSE_FIELDS } from './schemas';

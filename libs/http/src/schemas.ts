@@ -4,3 +4,15 @@ export const errorResponseSchema = {
   properties: { error: { type: 'string' }, code: { type: 'string' } },
   required: ['error', 'code'],
 } as const;
+
+/** The Link object of the API contract (spec 2.1), as the write and read APIs return it. */
+export const linkResponseProperties = {
+  id: { type: 'string' },
+  slug: { type: 'string' },
+  shortUrl: { type: 'string' },
+  destinationUrl: { type: 'string' },
+  tag: { type: ['string', 'null'] },
+  createdAt: { type: 'string' },
+} as const;
+
+export const LINK_RESPONSE_FIELDS = ['id', 'slug', 'shortUrl', 'destinationUrl', 'tag', 'createdAt'] as const;

@@ -1,6 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { accountOf, requireApiKey, type Authenticate } from '@shortlink/accounts';
-import { errorResponseSchema, HttpError, type ServiceModule } from '@shortlink/http';
+import {
+  errorResponseSchema,
+  HttpError,
+  LINK_RESPONSE_FIELDS,
+  linkResponseProperties,
+  type ServiceModule,
+} from '@shortlink/http';
 import { createLink, type CreateLinkDeps } from './links/create-link-handler';
 import { validateCreateLink } from './links/create-link';
 
@@ -15,15 +21,8 @@ export interface WriteApiDeps extends CreateLinkDeps {
 
 const linkSchema = {
   type: 'object',
-  properties: {
-    id: { type: 'string' },
-    slug: { type: 'string' },
-    shortUrl: { type: 'string' },
-    destinationUrl: { type: 'string' },
-    tag: { type: ['string', 'null'] },
-    createdAt: { type: 'string' },
-  },
-  required: ['id', 'slug', 'shortUrl', 'destinationUrl', 'tag', 'createdAt'],
+  properties: linkResponseProperties,
+  required: LINK_RESPONSE_FIELDS,
 } as const;
 
 /** Accepts link creation (spec 4.1) and appends LinkCreated events to Kafka. */

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { accountOf, requireApiKey, type Authenticate } from '@shortlink/accounts';
-import { errorResponseSchema, HttpError } from '@shortlink/http';
+import { errorResponseSchema, HttpError, LINK_RESPONSE_FIELDS, linkResponseProperties } from '@shortlink/http';
 import type { LinkRecord, PreviewRecord } from '@shortlink/postgres';
 
 export interface LinkReadDeps {
@@ -15,12 +15,7 @@ const nullableString = { type: ['string', 'null'] } as const;
 const linkWithPreviewSchema = {
   type: 'object',
   properties: {
-    id: { type: 'string' },
-    slug: { type: 'string' },
-    shortUrl: { type: 'string' },
-    destinationUrl: { type: 'string' },
-    tag: nullableString,
-    createdAt: { type: 'string' },
+    ...linkResponseProperties,
     preview: {
       type: 'object',
       properties: {
@@ -33,7 +28,7 @@ const linkWithPreviewSchema = {
       required: ['status', 'title', 'description', 'image', 'fetchedAt'],
     },
   },
-  required: ['id', 'slug', 'shortUrl', 'destinationUrl', 'tag', 'createdAt', 'preview'],
+  required: [...LINK_RESPONSE_FIELDS, 'preview'],
 } as const;
 
 export const LINK_NOT_FOUND = new HttpError(404, 'Link not found', 'not_found');
