@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Producer } from 'kafkajs';
 import { createEvent, encodeEvent, type LinkCreated } from '@shortlink/events';
-import { createIdempotentProducer } from '@shortlink/kafka';
+import { createIdempotentProducer, waitForGroupToCatchUp } from '@shortlink/kafka';
 import { projectorModule, startLinkSystem, type LinkSystem } from './support/link-system';
 import { eventually } from '@shortlink/testing';
 import { createProjector, rebuildLinks } from '@shortlink/service-projector';
@@ -60,20 +60,7 @@ async function caughtUp(groupId: string) {
   const admin = system.infra.kafka.admin();
   await admin.connect();
   try {
-    const topic = system.infra.names.topics.links;
-    const ends = await admin.fetchTopicOffsets(topic);
-    await eventually(
-      async () => {
-        const [committed] = await admin.fetchOffsets({ groupId, topics: [topic] });
-        const done = new Map(committed!.partitions.map((p) => [p.partition, Number(p.offset)]));
-        const caught = ends.every(
-          (e) => Number(e.high) <= Number(e.low) || (done.get(e.partition) ?? -1) >= Number(e.high),
-        );
-        return caught ? true : undefined;
-      },
-      30_000,
-      `group ${groupId} caught up`,
-    );
+    expect(await waitForGroupToCatchUp(admin, groupId, system.infra.names.topics.links, 30_000)).toBe(true);
   } finally {
     await admin.disconnect();
   }

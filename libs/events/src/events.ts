@@ -1,7 +1,10 @@
 import { z } from 'zod';
 import { envelopeOf } from './envelope';
 
-const slug = z.string().regex(/^[a-z0-9-]{3,30}$/);
+/** Every slug, custom or generated: 3-30 of lowercase letters, digits and hyphens. */
+export const SLUG_PATTERN = /^[a-z0-9-]{3,30}$/;
+
+const slug = z.string().regex(SLUG_PATTERN);
 
 /** A short link came into existence. Keyed by slug on the links topic. */
 export const linkCreated = envelopeOf(

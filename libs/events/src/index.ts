@@ -1,5 +1,6 @@
 export {
   linkCreated,
+  SLUG_PATTERN,
   linkPreviewFetched,
   linkPreviewFailed,
   clickRecorded,

@@ -1,4 +1,4 @@
-import type { Kafka } from 'kafkajs';
+import type { Admin, Kafka } from 'kafkajs';
 import type { TopicSpec } from './topics';
 
 /** Creates the topics that do not exist yet; existing ones are left as they are. */
@@ -59,3 +59,28 @@ export async function waitForKafka(kafka: Kafka, timeoutMs: number): Promise<voi
 
 /** Partition counts for a fresh cluster; production clusters size their own topics. */
 export const DEFAULT_PARTITIONS = { links: 6, clicks: 12 } as const;
+
+/**
+ * Waits until a consumer group has committed everything a topic held when the
+ * call began. An empty partition (high <= low) has nothing to consume and may
+ * have no committed offset at all. False when the timeout passes first.
+ */
+export async function waitForGroupToCatchUp(
+  admin: Admin,
+  groupId: string,
+  topic: string,
+  timeoutMs: number,
+): Promise<boolean> {
+  const ends = await admin.fetchTopicOffsets(topic);
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const [committed] = await admin.fetchOffsets({ groupId, topics: [topic] });
+    const done = new Map((committed?.partitions ?? []).map((p) => [p.partition, BigInt(p.offset)]));
+    const behind = ends.filter(
+      (e) => BigInt(e.high) > BigInt(e.low) && BigInt(e.high) > (done.get(e.partition) ?? -1n),
+    );
+    if (behind.length === 0) return true;
+    if (Date.now() > deadline) return false;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}

@@ -1,6 +1,6 @@
 export { TOPICS, CONSUMER_GROUPS, kafkaNames, topicSpecs, type KafkaNames, type TopicSpec } from './topics';
 export { createKafka, createIdempotentProducer, type KafkaConnection, type KafkaLogger } from './client';
-export { ensureTopics, waitForKafka, DEFAULT_PARTITIONS } from './admin';
+export { ensureTopics, waitForKafka, waitForGroupToCatchUp, DEFAULT_PARTITIONS } from './admin';
 export { openKafka } from './open';
 export {
   runConsumer,

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { SLUG_PATTERN } from '@shortlink/events';
 import type { ServiceModule } from '@shortlink/http';
 import type { LinkCache, ResolvedLink } from './link-cache';
 
@@ -13,9 +14,6 @@ export interface RedirectorDeps {
   start?: () => Promise<void>;
   stop?: () => Promise<void>;
 }
-
-/** Anything else cannot be a slug, so it is a 404 without a lookup. */
-const SLUG = /^[a-z0-9-]{3,30}$/;
 
 const NOT_FOUND_BODY = '{"error":"Link not found","code":"not_found"}';
 
@@ -58,7 +56,8 @@ export function createRedirector(deps: RedirectorDeps): ServiceModule {
         },
         (request, reply) => {
           const { slug } = request.params;
-          if (!SLUG.test(slug)) return answer(reply, null);
+          // Anything else cannot be a slug: a 404 without a lookup.
+          if (!SLUG_PATTERN.test(slug)) return answer(reply, null);
           const cached = deps.cache.peek(slug);
           // Warm path: no promise, no I/O.
           if (cached !== undefined) return redirect(request, reply, cached);

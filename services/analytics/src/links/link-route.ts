@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { accountOf, requireApiKey, type Authenticate } from '@shortlink/accounts';
+import { SLUG_PATTERN } from '@shortlink/events';
 import { errorResponseSchema, HttpError, LINK_RESPONSE_FIELDS, linkResponseProperties } from '@shortlink/http';
 import type { LinkRecord, PreviewRecord } from '@shortlink/postgres';
 
@@ -39,7 +40,7 @@ export async function ownedLink(
   slug: string,
   accountId: string,
 ): Promise<LinkRecord> {
-  const link = /^[a-z0-9-]{3,30}$/.test(slug) ? await deps.findLink(slug) : null;
+  const link = SLUG_PATTERN.test(slug) ? await deps.findLink(slug) : null;
   if (!link || link.accountId !== accountId) throw LINK_NOT_FOUND;
   return link;
 }

@@ -1,5 +1,6 @@
 import type { Admin } from 'kafkajs';
 import type { Pool } from 'pg';
+import { waitForGroupToCatchUp } from '@shortlink/kafka';
 import { commitSlugClaim } from '@shortlink/postgres';
 
 export interface SettleLogger {
@@ -25,8 +26,6 @@ export interface SettleOutcome {
   undecided: string[];
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 /**
  * Settles pending claims nobody will finish: the writer crashed between claim
  * and append, or its append failed in a way that leaves it unknown whether the
@@ -38,22 +37,6 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export function createClaimSettler(options: ClaimSettlerOptions) {
   const { pool, admin, linksTopic, linkProjectorGroup, logger } = options;
 
-  async function projectorCaughtUp(): Promise<boolean> {
-    const ends = await admin.fetchTopicOffsets(linksTopic);
-    const deadline = Date.now() + options.catchUpTimeoutMs;
-    for (;;) {
-      const [committed] = await admin.fetchOffsets({ groupId: linkProjectorGroup, topics: [linksTopic] });
-      const done = new Map((committed?.partitions ?? []).map((p) => [p.partition, BigInt(p.offset)]));
-      // An empty partition (high <= low) has nothing to consume and may have no committed offset at all.
-      const behind = ends.filter(
-        (e) => BigInt(e.high) > BigInt(e.low) && BigInt(e.high) > (done.get(e.partition) ?? -1n),
-      );
-      if (behind.length === 0) return true;
-      if (Date.now() > deadline) return false;
-      await sleep(200);
-    }
-  }
-
   return async function settleStaleClaims(): Promise<SettleOutcome> {
     const outcome: SettleOutcome = { committed: [], released: [], undecided: [] };
     const { rows } = await pool.query<{ slug: string; link_id: string }>(
@@ -63,7 +46,7 @@ export function createClaimSettler(options: ClaimSettlerOptions) {
       [options.staleAfterMs],
     );
     if (rows.length === 0) return outcome;
-    if (!(await projectorCaughtUp())) {
+    if (!(await waitForGroupToCatchUp(admin, linkProjectorGroup, linksTopic, options.catchUpTimeoutMs))) {
       outcome.undecided = rows.map((r) => r.slug);
       logger.warn({ claims: rows.length }, 'link projector is behind; stale slug claims left for the next pass');
       return outcome;

@@ -1,7 +1,8 @@
 import { randomInt } from 'node:crypto';
+import { SLUG_PATTERN } from '@shortlink/events';
 import { isReservedSlug } from './reserved-slugs';
 
-export const CUSTOM_SLUG = /^[a-z0-9-]{3,30}$/;
+export const CUSTOM_SLUG = SLUG_PATTERN;
 export const GENERATED_SLUG_LENGTH = 5;
 const ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
 const DIGIT = /[0-9]/;
