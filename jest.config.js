@@ -1,17 +1,21 @@
 // @ts-check
 /** Tests run against sources (ts-jest); `tsc -b` builds dist/ for running the services. */
+/** cookie@2 (fastify's inject), and the preview worker's HTML parser and address filter. */
+const ESM_ONLY =
+  '(cookie|htmlparser2|domhandler|domutils|domelementtype|dom-serializer|entities|request-filtering-agent)';
+
 const shared = {
   testEnvironment: 'node',
   transform: {
     '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.check.json', diagnostics: false }],
-    // ESM-only dependencies (cookie@2, used by fastify's inject) compiled to CommonJS:
-    // Jest cannot require ESM on Node 20.
-    '^.+/node_modules/cookie/.+\\.js$': [
+    // ESM-only dependencies compiled to CommonJS: Node 20 can require() them, Jest's
+    // module loader cannot.
+    [`^.+/node_modules/${ESM_ONLY}/.+\\.js$`]: [
       'ts-jest',
       { tsconfig: { allowJs: true, module: 'commonjs', target: 'ES2022' }, diagnostics: false },
     ],
   },
-  transformIgnorePatterns: ['/node_modules/(?!cookie/)'],
+  transformIgnorePatterns: [`/node_modules/(?!${ESM_ONLY}/)`],
   moduleNameMapper: {
     '^@shortlink/service-(.*)$': '<rootDir>/services/$1/src/app.ts',
     '^@shortlink/(.*)$': '<rootDir>/libs/$1/src/index.ts',

@@ -41,6 +41,11 @@ export interface RunConsumerOptions {
   fromBeginning?: boolean;
   maxBackoffMs?: number;
   sessionTimeoutMs?: number;
+  /**
+   * Partitions handled at once (default 1). Order within a partition is kept
+   * whatever the value; raise it for handlers that wait on slow outside calls.
+   */
+  partitionsConcurrently?: number;
 }
 
 export interface RunningConsumer {
@@ -71,6 +76,7 @@ export async function runConsumer(options: RunConsumerOptions): Promise<RunningC
   await consumer.subscribe({ topics, fromBeginning: options.fromBeginning ?? true });
   await consumer.run({
     autoCommit: true,
+    partitionsConsumedConcurrently: options.partitionsConcurrently ?? 1,
     eachMessage: async (payload) => {
       const { topic, partition, message } = payload;
       const context = { topic, partition, offset: message.offset };

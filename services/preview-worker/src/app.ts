@@ -1,0 +1,138 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Kafka, Producer } from 'kafkajs';
+import {
+  decodeEvent,
+  encodeEvent,
+  linkEvent,
+  type LinkPreviewFailed,
+  type LinkPreviewFetched,
+} from '@shortlink/events';
+import type { ServiceModule } from '@shortlink/http';
+import {
+  OK,
+  runConsumer,
+  type KafkaLogger,
+  type KafkaNames,
+  type MessageHandler,
+  type RunningConsumer,
+} from '@shortlink/kafka';
+import { createPageFetcher, DEFAULT_FETCH_POLICY, type FetchPolicy, type PageFetcher } from './fetch/fetch-page';
+import { previewEvent } from './preview/decide';
+import { DEFAULT_RETRY_POLICY, fetchPreview, type RetryPolicy } from './preview/fetch-preview';
+
+export const SERVICE_NAME = 'preview-worker';
+
+export type AppendPreview = (event: LinkPreviewFetched | LinkPreviewFailed) => Promise<void>;
+
+export interface PreviewHandlerDeps {
+  fetchPage: PageFetcher;
+  append: AppendPreview;
+  retry?: RetryPolicy;
+  sleep?: (ms: number) => Promise<void>;
+  now?: () => Date;
+  newId?: () => string;
+  logger: KafkaLogger;
+}
+
+/**
+ * For each `LinkCreated`: fetch, read, append the outcome. Anything else on the
+ * links topic (this worker's own outcomes among it) is dropped. Malformed
+ * messages are dropped too, not parked: the link projector already parks them,
+ * and one copy on the dead-letter topic is enough.
+ */
+export function previewHandler(deps: PreviewHandlerDeps): MessageHandler {
+  const fetchDeps = {
+    fetchPage: deps.fetchPage,
+    retry: deps.retry ?? DEFAULT_RETRY_POLICY,
+    sleep: deps.sleep ?? ((ms: number) => sleep(ms)),
+  };
+  const now = deps.now ?? (() => new Date());
+  const newId = deps.newId ?? randomUUID;
+  return async (message) => {
+    const decoded = decodeEvent(linkEvent, message.value);
+    if (!decoded.ok) return { kind: 'drop', reason: `${decoded.reason}: ${decoded.detail}` };
+    const link = decoded.event;
+    if (link.type !== 'LinkCreated') return { kind: 'drop', reason: `not for this worker: ${link.type}` };
+    const outcome = await fetchPreview(link.data.destinationUrl, fetchDeps);
+    if (outcome.kind === 'failed') {
+      deps.logger.info({ slug: link.data.slug, reason: outcome.reason }, 'preview could not be fetched');
+    }
+    // An append that fails throws: the consumer retries the message, so no outcome is lost.
+    await deps.append(previewEvent(link, outcome, { eventId: newId(), occurredAt: now().toISOString() }));
+    return OK;
+  };
+}
+
+/** Appends to the links topic, keyed by slug: a preview lands after its LinkCreated, in order. */
+export function kafkaPreviewAppender(producer: Producer, topic: string): AppendPreview {
+  return async (event) => {
+    await producer.send({
+      topic,
+      acks: -1,
+      messages: [
+        {
+          key: event.data.slug,
+          value: encodeEvent(event),
+          headers: { 'event-type': event.type, 'event-id': event.eventId },
+        },
+      ],
+    });
+  };
+}
+
+export interface PreviewWorkerDeps {
+  kafka: Kafka;
+  names: KafkaNames;
+  newProducer: () => Producer;
+  /** Everything but the fetch policy's defaults: who we are and whether private networks are allowed. */
+  fetchPolicy: Pick<FetchPolicy, 'allowPrivateNetworks' | 'userAgent'> & Partial<FetchPolicy>;
+  retry?: RetryPolicy;
+  concurrency?: number;
+  sessionTimeoutMs?: number;
+  logger: KafkaLogger;
+}
+
+/** The polite User-Agent: names the service and where to read about it. */
+export function previewUserAgent(publicBaseUrl: string): string {
+  return `ShortLinkPreview/1.0 (+${publicBaseUrl})`;
+}
+
+export function createPreviewWorker(deps: PreviewWorkerDeps): ServiceModule {
+  let producer: Producer | undefined;
+  let consumer: RunningConsumer | undefined;
+  return {
+    name: SERVICE_NAME,
+    async start() {
+      producer = deps.newProducer();
+      await producer.connect();
+      consumer = await runConsumer({
+        kafka: deps.kafka,
+        groupId: deps.names.groups.previewWorker,
+        topics: [deps.names.topics.links],
+        handler: previewHandler({
+          fetchPage: createPageFetcher({ ...DEFAULT_FETCH_POLICY, ...deps.fetchPolicy }),
+          append: kafkaPreviewAppender(producer, deps.names.topics.links),
+          retry: deps.retry,
+          logger: deps.logger,
+        }),
+        logger: deps.logger,
+        deadLetterProducer: producer,
+        deadLetterTopic: deps.names.topics.deadLetter,
+        sessionTimeoutMs: deps.sessionTimeoutMs,
+        partitionsConcurrently: deps.concurrency,
+      });
+    },
+    async stop() {
+      await consumer?.stop();
+      await producer?.disconnect();
+    },
+  };
+}
+
+export { createPageFetcher, DEFAULT_FETCH_POLICY, type FetchPolicy, type PageFetcher } from './fetch/fetch-page';
+export { PreviewFetchError } from './fetch/fetch-errors';
+export { extractPreview } from './parse/extract-preview';
+export { decodeHtml } from './parse/decode-html';
+export { fetchPreview, DEFAULT_RETRY_POLICY, type PreviewOutcome, type RetryPolicy } from './preview/fetch-preview';
+export { previewEnv, previewWorkerConfig } from './config';

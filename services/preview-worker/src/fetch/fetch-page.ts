@@ -1,0 +1,189 @@
+import * as http from 'node:http';
+import * as https from 'node:https';
+import type { Readable } from 'node:stream';
+import * as zlib from 'node:zlib';
+import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from 'request-filtering-agent';
+import { classifyError, PreviewFetchError } from './fetch-errors';
+
+export interface FetchPolicy {
+  /** PREVIEW_ALLOW_PRIVATE_NETWORKS: lifts the public-address rule. Local testing only. */
+  allowPrivateNetworks: boolean;
+  /**
+   * Single addresses let through while private networks stay refused. Not an
+   * operator setting: tests use it to stand a "public" server on a second
+   * loopback address and prove a redirect from it to 127.0.0.1 is refused.
+   */
+  allowAddresses?: readonly string[];
+  /** Whole fetch, every redirect hop included. */
+  timeoutMs: number;
+  /** Most bytes of (decoded) body read; the rest is never downloaded. */
+  maxBytes: number;
+  maxRedirects: number;
+  userAgent: string;
+}
+
+export const DEFAULT_FETCH_POLICY: Omit<FetchPolicy, 'userAgent' | 'allowPrivateNetworks'> = {
+  timeoutMs: 5000,
+  maxBytes: 1024 * 1024,
+  maxRedirects: 5,
+};
+
+export interface FetchedPage {
+  /** The URL the body was read from, after redirects. */
+  finalUrl: string;
+  body: Buffer;
+  /** The response's Content-Type header, for the charset. */
+  contentType: string;
+  /** The page was longer than `maxBytes` and was cut there. */
+  truncated: boolean;
+}
+
+export type PageFetcher = (url: string) => Promise<FetchedPage>;
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+/** Worth asking again later: the server said so, or was overloaded or restarting. */
+const TRANSIENT_STATUSES = new Set([408, 425, 429, 500, 502, 503, 504]);
+const MAX_URL_LENGTH = 2048;
+
+/**
+ * Fetches an HTML page on behalf of an API user, who may point it anywhere.
+ *
+ * Address checks happen inside the connection's own DNS lookup (request-filtering-agent):
+ * the address that is checked is the address connected to, for the first request and
+ * for every redirect hop, so a DNS answer that changes between check and connect
+ * (rebinding) cannot slip through. Redirects are followed by hand so that each hop
+ * is checked for scheme, length and count; nothing is sent but a GET.
+ */
+export function createPageFetcher(policy: FetchPolicy): PageFetcher {
+  const agentOptions = {
+    keepAlive: false,
+    allowPrivateIPAddress: policy.allowPrivateNetworks,
+    allowIPAddressList: [...(policy.allowAddresses ?? [])],
+  };
+  const agents = {
+    'http:': new RequestFilteringHttpAgent(agentOptions),
+    'https:': new RequestFilteringHttpsAgent(agentOptions),
+  };
+
+  return async (startUrl) => {
+    const signal = AbortSignal.timeout(policy.timeoutMs);
+    let url = parseTarget(startUrl);
+    for (let redirects = 0; ; redirects++) {
+      const response = await get(url, agents[url.protocol as 'http:' | 'https:'], policy.userAgent, signal);
+      const status = response.statusCode ?? 0;
+      if (REDIRECTS.has(status)) {
+        response.resume();
+        const location = response.headers.location;
+        if (!location) throw new PreviewFetchError('bad_redirect', false, `HTTP ${status} without a Location header`);
+        if (redirects >= policy.maxRedirects) {
+          throw new PreviewFetchError('too_many_redirects', false, `more than ${policy.maxRedirects} redirects`);
+        }
+        url = parseTarget(location, url);
+        continue;
+      }
+      if (status < 200 || status > 299) {
+        response.resume();
+        throw new PreviewFetchError(
+          `http_${status}`,
+          TRANSIENT_STATUSES.has(status),
+          `the server answered HTTP ${status}`,
+        );
+      }
+      const contentType = response.headers['content-type'] ?? '';
+      if (mediaType(contentType) !== 'text/html') {
+        response.destroy();
+        throw new PreviewFetchError('not_html', false, `content type ${JSON.stringify(contentType || '(none)')}`);
+      }
+      const { body, truncated } = await readCapped(decoded(response), policy.maxBytes, signal);
+      return { finalUrl: url.href, body, contentType, truncated };
+    }
+  };
+}
+
+function parseTarget(raw: string, base?: URL): URL {
+  let url: URL;
+  try {
+    url = new URL(raw, base);
+  } catch {
+    throw new PreviewFetchError('bad_url', false, `not a URL: ${raw.slice(0, 200)}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new PreviewFetchError('unsupported_scheme', false, `only http and https are fetched, not ${url.protocol}`);
+  }
+  if (url.username || url.password) {
+    throw new PreviewFetchError('bad_url', false, 'URLs with credentials are not fetched');
+  }
+  if (url.href.length > MAX_URL_LENGTH) {
+    throw new PreviewFetchError('bad_url', false, `URL longer than ${MAX_URL_LENGTH} characters`);
+  }
+  url.hash = '';
+  return url;
+}
+
+function get(url: URL, agent: http.Agent, userAgent: string, signal: AbortSignal): Promise<http.IncomingMessage> {
+  const request = url.protocol === 'https:' ? https.request : http.request;
+  return new Promise((resolve, reject) => {
+    const req = request(url, {
+      method: 'GET',
+      agent,
+      signal,
+      headers: {
+        'user-agent': userAgent,
+        accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.8',
+        'accept-encoding': 'gzip, deflate, br',
+      },
+    });
+    req.once('response', resolve);
+    req.once('error', (err) => reject(classifyError(err, signal)));
+    req.end();
+  });
+}
+
+function mediaType(contentType: string): string {
+  return (contentType.split(';')[0] ?? '').trim().toLowerCase();
+}
+
+/** The body stream with its Content-Encoding undone; the cap applies to what comes out. */
+function decoded(response: http.IncomingMessage): Readable {
+  const encoding = (response.headers['content-encoding'] ?? '').trim().toLowerCase();
+  const decoder =
+    encoding === 'gzip' || encoding === 'x-gzip'
+      ? zlib.createGunzip()
+      : encoding === 'deflate'
+        ? zlib.createInflate()
+        : encoding === 'br'
+          ? zlib.createBrotliDecompress()
+          : null;
+  if (!decoder) return response;
+  response.on('error', (err) => decoder.destroy(err));
+  decoder.on('close', () => response.destroy());
+  return response.pipe(decoder);
+}
+
+async function readCapped(
+  stream: Readable,
+  maxBytes: number,
+  signal: AbortSignal,
+): Promise<{ body: Buffer; truncated: boolean }> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const onAbort = () => stream.destroy(signal.reason as Error);
+  signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    for await (const chunk of stream) {
+      const buffer = chunk as Buffer;
+      if (size + buffer.length > maxBytes) {
+        chunks.push(buffer.subarray(0, maxBytes - size));
+        // Leaving the loop destroys the stream: the rest is never read off the socket.
+        return { body: Buffer.concat(chunks), truncated: true };
+      }
+      chunks.push(buffer);
+      size += buffer.length;
+    }
+    return { body: Buffer.concat(chunks), truncated: false };
+  } catch (err) {
+    throw classifyError(err, signal);
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+}

@@ -1,0 +1,60 @@
+import { TextDecoder } from 'node:util';
+import { Parser } from 'htmlparser2';
+
+/** How far into the page a `<meta charset>` is looked for, as browsers do. */
+const PRESCAN_BYTES = 1024;
+
+/**
+ * Turns a page's bytes into text: a byte order mark first, then the charset of
+ * the Content-Type header, then a `<meta charset>` (or `http-equiv`) near the
+ * top of the page, else UTF-8. Unknown labels fall back to UTF-8; bytes that do
+ * not decode become U+FFFD rather than failing the preview.
+ */
+export function decodeHtml(body: Buffer, contentType: string): string {
+  const label = bomCharset(body) ?? charsetParam(contentType) ?? metaCharset(body) ?? 'utf-8';
+  let decoder: TextDecoder;
+  try {
+    decoder = new TextDecoder(label);
+  } catch {
+    decoder = new TextDecoder('utf-8');
+  }
+  return decoder.decode(body);
+}
+
+function bomCharset(body: Buffer): string | null {
+  if (body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf) return 'utf-8';
+  if (body[0] === 0xfe && body[1] === 0xff) return 'utf-16be';
+  if (body[0] === 0xff && body[1] === 0xfe) return 'utf-16le';
+  return null;
+}
+
+function charsetParam(contentType: string): string | null {
+  for (const param of contentType.split(';').slice(1)) {
+    const [name, value] = param.split('=', 2);
+    if (name?.trim().toLowerCase() === 'charset' && value) {
+      const charset = value.trim().replace(/^["']|["']$/g, '');
+      if (charset) return charset;
+    }
+  }
+  return null;
+}
+
+function metaCharset(body: Buffer): string | null {
+  let found: string | null = null;
+  const parser = new Parser(
+    {
+      onopentag(name, attributes) {
+        if (found !== null || name !== 'meta') return;
+        if (attributes.charset) found = attributes.charset.trim();
+        else if (attributes['http-equiv']?.toLowerCase() === 'content-type' && attributes.content) {
+          found = charsetParam(attributes.content);
+        }
+      },
+    },
+    { lowerCaseTags: true, lowerCaseAttributeNames: true },
+  );
+  // Latin-1 maps every byte to one character, so ASCII markup reads the same whatever the real charset.
+  parser.write(body.subarray(0, PRESCAN_BYTES).toString('latin1'));
+  parser.end();
+  return found || null;
+}

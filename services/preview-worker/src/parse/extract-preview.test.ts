@@ -1,0 +1,98 @@
+import { extractPreview, LIMITS } from './extract-preview';
+
+const page = (head: string, body = '') => `<!doctype html><html><head>${head}</head><body>${body}</body></html>`;
+const FINAL = 'https://example.com/articles/42?ref=x';
+
+describe('extractPreview', () => {
+  it('prefers Open Graph tags', () => {
+    const html = page(`
+      <title>Document title</title>
+      <meta name="description" content="Plain description">
+      <meta name="twitter:title" content="Twitter title">
+      <meta property="og:title" content="OG title">
+      <meta property="og:description" content="OG description">
+      <meta property="og:image" content="https://cdn.example.com/og.png">`);
+    expect(extractPreview(html, FINAL)).toEqual({
+      title: 'OG title',
+      description: 'OG description',
+      image: 'https://cdn.example.com/og.png',
+    });
+  });
+
+  it('falls back to Twitter card tags, then to the document title and description', () => {
+    const twitter = page(`
+      <title>Document title</title>
+      <meta name="description" content="Plain description">
+      <meta name="twitter:title" content="Twitter title">
+      <meta name="twitter:image" content="/t.png">`);
+    expect(extractPreview(twitter, FINAL)).toEqual({
+      title: 'Twitter title',
+      description: 'Plain description',
+      image: 'https://example.com/t.png',
+    });
+    expect(extractPreview(page('<title>Only a title</title>'), FINAL)).toEqual({
+      title: 'Only a title',
+      description: null,
+      image: null,
+    });
+  });
+
+  it('resolves relative images against the final URL', () => {
+    expect(extractPreview(page('<meta property="og:image" content="img/a.png">'), FINAL).image).toBe(
+      'https://example.com/articles/img/a.png',
+    );
+    expect(extractPreview(page('<meta property="og:image" content="//cdn.example.org/b.jpg">'), FINAL).image).toBe(
+      'https://cdn.example.org/b.jpg',
+    );
+  });
+
+  it('ignores images that are not http(s), and falls through to the next candidate', () => {
+    const html = page(`
+      <meta property="og:image" content="javascript:alert(1)">
+      <meta name="twitter:image" content="data:image/png;base64,AAAA">
+      <meta name="twitter:image:src" content="https://ok.example/x.png">`);
+    expect(extractPreview(html, FINAL).image).toBe('https://ok.example/x.png');
+  });
+
+  it('decodes entities and collapses whitespace', () => {
+    const html = page(`
+      <title>
+        Fish &amp; Chips &mdash;   the &#8220;best&#8221; &lt;guide&gt;
+      </title>
+      <meta property="og:description" content="  caf&eacute;&nbsp;au lait &#x1F600;
+        line two ">`);
+    expect(extractPreview(html, FINAL)).toMatchObject({
+      title: 'Fish & Chips — the “best” <guide>',
+      description: 'café au lait 😀 line two',
+    });
+  });
+
+  it('skips empty values so the next source is used', () => {
+    const html = page('<meta property="og:title" content="   "><meta name="twitter:title" content="Real">');
+    expect(extractPreview(html, FINAL).title).toBe('Real');
+  });
+
+  it('caps lengths to the event limits without splitting a character', () => {
+    const long = '😀'.repeat(400);
+    const html = page(`<title>${long}</title><meta name="description" content="${'d'.repeat(5000)}">`);
+    const preview = extractPreview(html, FINAL);
+    expect(preview.title!.length).toBeLessThanOrEqual(LIMITS.title);
+    expect(preview.title!.endsWith('…')).toBe(true);
+    expect(preview.title).not.toMatch(/[\ud800-\udbff]…$/);
+    expect(preview.description!.length).toBe(LIMITS.description);
+    const hugeImage = page(`<meta property="og:image" content="https://e.com/${'a'.repeat(3000)}">`);
+    expect(extractPreview(hugeImage, FINAL).image).toBeNull();
+  });
+
+  it('reads the page title, not an SVG title, and accepts case and attribute variations', () => {
+    const html = `<HTML><HEAD><META PROPERTY="OG:DESCRIPTION" CONTENT="Upper"></HEAD>
+      <body><svg><title>icon</title></svg><title>Late title</title></body></HTML>`;
+    expect(extractPreview(html, FINAL)).toEqual({ title: 'Late title', description: 'Upper', image: null });
+  });
+
+  it('survives broken markup', () => {
+    const html = '<html><head><title>Unclosed <meta property="og:image" content="/x.png"';
+    expect(() => extractPreview(html, FINAL)).not.toThrow();
+    expect(extractPreview('', FINAL)).toEqual({ title: null, description: null, image: null });
+  });
+});
