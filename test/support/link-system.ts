@@ -7,6 +7,7 @@ import { buildProcessServer, createLogger, type ServiceModule } from '@shortlink
 import { createIdempotentProducer, kafkaNames, openKafka, type KafkaNames } from '@shortlink/kafka';
 import { MIGRATIONS_DIR, openDatabase } from '@shortlink/postgres';
 import { createAnalytics, wireAnalytics } from '@shortlink/service-analytics';
+import { createPreviewWorker, previewUserAgent, type FetchPolicy } from '@shortlink/service-preview-worker';
 import { createProjector } from '@shortlink/service-projector';
 import { createRedirector, wireRedirector } from '@shortlink/service-redirector';
 import { createWriteApi, wireWriteApi } from '@shortlink/service-write-api';
@@ -105,8 +106,13 @@ export function projectorModule(infra: TestInfra): ServiceModule {
   });
 }
 
-/** The write API, projector and redirector in one process, on real Postgres and Kafka. */
-export async function startLinkSystem(): Promise<LinkSystem> {
+export interface LinkSystemOptions {
+  /** Runs the preview worker too, with this fetch policy. */
+  previews?: Pick<FetchPolicy, 'allowPrivateNetworks'> & Partial<FetchPolicy>;
+}
+
+/** The write API, projector and redirector (and optionally the preview worker) in one process. */
+export async function startLinkSystem(options: LinkSystemOptions = {}): Promise<LinkSystem> {
   const infra = await openTestInfra();
   const { kafka, names, pool, db } = infra;
   // Wired as deploy/standalone wires them.
@@ -130,6 +136,18 @@ export async function startLinkSystem(): Promise<LinkSystem> {
     projectorModule(infra),
     createWriteApi(writeApi),
     createAnalytics(wireAnalytics({ pool, clickhouse: infra.clickhouse, publicBaseUrl: PUBLIC_BASE_URL })),
+    ...(options.previews
+      ? [
+          createPreviewWorker({
+            kafka,
+            names,
+            newProducer: () => createIdempotentProducer(kafka),
+            fetchPolicy: { userAgent: previewUserAgent(PUBLIC_BASE_URL), ...options.previews },
+            retry: { maxAttempts: 2, firstBackoffMs: 50 },
+            logger: silentLogger,
+          }),
+        ]
+      : []),
     createRedirector(redirector),
   ];
   // Behind a proxy, as in production: the client IP comes from X-Forwarded-For.

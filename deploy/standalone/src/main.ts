@@ -19,6 +19,7 @@ import { createLogger, processOptionsFrom, runMain, runServices } from '@shortli
 import { createIdempotentProducer, kafkaNames, openKafka } from '@shortlink/kafka';
 import { openServiceDatabase } from '@shortlink/postgres';
 import { createAnalytics, wireAnalytics } from '@shortlink/service-analytics';
+import { createPreviewWorker, previewEnv, previewUserAgent } from '@shortlink/service-preview-worker';
 import { createProjector } from '@shortlink/service-projector';
 import { createRedirector, wireRedirector } from '@shortlink/service-redirector';
 import { createWriteApi, wireWriteApi } from '@shortlink/service-write-api';
@@ -29,7 +30,8 @@ const standaloneConfig = httpEnv
   .extend(clickhouseEnv.shape)
   .extend(kafkaEnv.shape)
   .extend(postgresEnv.shape)
-  .extend(publicEnv.shape);
+  .extend(publicEnv.shape)
+  .extend(previewEnv.shape);
 
 runMain(async () => {
   const config = loadConfig(standaloneConfig, process.env);
@@ -63,6 +65,18 @@ runMain(async () => {
         pool,
         clickhouse,
         newProducer: () => createIdempotentProducer(kafka),
+        sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS,
+        logger,
+      }),
+      createPreviewWorker({
+        kafka,
+        names,
+        newProducer: () => createIdempotentProducer(kafka),
+        fetchPolicy: {
+          allowPrivateNetworks: config.PREVIEW_ALLOW_PRIVATE_NETWORKS,
+          userAgent: previewUserAgent(config.PUBLIC_BASE_URL),
+        },
+        concurrency: config.PREVIEW_CONCURRENCY,
         sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS,
         logger,
       }),

@@ -104,6 +104,9 @@ export function createPreviewWorker(deps: PreviewWorkerDeps): ServiceModule {
   return {
     name: SERVICE_NAME,
     async start() {
+      if (deps.fetchPolicy.allowPrivateNetworks) {
+        deps.logger.warn({}, 'PREVIEW_ALLOW_PRIVATE_NETWORKS is on: previews may be fetched from private addresses');
+      }
       producer = deps.newProducer();
       await producer.connect();
       consumer = await runConsumer({

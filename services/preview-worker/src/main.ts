@@ -9,9 +9,6 @@ runMain(async () => {
   const names = kafkaNames(config.KAFKA_TOPIC_PREFIX);
   const logger = createLogger(SERVICE_NAME, config.LOG_LEVEL);
   const kafka = await openKafka({ brokers: config.KAFKA_BROKERS, clientId: SERVICE_NAME, logger, names });
-  if (config.PREVIEW_ALLOW_PRIVATE_NETWORKS) {
-    logger.warn({}, 'PREVIEW_ALLOW_PRIVATE_NETWORKS is on: previews may be fetched from private addresses');
-  }
   const worker = createPreviewWorker({
     kafka,
     names,

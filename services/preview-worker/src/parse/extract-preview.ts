@@ -67,10 +67,9 @@ export function extractPreview(html: string, finalUrl: string): PreviewFields {
 /** Collapses runs of whitespace (and drops control characters); empty is absent. */
 function clean(value: string | null): string | null {
   if (value === null) return null;
-  // eslint-disable-next-line no-control-regex
   const text = value
-    .replace(/[\u0000-\u0008\u000b\u000e-\u001f\u007f]/g, '')
     .replace(/\s+/g, ' ')
+    .replace(/\p{Cc}/gu, '')
     .trim();
   return text === '' ? null : text;
 }
