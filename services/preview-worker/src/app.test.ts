@@ -69,7 +69,7 @@ describe('previewHandler', () => {
   });
 
   it('appends a LinkPreviewFailed with the reason when the fetch fails for good', async () => {
-    const appended: { type: string; data: { reason?: string } }[] = [];
+    const appended: unknown[] = [];
     const handler = handlerWith(
       async () => {
         throw new PreviewFetchError('http_404', false, 'the server answered HTTP 404');
