@@ -1,9 +1,10 @@
-import type { Admin, Kafka } from 'kafkajs';
+import type { Kafka } from 'kafkajs';
+import type { EventLogClient, LogAdmin } from './log-client';
 import type { TopicSpec } from './topics';
 
 /** Creates the topics that do not exist yet; existing ones are left as they are. */
 export async function ensureTopics(
-  kafka: Kafka,
+  kafka: EventLogClient,
   specs: readonly TopicSpec[],
   replicationFactor = 1,
 ): Promise<string[]> {
@@ -66,7 +67,7 @@ export const DEFAULT_PARTITIONS = { links: 6, clicks: 12 } as const;
  * have no committed offset at all. False when the timeout passes first.
  */
 export async function waitForGroupToCatchUp(
-  admin: Admin,
+  admin: LogAdmin,
   groupId: string,
   topic: string,
   timeoutMs: number,

@@ -1,4 +1,5 @@
-import { Kafka, logLevel, Partitioners, type LogEntry, type Producer } from 'kafkajs';
+import { Kafka, logLevel, Partitioners, type LogEntry } from 'kafkajs';
+import type { EventLogClient, LogProducer } from './log-client';
 
 /** The subset of a pino logger this library writes to. */
 export interface KafkaLogger {
@@ -45,7 +46,7 @@ export function createKafka({ brokers, clientId, logger }: KafkaConnection): Kaf
  * An idempotent producer: with `acks=all` (set per send) a retried batch is
  * written once, so an acknowledged send is durable and not duplicated.
  */
-export function createIdempotentProducer(kafka: Kafka): Producer {
+export function createIdempotentProducer(kafka: EventLogClient): LogProducer {
   return kafka.producer({
     idempotent: true,
     maxInFlightRequests: 1,

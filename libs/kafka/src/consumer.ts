@@ -1,6 +1,7 @@
-import type { Consumer, Kafka, KafkaMessage, Producer } from 'kafkajs';
+import type { KafkaMessage } from 'kafkajs';
 import type { KafkaLogger } from './client';
 import { parkDeadLetter } from './dead-letter';
+import type { EventLogClient, LogConsumer, LogProducer } from './log-client';
 
 /**
  * What a handler decided about one message. Anything thrown is treated as
@@ -30,13 +31,13 @@ export interface ConsumerMetrics {
 }
 
 export interface RunConsumerOptions {
-  kafka: Kafka;
+  kafka: EventLogClient;
   groupId: string;
   topics: string[];
   handler: MessageHandler;
   logger: KafkaLogger;
   /** Used to park dead letters; must be connected by the caller's start. */
-  deadLetterProducer: Producer;
+  deadLetterProducer: LogProducer;
   deadLetterTopic: string;
   fromBeginning?: boolean;
   maxBackoffMs?: number;
@@ -67,7 +68,7 @@ export async function runConsumer(options: RunConsumerOptions): Promise<RunningC
   let stopping = false;
 
   const sessionTimeout = options.sessionTimeoutMs ?? 30_000;
-  const consumer: Consumer = kafka.consumer({
+  const consumer: LogConsumer = kafka.consumer({
     groupId,
     sessionTimeout,
     heartbeatInterval: Math.min(3000, sessionTimeout / 3),

@@ -1,4 +1,5 @@
-import type { KafkaMessage, Producer } from 'kafkajs';
+import type { KafkaMessage } from 'kafkajs';
+import type { LogProducer } from './log-client';
 
 export interface DeadLetterSource {
   topic: string;
@@ -11,7 +12,7 @@ export interface DeadLetterSource {
  * where it came from and why in its headers, so its partition moves on.
  */
 export async function parkDeadLetter(
-  producer: Producer,
+  producer: LogProducer,
   deadLetterTopic: string,
   message: KafkaMessage,
   source: DeadLetterSource,

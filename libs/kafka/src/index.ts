@@ -12,3 +12,4 @@ export {
   type ConsumerMetrics,
 } from './consumer';
 export { parkDeadLetter, type DeadLetterSource } from './dead-letter';
+export type { EventLogClient, LogAdmin, LogConsumer, LogProducer } from './log-client';

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Kafka, Producer } from 'kafkajs';
 import {
   decodeEvent,
   encodeEvent,
@@ -12,8 +11,10 @@ import type { ServiceModule } from '@shortlink/http';
 import {
   OK,
   runConsumer,
+  type EventLogClient,
   type KafkaLogger,
   type KafkaNames,
+  type LogProducer,
   type MessageHandler,
   type RunningConsumer,
 } from '@shortlink/kafka';
@@ -65,7 +66,7 @@ export function previewHandler(deps: PreviewHandlerDeps): MessageHandler {
 }
 
 /** Appends to the links topic, keyed by slug: a preview lands after its LinkCreated, in order. */
-export function kafkaPreviewAppender(producer: Producer, topic: string): AppendPreview {
+export function kafkaPreviewAppender(producer: LogProducer, topic: string): AppendPreview {
   return async (event) => {
     await producer.send({
       topic,
@@ -82,9 +83,9 @@ export function kafkaPreviewAppender(producer: Producer, topic: string): AppendP
 }
 
 export interface PreviewWorkerDeps {
-  kafka: Kafka;
+  kafka: EventLogClient;
   names: KafkaNames;
-  newProducer: () => Producer;
+  newProducer: () => LogProducer;
   /** Everything but the fetch policy's defaults: who we are and whether private networks are allowed. */
   fetchPolicy: Pick<FetchPolicy, 'allowPrivateNetworks' | 'userAgent'> & Partial<FetchPolicy>;
   retry?: RetryPolicy;
@@ -99,7 +100,7 @@ export function previewUserAgent(publicBaseUrl: string): string {
 }
 
 export function createPreviewWorker(deps: PreviewWorkerDeps): ServiceModule {
-  let producer: Producer | undefined;
+  let producer: LogProducer | undefined;
   let consumer: RunningConsumer | undefined;
   return {
     name: SERVICE_NAME,

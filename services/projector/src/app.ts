@@ -1,9 +1,15 @@
 import type { ClickHouseClient } from '@clickhouse/client';
-import type { Kafka, Producer } from 'kafkajs';
 import type { Pool } from 'pg';
 import { CLICKHOUSE_MIGRATIONS_DIR, migrateClickHouse } from '@shortlink/clickhouse';
 import type { ServiceModule } from '@shortlink/http';
-import { runConsumer, type KafkaLogger, type KafkaNames, type RunningConsumer } from '@shortlink/kafka';
+import {
+  runConsumer,
+  type EventLogClient,
+  type KafkaLogger,
+  type KafkaNames,
+  type LogProducer,
+  type RunningConsumer,
+} from '@shortlink/kafka';
 import { runClickProjector } from './clicks/click-projector';
 import { postgresRangeStore } from './clicks/ranges';
 import { linkEventHandler } from './links/link-handler';
@@ -11,12 +17,12 @@ import { linkEventHandler } from './links/link-handler';
 export const SERVICE_NAME = 'projector';
 
 export interface ProjectorDeps {
-  kafka: Kafka;
+  kafka: EventLogClient;
   names: KafkaNames;
   pool: Pool;
   clickhouse: ClickHouseClient;
   /** One producer per consumer that parks dead letters. */
-  newProducer: () => Producer;
+  newProducer: () => LogProducer;
   /** Most clicks per ClickHouse insert (CLICK_BATCH_SIZE). */
   clickBatchSize?: number;
   /** KAFKA_SESSION_TIMEOUT_MS */
@@ -31,7 +37,7 @@ export interface ProjectorDeps {
  */
 export function createProjector(deps: ProjectorDeps): ServiceModule {
   let links: RunningConsumer | undefined;
-  let linksDeadLetters: Producer | undefined;
+  let linksDeadLetters: LogProducer | undefined;
   let clicks: Awaited<ReturnType<typeof runClickProjector>> | undefined;
   return {
     name: SERVICE_NAME,

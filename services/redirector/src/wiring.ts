@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { Kafka } from 'kafkajs';
 import type { Pool } from 'pg';
-import { createIdempotentProducer, type KafkaLogger, type KafkaNames } from '@shortlink/kafka';
+import { createIdempotentProducer, type EventLogClient, type KafkaLogger, type KafkaNames } from '@shortlink/kafka';
 import { instanceSecret } from '@shortlink/postgres';
 import type { RedirectorDeps } from './app';
 import { createClickRecorder } from './clicks/click-recorder';
@@ -13,7 +12,7 @@ import { postgresLookup } from './lookup';
 export interface RedirectorResources {
   pool: Pool;
   databaseUrl: string;
-  kafka: Kafka;
+  kafka: EventLogClient;
   names: KafkaNames;
   /** VISITOR_HASH_SECRET; when absent, the installation's own secret kept in Postgres. */
   visitorSecret: string | undefined;

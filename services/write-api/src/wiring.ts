@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { Kafka } from 'kafkajs';
 import type { Pool } from 'pg';
 import { postgresAuthenticator } from '@shortlink/accounts';
-import { createIdempotentProducer, type KafkaLogger, type KafkaNames } from '@shortlink/kafka';
+import { createIdempotentProducer, type EventLogClient, type KafkaLogger, type KafkaNames } from '@shortlink/kafka';
 import type { WriteApiDeps } from './app';
 import { postgresClaimStore } from './links/claims';
 import { kafkaLinkAppender } from './links/link-created';
@@ -11,7 +10,7 @@ import { generateSlug } from './links/slug';
 
 export interface WriteApiResources {
   pool: Pool;
-  kafka: Kafka;
+  kafka: EventLogClient;
   names: KafkaNames;
   publicBaseUrl: string;
   logger: KafkaLogger;
@@ -21,7 +20,7 @@ export interface WriteApiResources {
   onLinkCommitted?: (slug: string) => void;
 }
 
-/** Real adapters for the write API: Postgres claims and keys, an idempotent Kafka producer. */
+/** Real adapters for the write API: Postgres claims and keys, an idempotent producer on the event log. */
 export function wireWriteApi(resources: WriteApiResources): WriteApiDeps {
   const { pool, kafka, names, publicBaseUrl, logger } = resources;
   const producer = createIdempotentProducer(kafka);

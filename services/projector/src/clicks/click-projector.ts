@@ -1,16 +1,22 @@
 import type { ClickHouseClient } from '@clickhouse/client';
-import type { Batch, Consumer, Kafka, KafkaMessage, Producer } from 'kafkajs';
-import { parkDeadLetter, type KafkaLogger } from '@shortlink/kafka';
+import type { Batch, KafkaMessage } from 'kafkajs';
+import {
+  parkDeadLetter,
+  type EventLogClient,
+  type KafkaLogger,
+  type LogConsumer,
+  type LogProducer,
+} from '@shortlink/kafka';
 import { clickRow, type ClickRow } from './click-rows';
 import type { OffsetRange, RangeStore } from './ranges';
 
 export interface ClickProjectorOptions {
-  kafka: Kafka;
+  kafka: EventLogClient;
   clickhouse: ClickHouseClient;
   topic: string;
   groupId: string;
   deadLetterTopic: string;
-  deadLetterProducer: Producer;
+  deadLetterProducer: LogProducer;
   ranges: RangeStore;
   logger: KafkaLogger;
   /** Most clicks in one ClickHouse insert; far below what one fetch returns (see below). */
@@ -51,7 +57,7 @@ export async function runClickProjector(options: ClickProjectorOptions) {
   const stats: ClickProjectorStats = { inserted: 0, deadLettered: 0, retries: 0, batches: 0 };
   let stopping = false;
 
-  const consumer: Consumer = options.kafka.consumer({
+  const consumer: LogConsumer = options.kafka.consumer({
     groupId,
     sessionTimeout: options.sessionTimeoutMs ?? 30_000,
     heartbeatInterval: Math.min(3000, (options.sessionTimeoutMs ?? 30_000) / 3),

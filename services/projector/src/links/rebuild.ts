@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Kafka } from 'kafkajs';
+import type { EventLogClient } from '@shortlink/kafka';
 import type { Pool } from 'pg';
 import type { KafkaNames } from '@shortlink/kafka';
 import { linkEventHandler } from './link-handler';
@@ -16,7 +16,7 @@ export interface RebuildResult {
  * meanwhile, because the redirector also reads the write model's committed
  * claims.
  */
-export async function rebuildLinks(kafka: Kafka, pool: Pool, names: KafkaNames): Promise<RebuildResult> {
+export async function rebuildLinks(kafka: EventLogClient, pool: Pool, names: KafkaNames): Promise<RebuildResult> {
   const topic = names.topics.links;
   const admin = kafka.admin();
   await admin.connect();

@@ -1,12 +1,12 @@
 import type { FastifyRequest } from 'fastify';
-import type { Producer } from 'kafkajs';
+import type { LogProducer } from '@shortlink/kafka';
 import { createEvent, encodeEvent, type ClickRecorded } from '@shortlink/events';
 import type { ResolvedLink } from '../link-cache';
 import { ClickQueue, type QueueLogger } from './click-queue';
 import { isCountable, referrerOrigin, visitorHash, type CountryOf, type RawClick } from './enrich';
 
 export interface ClickRecorderOptions {
-  producer: Producer;
+  producer: LogProducer;
   topic: string;
   visitorSecret: string;
   countryOf: CountryOf;

@@ -1,4 +1,4 @@
-import type { Producer } from 'kafkajs';
+import type { LogProducer } from '@shortlink/kafka';
 import { encodeEvent, type LinkCreated } from '@shortlink/events';
 
 export type AppendLinkCreated = (event: LinkCreated) => Promise<void>;
@@ -8,7 +8,7 @@ export type AppendLinkCreated = (event: LinkCreated) => Promise<void>;
  * in one partition, in order. Resolves only once every in-sync replica has it
  * (`acks=all`): that is what a 201 promises.
  */
-export function kafkaLinkAppender(producer: Producer, topic: string, timeoutMs: number): AppendLinkCreated {
+export function kafkaLinkAppender(producer: LogProducer, topic: string, timeoutMs: number): AppendLinkCreated {
   return async (event) => {
     await producer.send({
       topic,

@@ -1,4 +1,4 @@
-import type { Admin } from 'kafkajs';
+import type { LogAdmin } from '@shortlink/kafka';
 import type { Pool } from 'pg';
 import { waitForGroupToCatchUp } from '@shortlink/kafka';
 import { commitSlugClaim } from '@shortlink/postgres';
@@ -10,7 +10,7 @@ export interface SettleLogger {
 
 export interface ClaimSettlerOptions {
   pool: Pool;
-  admin: Admin;
+  admin: LogAdmin;
   linksTopic: string;
   linkProjectorGroup: string;
   /** A pending claim older than this has no live request behind it any more. */

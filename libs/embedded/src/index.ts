@@ -1,0 +1,11 @@
+export {
+  startEmbeddedStack,
+  startPostgres,
+  runningEmbedded,
+  DataDirInUseError,
+  type EmbeddedStack,
+  type EmbeddedState,
+  type EmbeddedOptions,
+} from './embedded-stack';
+export { EventLog, UnknownTopicError } from './event-log/event-log';
+export { embeddedLogClient } from './event-log/embedded-client';
