@@ -1,7 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
-import type { Producer } from 'kafkajs';
 import { createEvent, encodeEvent, type ClickRecorded } from '@shortlink/events';
-import { createIdempotentProducer } from '@shortlink/kafka';
+import { createIdempotentProducer, type LogProducer } from '@shortlink/kafka';
 import { clickRow, postgresRangeStore } from '@shortlink/service-projector';
 import { eventually, infraEnv } from '@shortlink/testing';
 import { openTestInfra, type TestInfra } from './support/link-system';
@@ -37,7 +36,7 @@ function click(n: number): ClickRecorded {
 }
 
 let infra: TestInfra;
-let producer: Producer;
+let producer: LogProducer;
 
 beforeAll(async () => {
   buildOnce();

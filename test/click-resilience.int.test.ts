@@ -3,10 +3,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ClickHouseClient } from '@clickhouse/client';
-import type { KafkaMessage, Producer } from 'kafkajs';
+import type { KafkaMessage } from 'kafkajs';
 import { createClickHouse } from '@shortlink/clickhouse';
 import { createEvent, encodeEvent, type ClickRecorded } from '@shortlink/events';
-import { createIdempotentProducer } from '@shortlink/kafka';
+import { createIdempotentProducer, type LogProducer } from '@shortlink/kafka';
 import { eventually } from '@shortlink/testing';
 import { openTestInfra, type TestInfra } from './support/link-system';
 import { buildOnce, freePort, startProcess, type RunningProcess } from './support/processes';
@@ -40,7 +40,7 @@ function click(n: number): ClickRecorded {
  */
 describe('click projection when things go wrong', () => {
   let infra: TestInfra;
-  let producer: Producer;
+  let producer: LogProducer;
   let dataPath: string;
   let chPort: number;
   let clickhouseServer: RunningProcess | undefined;

@@ -1,14 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import type { Producer } from 'kafkajs';
 import { createEvent, encodeEvent, type LinkCreated } from '@shortlink/events';
-import { createIdempotentProducer, waitForGroupToCatchUp } from '@shortlink/kafka';
+import { createIdempotentProducer, waitForGroupToCatchUp, type LogProducer } from '@shortlink/kafka';
 import { projectorModule, startLinkSystem, type LinkSystem } from './support/link-system';
 import { eventually } from '@shortlink/testing';
 import { createProjector, rebuildLinks } from '@shortlink/service-projector';
 import { createClaimSettler } from '@shortlink/service-write-api';
 
 let system: LinkSystem;
-let producer: Producer;
+let producer: LogProducer;
 
 beforeAll(async () => {
   system = await startLinkSystem();

@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { Producer } from 'kafkajs';
 import { createEvent, encodeEvent, type LinkPreviewFailed, type LinkPreviewFetched } from '@shortlink/events';
-import { createIdempotentProducer } from '@shortlink/kafka';
+import { createIdempotentProducer, type LogProducer } from '@shortlink/kafka';
 import { eventually } from '@shortlink/testing';
 import { startLinkSystem, type LinkSystem } from './support/link-system';
 
 let system: LinkSystem;
-let producer: Producer;
+let producer: LogProducer;
 
 beforeAll(async () => {
   system = await startLinkSystem();

@@ -179,9 +179,9 @@ describe('consumer groups on the embedded log', () => {
     await consumer.run({
       autoCommit: false,
       eachBatchAutoResolve: false,
-      eachBatch: async ({ batch, resolveOffset }) => {
-        batches.push(batch.messages.map((m: KafkaMessage) => m.value!.toString()));
-        resolveOffset(batch.messages[1]!.offset);
+      eachBatch: async (payload) => {
+        batches.push(payload.batch.messages.map((m: KafkaMessage) => m.value!.toString()));
+        payload.resolveOffset(payload.batch.messages[1]!.offset);
         await consumer.commitOffsets([{ topic: 't', partition: 0, offset: '2' }]);
         if (fail) {
           fail = false;

@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { mkdir, open, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PartitionLog, type NewRecord, type StoredRecord } from './partition-log';
 
@@ -102,7 +102,7 @@ export class EventLog {
     const write = previous.then(async () => {
       const current = await readFile(this.groupFile(groupId), 'utf8').then(
         (text) => JSON.parse(text) as GroupOffsets,
-        () => ({}) as GroupOffsets,
+        (): GroupOffsets => ({}),
       );
       for (const { topic, partition, offset } of offsets) {
         (current[topic] ??= {})[String(partition)] = offset;
