@@ -1,12 +1,14 @@
 /**
  * The single-process deployment: every service's module in one process, on one
- * port, sharing one Postgres pool and one Kafka client. This is a composition
- * root, not a service, so it may import services; the services themselves never
- * import each other.
+ * port, sharing one Postgres pool and one event-log client. With Kafka, Postgres
+ * and ClickHouse configured it runs on them; with none configured, on embedded
+ * stand-ins with all state under DATA_DIR. This is a composition root, not a
+ * service, so it may import services; the services never import each other.
  */
 import { openClickHouse } from '@shortlink/clickhouse';
 import {
   clickhouseEnv,
+  deploymentFrom,
   httpEnv,
   kafkaEnv,
   loadConfig,
@@ -15,8 +17,9 @@ import {
   publicEnv,
   visitorEnv,
 } from '@shortlink/config';
+import { startEmbeddedStack } from '@shortlink/embedded';
 import { createLogger, processOptionsFrom, runMain, runServices } from '@shortlink/http';
-import { createIdempotentProducer, kafkaNames, openKafka } from '@shortlink/kafka';
+import { createIdempotentProducer, kafkaNames, openKafka, type EventLogClient } from '@shortlink/kafka';
 import { openServiceDatabase } from '@shortlink/postgres';
 import { createAnalytics, wireAnalytics } from '@shortlink/service-analytics';
 import { createPreviewWorker, previewEnv, previewUserAgent } from '@shortlink/service-preview-worker';
@@ -34,11 +37,32 @@ const standaloneConfig = httpEnv
   .extend(previewEnv.shape);
 
 runMain(async () => {
-  const config = loadConfig(standaloneConfig, process.env);
-  const names = kafkaNames(config.KAFKA_TOPIC_PREFIX);
-  const logger = createLogger('shortlink', config.LOG_LEVEL);
+  const deployment = deploymentFrom(process.env);
+  const settings = loadConfig(standaloneConfig, process.env);
+  const names = kafkaNames(settings.KAFKA_TOPIC_PREFIX);
+  const logger = createLogger('shortlink', settings.LOG_LEVEL);
+
+  let config = settings;
+  let kafka: EventLogClient;
+  let closeStack = async (): Promise<void> => undefined;
+  if (deployment.mode === 'embedded') {
+    const stack = await startEmbeddedStack({
+      dataDir: deployment.dataDir,
+      names,
+      logger,
+      onClickHouseError: (err) => logger.debug({ err }, 'embedded ClickHouse query failed'),
+    });
+    logger.info(
+      { dataDir: stack.dataDir, postgres: stack.databaseUrl, clickhouse: stack.clickhouseUrl },
+      'embedded mode: PGlite, chdb and the event log, state in DATA_DIR (set KAFKA_BROKERS, DATABASE_URL and CLICKHOUSE_URL to use servers)',
+    );
+    config = { ...settings, DATABASE_URL: stack.databaseUrl, CLICKHOUSE_URL: stack.clickhouseUrl };
+    kafka = stack.log;
+    closeStack = stack.close;
+  } else {
+    kafka = await openKafka({ brokers: settings.KAFKA_BROKERS, clientId: 'shortlink', logger, names });
+  }
   const pool = await openServiceDatabase(config, 'shortlink');
-  const kafka = await openKafka({ brokers: config.KAFKA_BROKERS, clientId: 'shortlink', logger, names });
   const clickhouse = await openClickHouse(config, 'shortlink');
   const redirector = await wireRedirector({
     pool,
@@ -89,6 +113,7 @@ runMain(async () => {
       onClose: async () => {
         await clickhouse.close();
         await pool.end();
+        await closeStack();
       },
     }),
   );

@@ -11,6 +11,7 @@
  */
 import { parseArgs } from 'node:util';
 import { loadConfig, postgresEnv } from '@shortlink/config';
+import { embeddedPostgresFor } from '@shortlink/embedded';
 import { createPool, migrate, MIGRATIONS_DIR } from '@shortlink/postgres';
 import { isPlan, PLAN_NAMES } from './plans';
 import { addKeyToAccount, createAccountWithKey, listKeys, revokeKey } from './store';
@@ -34,8 +35,12 @@ async function main(): Promise<void> {
   const [command, ...rest] = positionals;
   if (values.help || !command) throw new UsageError(USAGE);
 
-  const config = loadConfig(postgresEnv, process.env);
-  const pool = createPool({ connectionString: config.DATABASE_URL, max: 2, applicationName: 'shortlink-apikey' });
+  // The same store `npm start` uses: the configured Postgres, or else the embedded one under DATA_DIR
+  // (through the running server when there is one, so it need not stop).
+  const database = process.env.DATABASE_URL
+    ? { url: loadConfig(postgresEnv, process.env).DATABASE_URL, close: async () => undefined }
+    : await embeddedPostgresFor(process.env.DATA_DIR || './data');
+  const pool = createPool({ connectionString: database.url, max: 2, applicationName: 'shortlink-apikey' });
   try {
     await migrate(pool, MIGRATIONS_DIR);
     switch (command) {
@@ -99,6 +104,7 @@ async function main(): Promise<void> {
     }
   } finally {
     await pool.end();
+    await database.close();
   }
 }
 

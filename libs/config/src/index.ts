@@ -14,3 +14,4 @@ export {
   type ClickHouseEnv,
   type HttpEnv,
 } from './schemas';
+export { deploymentFrom, SERVER_VARIABLES, type Deployment } from './deployment';

@@ -34,7 +34,10 @@ const MAX_PG_CONNECTIONS = 64;
 
 export class DataDirInUseError extends Error {
   constructor(dataDir: string, pid: number) {
-    super(`${dataDir} is in use by another shortlink process (pid ${pid}); stop it first, or set DATA_DIR elsewhere`);
+    super(
+      `${dataDir} is in use by another shortlink process (pid ${pid}); stop it first, or set DATA_DIR elsewhere ` +
+        `(if pid ${pid} is not shortlink, delete ${join(dataDir, STATE_FILE)})`,
+    );
     this.name = 'DataDirInUseError';
   }
 }
@@ -60,18 +63,27 @@ export async function runningEmbedded(dataDir: string): Promise<EmbeddedState | 
 
 /**
  * Claims `dataDir` for this process: one owner at a time, since PGlite and the
- * log are single-process. A state file left by a killed owner is taken over.
+ * log are single-process. The state file is created exclusively, so two
+ * starters cannot both win; one left by a killed owner is taken over.
+ * Returns a function that publishes the final state once the stack is up.
  */
-async function claimDataDir(dataDir: string, state: () => EmbeddedState): Promise<() => Promise<void>> {
-  const owner = await runningEmbedded(dataDir);
-  if (owner) throw new DataDirInUseError(dataDir, owner.pid);
-  // Written first with this pid alone, so a second starter sees an owner while we boot.
+async function claimDataDir(dataDir: string): Promise<(state: EmbeddedState) => Promise<void>> {
   const path = join(dataDir, STATE_FILE);
-  await writeFile(path, JSON.stringify({ pid: process.pid, databaseUrl: '', clickhouseUrl: '' }));
-  return async () => {
-    await writeFile(path, JSON.stringify(state()));
-  };
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await writeFile(path, JSON.stringify({ pid: process.pid, databaseUrl: '', clickhouseUrl: '' }), { flag: 'wx' });
+      break;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 2) throw e;
+      const owner = await runningEmbedded(dataDir);
+      if (owner) throw new DataDirInUseError(dataDir, owner.pid);
+      await rm(path, { force: true }); // left by a process that no longer runs
+    }
+  }
+  return (state) => writeFile(path, JSON.stringify(state));
 }
+
+const releaseDataDir = (dataDir: string) => rm(join(dataDir, STATE_FILE), { force: true });
 
 export interface EmbeddedOptions {
   dataDir: string;
@@ -90,9 +102,8 @@ export interface EmbeddedOptions {
 export async function startEmbeddedStack(options: EmbeddedOptions): Promise<EmbeddedStack> {
   const dataDir = resolve(options.dataDir);
   await mkdir(dataDir, { recursive: true });
-  let state: EmbeddedState = { pid: process.pid, databaseUrl: '', clickhouseUrl: '' };
-  const publish = await claimDataDir(dataDir, () => state);
-  const closers: (() => Promise<void>)[] = [async () => rm(join(dataDir, STATE_FILE), { force: true })];
+  const publish = await claimDataDir(dataDir);
+  const closers: (() => Promise<void>)[] = [() => releaseDataDir(dataDir)];
   const close = async () => {
     for (const closer of closers.splice(0).reverse()) await closer().catch(() => undefined);
   };
@@ -111,12 +122,12 @@ export async function startEmbeddedStack(options: EmbeddedOptions): Promise<Embe
     const log = embeddedLogClient(eventLog, options.logger);
     await ensureTopics(log, topicSpecs(options.names, DEFAULT_PARTITIONS));
 
-    state = {
+    const state: EmbeddedState = {
       pid: process.pid,
       databaseUrl: pg.url,
       clickhouseUrl: `http://127.0.0.1:${(ch.server.address() as AddressInfo).port}`,
     };
-    await publish();
+    await publish(state);
     return { ...state, dataDir, log, close };
   } catch (e) {
     await close();
@@ -137,4 +148,31 @@ export async function startPostgres(dir: string): Promise<{ url: string; close: 
       await db.close();
     },
   };
+}
+
+/**
+ * Postgres for a short command (`npm run apikey`): the running server's own,
+ * reached through its socket, so the server need not stop; or, when none runs,
+ * PGlite opened for the command, with the directory claimed meanwhile.
+ */
+export async function embeddedPostgresFor(dataDir: string): Promise<{ url: string; close: () => Promise<void> }> {
+  const dir = resolve(dataDir);
+  const owner = await runningEmbedded(dir);
+  if (owner?.databaseUrl) return { url: owner.databaseUrl, close: async () => undefined };
+  if (owner) throw new DataDirInUseError(dir, owner.pid);
+  await mkdir(dir, { recursive: true });
+  await claimDataDir(dir);
+  try {
+    const pg = await startPostgres(join(dir, 'postgres'));
+    return {
+      url: pg.url,
+      async close() {
+        await pg.close();
+        await releaseDataDir(dir);
+      },
+    };
+  } catch (e) {
+    await releaseDataDir(dir);
+    throw e;
+  }
 }

@@ -1,6 +1,7 @@
 export {
   startEmbeddedStack,
   startPostgres,
+  embeddedPostgresFor,
   runningEmbedded,
   DataDirInUseError,
   type EmbeddedStack,
