@@ -64,7 +64,8 @@ export default tseslint.config(
     },
   },
   {
-    files: ['**/*.test.ts'],
+    // Tests and the suites they share read JSON bodies freely.
+    files: ['**/*.test.ts', 'test/contract/**/*.ts'],
     rules: {
       '@typescript-eslint/no-non-null-assertion': 'off',
       '@typescript-eslint/no-unsafe-member-access': 'off',

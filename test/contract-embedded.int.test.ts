@@ -1,0 +1,30 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describeApiContract, type ContractTarget } from './contract/api-contract';
+import { createKeyWithCli } from './support/cli';
+import { buildOnce, startProcess, type RunningProcess } from './support/processes';
+
+/** `npm start` with no server configured: PGlite, chdb and the embedded event log under DATA_DIR. */
+let dataDir: string;
+let app: RunningProcess;
+
+beforeAll(async () => {
+  buildOnce();
+  dataDir = await mkdtemp(join(tmpdir(), 'shortlink-embedded-'));
+  app = await startProcess('deploy/standalone/dist/main.js', {
+    DATA_DIR: dataDir,
+    PREVIEW_ALLOW_PRIVATE_NETWORKS: 'true',
+  });
+}, 90_000);
+
+afterAll(async () => {
+  expect(await app?.stop()).toBe(0);
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+describeApiContract('embedded', (): ContractTarget => ({
+  url: app.url,
+  // Through the running server's own Postgres socket: the server keeps running.
+  issueKey: (plan) => createKeyWithCli({ DATA_DIR: dataDir }, plan),
+}));
