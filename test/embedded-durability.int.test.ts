@@ -1,10 +1,11 @@
+import { execFile } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TOPICS } from '@shortlink/kafka';
 import { eventually } from '@shortlink/testing';
 import { createKeyWithCli } from './support/cli';
-import { buildOnce, freePort, startProcess, type RunningProcess } from './support/processes';
+import { buildOnce, freePort, ROOT, startProcess, type RunningProcess } from './support/processes';
 
 /**
  * The embedded mode keeps what it acknowledged: a 201'd link, and every click
@@ -19,6 +20,8 @@ let dataDir: string;
 let port: number;
 let key: string;
 let app: RunningProcess | undefined;
+/** Links created with a 201 in this data directory, by every test of the file. */
+let linksCreated = 0;
 
 const start = async () => {
   app = await startProcess('deploy/standalone/dist/main.js', { DATA_DIR: dataDir }, { port });
@@ -35,6 +38,7 @@ async function createLinks(count: number, prefix: string): Promise<string[]> {
       body: JSON.stringify({ url: `https://example.com/${slug}`, customSlug: slug }),
     });
     expect(res.status).toBe(201);
+    linksCreated++;
     slugs.push(slug);
   }
   return slugs;
@@ -135,4 +139,29 @@ it('counts every answered click after a clean stop', async () => {
   await start();
   await eventually(async () => ((await totalClicks(slugs)) === answered ? true : undefined), 30_000);
   expect(await totalClicks(slugs)).toBe(answered);
+}, 120_000);
+
+it('rebuilds the links projection from the embedded log (npm run rebuild), and refuses while the server runs', async () => {
+  const rebuild = () =>
+    new Promise<{ code: number; output: string }>((resolve) => {
+      execFile(
+        process.execPath,
+        [join(ROOT, 'services/projector/dist/rebuild-cli.js')],
+        { cwd: ROOT, env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir } },
+        (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, output: stdout + stderr }),
+      );
+    });
+  await createLinks(3, 'rebuild');
+  const refused = await rebuild();
+  expect(refused.code).not.toBe(0);
+  expect(refused.output).toMatch(/is in use by another shortlink process/);
+
+  expect(await app!.stop()).toBe(0);
+  const rebuilt = await rebuild();
+  // Events applied: every LinkCreated, and the preview outcomes the worker appended to the same topic.
+  expect(rebuilt).toMatchObject({ code: 0, output: expect.stringMatching(/, 0 skipped, \d+ links\.$/m) });
+  expect(Number(/(\d+) links\./.exec(rebuilt.output)![1])).toBe(linksCreated);
+  await start();
+  const res = await fetch(`${app!.url}/rebuild-2`, { redirect: 'manual' });
+  expect(res.headers.get('location')).toBe('https://example.com/rebuild-2');
 }, 120_000);

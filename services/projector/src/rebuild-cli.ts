@@ -1,24 +1,37 @@
 /**
  * `npm run rebuild`: rebuilds the Postgres `links` projection from the links
- * topic, which keeps every event forever.
+ * topic, which keeps every event forever. On servers it may run beside the
+ * live system; in the embedded mode the server must be stopped first (the
+ * embedded stores belong to one process at a time).
  */
-import { kafkaEnv, loadConfig, postgresEnv } from '@shortlink/config';
-import { createKafka, kafkaNames } from '@shortlink/kafka';
+import { deploymentFrom, kafkaEnv, loadConfig, postgresEnv } from '@shortlink/config';
+import { startEmbeddedStack } from '@shortlink/embedded';
+import { createKafka, kafkaNames, type EventLogClient } from '@shortlink/kafka';
 import { MIGRATIONS_DIR, openDatabase } from '@shortlink/postgres';
 import { rebuildLinks } from './links/rebuild';
 
 async function main(): Promise<void> {
+  const deployment = deploymentFrom(process.env);
   const config = loadConfig(kafkaEnv.extend(postgresEnv.shape), process.env);
+  const names = kafkaNames(config.KAFKA_TOPIC_PREFIX);
+  let databaseUrl = config.DATABASE_URL;
+  let kafka: EventLogClient = createKafka({ brokers: config.KAFKA_BROKERS, clientId: 'shortlink-rebuild' });
+  let closeStack = async (): Promise<void> => undefined;
+  if (deployment.mode === 'embedded') {
+    const stack = await startEmbeddedStack({ dataDir: deployment.dataDir, names });
+    databaseUrl = stack.databaseUrl;
+    kafka = stack.log;
+    closeStack = stack.close;
+  }
   const pool = await openDatabase({
-    connectionString: config.DATABASE_URL,
+    connectionString: databaseUrl,
     max: 4,
     applicationName: 'shortlink-rebuild',
     migrationsDir: MIGRATIONS_DIR,
   });
   try {
-    const kafka = createKafka({ brokers: config.KAFKA_BROKERS, clientId: 'shortlink-rebuild' });
     const started = Date.now();
-    const result = await rebuildLinks(kafka, pool, kafkaNames(config.KAFKA_TOPIC_PREFIX));
+    const result = await rebuildLinks(kafka, pool, names);
     const { rows } = await pool.query<{ n: string }>('SELECT count(*) AS n FROM links');
     console.log(
       `Rebuilt links from the topic in ${Date.now() - started} ms: ${result.applied} events applied, ` +
@@ -26,6 +39,7 @@ async function main(): Promise<void> {
     );
   } finally {
     await pool.end();
+    await closeStack();
   }
 }
 
