@@ -25,7 +25,7 @@ export interface EmbeddedState {
 export interface EmbeddedStack extends EmbeddedState {
   dataDir: string;
   log: EventLogClient;
-  close(): Promise<void>;
+  close: () => Promise<void>;
 }
 
 const STATE_FILE = 'embedded.json';
