@@ -161,7 +161,31 @@ it('rebuilds the links projection from the embedded log (npm run rebuild), and r
   // Events applied: every LinkCreated, and the preview outcomes the worker appended to the same topic.
   expect(rebuilt).toMatchObject({ code: 0, output: expect.stringMatching(/, 0 skipped, \d+ links\.$/m) });
   expect(Number(/(\d+) links\./.exec(rebuilt.output)![1])).toBe(linksCreated);
+  // With no server running, `npm run apikey` opens the embedded store itself.
+  const offlineKey = await createKeyWithCli({ DATA_DIR: dataDir }, 'free');
   await start();
   const res = await fetch(`${app!.url}/rebuild-2`, { redirect: 'manual' });
   expect(res.headers.get('location')).toBe('https://example.com/rebuild-2');
+  const withOfflineKey = await fetch(`${app!.url}/api/v1/links`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${offlineKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ url: 'https://example.com/offline' }),
+  });
+  expect(withOfflineKey.status).toBe(201);
 }, 120_000);
+
+it('refuses a mix of server settings and embedded, naming what is missing', async () => {
+  const result = await new Promise<{ code: number; output: string }>((resolve) => {
+    execFile(
+      process.execPath,
+      [join(ROOT, 'deploy/standalone/dist/main.js')],
+      {
+        cwd: ROOT,
+        env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, DATABASE_URL: 'postgres://postgres@127.0.0.1/x' },
+      },
+      (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, output: stdout + stderr }),
+    );
+  });
+  expect(result.code).not.toBe(0);
+  expect(result.output).toMatch(/DATABASE_URL is set but KAFKA_BROKERS and CLICKHOUSE_URL are not/);
+});
