@@ -7,3 +7,4 @@ export {
   eventually,
   type ScratchDatabase,
 } from './scratch';
+export { startProcess, freePort, type RunningProcess } from './processes';

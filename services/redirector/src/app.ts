@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { SLUG_PATTERN } from '@shortlink/events';
 import type { ServiceModule } from '@shortlink/http';
+import type { ClickQueueStats } from './clicks/click-queue';
 import type { LinkCache, ResolvedLink } from './link-cache';
 
 export const SERVICE_NAME = 'redirector';
@@ -10,7 +11,7 @@ export interface RedirectorDeps {
   /** Called after a redirect was answered; must not throw or wait. */
   onRedirect?: (request: FastifyRequest, link: ResolvedLink) => void;
   /** The queue of clicks not yet acknowledged by Kafka, for tests and metrics. */
-  clickQueue?: { depth: number; flush(): Promise<void> };
+  clickQueue?: { depth: number; stats: Readonly<ClickQueueStats>; flush(): Promise<void> };
   start?: () => Promise<void>;
   stop?: () => Promise<void>;
 }
@@ -47,6 +48,10 @@ export function createRedirector(deps: RedirectorDeps): ServiceModule {
     start: deps.start,
     stop: deps.stop,
     async routes(app: FastifyInstance) {
+      // `metrics` is a reserved slug, so this never hides a link.
+      app.get('/metrics', { schema: { response: { 200: { type: 'string' } } } }, (_request, reply) =>
+        reply.header('content-type', 'text/plain; version=0.0.4').send(metricsText(deps)),
+      );
       app.get<{ Params: { slug: string } }>(
         '/:slug',
         {
@@ -66,6 +71,19 @@ export function createRedirector(deps: RedirectorDeps): ServiceModule {
       );
     },
   };
+}
+
+/** Prometheus text exposition of the click pipeline's counters. */
+function metricsText(deps: RedirectorDeps): string {
+  const stats = deps.clickQueue?.stats ?? { queued: 0, sent: 0, dropped: 0, failedSends: 0 };
+  const lines = [
+    ['shortlink_clicks_queued_total', 'counter', 'Human clicks accepted into the click queue.', stats.queued],
+    ['shortlink_clicks_sent_total', 'counter', 'Clicks acknowledged by the event log.', stats.sent],
+    ['shortlink_clicks_dropped_total', 'counter', 'Clicks dropped because the queue was full.', stats.dropped],
+    ['shortlink_click_sends_failed_total', 'counter', 'Failed batch sends (each retried).', stats.failedSends],
+    ['shortlink_click_queue_depth', 'gauge', 'Clicks waiting to be sent.', deps.clickQueue?.depth ?? 0],
+  ] as const;
+  return `${lines.map(([name, type, help, value]) => `# HELP ${name} ${help}\n# TYPE ${name} ${type}\n${name} ${value}`).join('\n')}\n`;
 }
 
 export { wireRedirector, type RedirectorResources } from './wiring';

@@ -1,0 +1,100 @@
+/**
+ * `npm run bench [-- redirect|create|ingestion|analytics ...] [--quick]`
+ *
+ * Runs each benchmark against the real local stack (`npm run infra:up`: Kafka,
+ * Postgres, the ClickHouse engine), each in its own scratch databases and
+ * topics, prints a table and writes it as JSON under bench/results/. `--quick`
+ * runs every part for about a second with small data: the smoke test uses it so
+ * the benchmarks cannot rot; its figures mean nothing.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { benchAnalytics } from './analytics';
+import { benchCreate } from './create';
+import { benchIngestion } from './ingestion';
+import { benchRedirect } from './redirect';
+import { openBenchStack } from './stack';
+import { formatReport, type Report } from './report';
+
+const PARTS = ['redirect', 'create', 'ingestion', 'analytics'] as const;
+type Part = (typeof PARTS)[number];
+const ROOT = join(__dirname, '..', '..');
+
+async function main(): Promise<void> {
+  const { positionals, values } = parseArgs({
+    allowPositionals: true,
+    options: { quick: { type: 'boolean', default: false }, out: { type: 'string' } },
+  });
+  const unknown = positionals.filter((p) => !(PARTS as readonly string[]).includes(p));
+  if (unknown.length > 0) throw new Error(`unknown benchmark ${unknown.join(', ')}; choose from ${PARTS.join(', ')}`);
+  const parts: Part[] = positionals.length > 0 ? (positionals as Part[]) : [...PARTS];
+  const quick = values.quick;
+  const env = {
+    KAFKA_BROKERS: process.env.KAFKA_BROKERS ?? '127.0.0.1:9092',
+    DATABASE_URL: process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/shortlink',
+    CLICKHOUSE_URL: process.env.CLICKHOUSE_URL ?? 'http://127.0.0.1:8123',
+    CLICKHOUSE_USER: process.env.CLICKHOUSE_USER ?? 'default',
+    CLICKHOUSE_PASSWORD: process.env.CLICKHOUSE_PASSWORD ?? '',
+  };
+
+  const report: Report = {
+    date: new Date().toISOString(),
+    quick,
+    machine: {
+      cores: cpus().length,
+      cpu: cpus()[0]?.model ?? 'unknown',
+      memoryGiB: Math.round(totalmem() / 2 ** 30),
+      node: process.version,
+    },
+    results: {},
+  };
+  for (const part of parts) {
+    const stack = await openBenchStack(ROOT, env);
+    try {
+      process.stderr.write(`[bench] ${part}…\n`);
+      if (part === 'redirect') {
+        report.results.redirect = await benchRedirect(ROOT, stack, {
+          slugs: quick ? 50 : 1000,
+          durationSeconds: quick ? 1 : 10,
+          connections: 50,
+          rounds: quick ? 1 : 2,
+          // BENCH_PROFILE=1: a V8 CPU profile of the redirector under load, in bench/profiles/.
+          nodeArgs: process.env.BENCH_PROFILE
+            ? ['--cpu-prof', `--cpu-prof-dir=${join(ROOT, 'bench', 'profiles')}`]
+            : [],
+        });
+      } else if (part === 'create') {
+        report.results.create = await benchCreate(ROOT, stack, { durationSeconds: quick ? 1 : 10, connections: 50 });
+      } else if (part === 'ingestion') {
+        report.results.ingestion = await benchIngestion(stack, {
+          clicks: quick ? 2000 : 500_000,
+          freshnessSamples: quick ? 2 : 50,
+          backgroundPerSecond: quick ? 500 : 5000,
+        });
+      } else {
+        report.results.analytics = await benchAnalytics(stack, {
+          clicks: quick ? 10_000 : 10_000_000,
+          days: 90,
+          visitors: quick ? 1000 : 200_000,
+          requests: quick ? 3 : 200,
+        });
+      }
+    } finally {
+      await stack.close();
+    }
+  }
+
+  process.stdout.write(`${formatReport(report)}\n`);
+  const dir = join(ROOT, 'bench', 'results');
+  await mkdir(dir, { recursive: true });
+  const file = values.out ?? join(dir, `${report.date.replace(/[:.]/g, '-')}${quick ? '-quick' : ''}.json`);
+  await writeFile(file, `${JSON.stringify(report, null, 2)}\n`);
+  process.stderr.write(`[bench] written to ${file}\n`);
+}
+
+main().catch((e: unknown) => {
+  console.error(e instanceof Error ? (e.stack ?? e.message) : String(e));
+  process.exit(1);
+});

@@ -1,0 +1,31 @@
+import { createServer } from '@shortlink/http';
+import { createRedirector } from './app';
+import { LinkCache } from './link-cache';
+
+describe('redirector routes', () => {
+  it('exposes the click pipeline counters at /metrics in Prometheus text', async () => {
+    const cache = new LinkCache({
+      lookup: async (slug) =>
+        slug === 'known' ? { location: 'https://example.com', linkId: 'l', accountId: 'a' } : null,
+      maxEntries: 10,
+      negativeTtlMs: 1000,
+    });
+    const clickQueue = {
+      depth: 2,
+      stats: { queued: 7, sent: 5, dropped: 1, failedSends: 0 },
+      flush: async () => undefined,
+    };
+    const module = createRedirector({ cache, clickQueue });
+    const app = createServer({ logger: false, trustProxy: false });
+    await app.register(module.routes!);
+    const res = await app.inject({ method: 'GET', url: '/metrics' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^text\/plain/);
+    expect(res.body).toContain('shortlink_clicks_queued_total 7\n');
+    expect(res.body).toContain('shortlink_clicks_dropped_total 1\n');
+    expect(res.body).toContain('# TYPE shortlink_click_queue_depth gauge\nshortlink_click_queue_depth 2\n');
+    const redirect = await app.inject({ method: 'GET', url: '/known' });
+    expect(redirect.statusCode).toBe(302);
+    await app.close();
+  });
+});

@@ -1,0 +1,68 @@
+import { randomUUID } from 'node:crypto';
+import type { ProducerRecord } from 'kafkajs';
+import { createEvent, type LinkCreated } from '@shortlink/events';
+import type { LogProducer } from '@shortlink/kafka';
+import { kafkaLinkAppender } from './link-created';
+
+const event = (slug: string) =>
+  createEvent<LinkCreated>(
+    'LinkCreated',
+    1,
+    { linkId: randomUUID(), accountId: randomUUID(), slug, destinationUrl: 'https://example.com', tag: null },
+    { eventId: randomUUID(), occurredAt: '2026-11-22T10:00:00.000Z' },
+  );
+
+/** A producer whose sends complete when the test says so. */
+function heldProducer() {
+  const sends: { record: ProducerRecord; finish: (error?: Error) => void }[] = [];
+  const producer = {
+    connect: async () => undefined,
+    disconnect: async () => undefined,
+    send: (record: ProducerRecord) =>
+      new Promise((resolve, reject) =>
+        sends.push({ record, finish: (error) => (error ? reject(error) : resolve([])) }),
+      ),
+  } as unknown as LogProducer;
+  return { producer, sends };
+}
+
+const tick = () => new Promise((r) => setImmediate(r));
+
+describe('kafkaLinkAppender', () => {
+  it('sends alone when idle, and groups what arrives while a send is in flight', async () => {
+    const { producer, sends } = heldProducer();
+    const append = kafkaLinkAppender(producer, 'links', 1000);
+    const first = append(event('aaa'));
+    await tick();
+    const rest = ['bbb', 'ccc', 'ddd'].map((s) => append(event(s)));
+    await tick();
+    expect(sends).toHaveLength(1);
+    expect(sends[0]!.record.messages.map((m) => m.key)).toEqual(['aaa']);
+    sends[0]!.finish();
+    await first;
+    await tick();
+    expect(sends).toHaveLength(2);
+    expect(sends[1]!.record).toMatchObject({ topic: 'links', acks: -1 });
+    expect(sends[1]!.record.messages.map((m) => m.key)).toEqual(['bbb', 'ccc', 'ddd']);
+    sends[1]!.finish();
+    await Promise.all(rest);
+  });
+
+  it('fails every append of a failed send, and carries on with the next ones', async () => {
+    const { producer, sends } = heldProducer();
+    const append = kafkaLinkAppender(producer, 'links', 1000);
+    const a = append(event('aaa'));
+    await tick();
+    const [b, c] = [append(event('bbb')), append(event('ccc'))];
+    sends[0]!.finish();
+    await a;
+    await tick();
+    sends[1]!.finish(new Error('not enough replicas'));
+    await expect(b).rejects.toThrow('not enough replicas');
+    await expect(c).rejects.toThrow('not enough replicas');
+    const d = append(event('ddd'));
+    await tick();
+    sends[2]!.finish();
+    await expect(d).resolves.toBeUndefined();
+  });
+});
