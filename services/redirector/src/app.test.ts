@@ -6,7 +6,7 @@ describe('redirector routes', () => {
   it('exposes the click pipeline counters at /metrics in Prometheus text', async () => {
     const cache = new LinkCache({
       lookup: async (slug) =>
-        slug === 'known' ? { location: 'https://example.com', linkId: 'l', accountId: 'a' } : null,
+        slug === 'known' ? { slug, location: 'https://example.com', linkId: 'l', accountId: 'a' } : null,
       maxEntries: 10,
       negativeTtlMs: 1000,
     });
