@@ -15,6 +15,9 @@ export interface QueryRequest {
   params: Record<string, string>;
 }
 
+/** Statements that change the session itself rather than answer a query. */
+const STATEFUL_STATEMENT = /^\s*(USE|SET)\b/i;
+
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 function settingLiteral(value: string): string {
@@ -31,6 +34,9 @@ function settingLiteral(value: string): string {
  */
 export class ChdbEngine {
   readonly #session: Session;
+  /** The session's current database (null: unknown) and the settings this engine set in it. */
+  #database: string | null = null;
+  readonly #applied = new Map<string, string>();
   #tail: Promise<unknown> = Promise.resolve();
 
   constructor(dataPath: string) {
@@ -46,16 +52,29 @@ export class ChdbEngine {
   async #runExclusive({ sql, format, database, settings, params }: QueryRequest): Promise<EngineResult> {
     if (!IDENTIFIER.test(database))
       throw new Error(`Code: 81. DB::Exception: Database ${database} does not exist. (UNKNOWN_DATABASE)`);
-    const applied: string[] = [];
-    try {
+    // The session keeps USE and SET between calls, where a server applies them to
+    // one request only. So the session is brought to exactly this request's
+    // database and settings, changing only what differs from the last request:
+    // a steady client (the same settings every time) costs no extra calls.
+    if (this.#database !== database) {
+      this.#database = null;
       await this.#session.queryAsync(`USE ${database}`, { format: 'TabSeparated' });
-      for (const [name, value] of Object.entries(settings)) {
-        if (!IDENTIFIER.test(name)) {
-          throw new Error(`Code: 115. DB::Exception: Unknown setting '${name}'. (UNKNOWN_SETTING)`);
-        }
-        await this.#session.queryAsync(`SET ${name} = ${settingLiteral(value)}`, { format: 'TabSeparated' });
-        applied.push(name);
+      this.#database = database;
+    }
+    const wanted = new Map<string, string>();
+    for (const [name, value] of Object.entries(settings)) {
+      if (!IDENTIFIER.test(name)) {
+        throw new Error(`Code: 115. DB::Exception: Unknown setting '${name}'. (UNKNOWN_SETTING)`);
       }
+      wanted.set(name, settingLiteral(value));
+    }
+    for (const name of [...this.#applied.keys()]) {
+      if (!wanted.has(name)) await this.#set(name, null);
+    }
+    for (const [name, literal] of wanted) {
+      if (this.#applied.get(name) !== literal) await this.#set(name, literal);
+    }
+    try {
       const result =
         Object.keys(params).length > 0
           ? await this.#session.queryBindAsync(sql, params, { format })
@@ -67,10 +86,32 @@ export class ChdbEngine {
         elapsedSeconds: result.elapsed,
       };
     } finally {
-      for (const name of applied) {
-        await this.#session.queryAsync(`SET ${name} = DEFAULT`, { format: 'TabSeparated' }).catch(() => undefined);
-      }
-      await this.#session.queryAsync('USE default', { format: 'TabSeparated' }).catch(() => undefined);
+      if (STATEFUL_STATEMENT.test(sql)) await this.#forgetSessionState(sql);
+    }
+  }
+
+  /** Sets one setting (null: back to its default) and records what the session now holds. */
+  async #set(name: string, literal: string | null): Promise<void> {
+    this.#applied.delete(name);
+    await this.#session.queryAsync(`SET ${name} = ${literal ?? 'DEFAULT'}`, { format: 'TabSeparated' });
+    if (literal !== null) this.#applied.set(name, literal);
+  }
+
+  /**
+   * A `USE` or `SET` sent as a query would outlive its request in the session;
+   * on a server it would not. Undo it: forget the database, reset what it set.
+   */
+  async #forgetSessionState(sql: string): Promise<void> {
+    this.#database = null;
+    const names =
+      /^\s*SET\s+(.*)$/is
+        .exec(sql)?.[1]
+        ?.split(',')
+        .map((a) => a.split('=')[0]?.trim() ?? '') ?? [];
+    for (const name of [...names, ...this.#applied.keys()]) {
+      if (!IDENTIFIER.test(name)) continue;
+      this.#applied.delete(name);
+      await this.#session.queryAsync(`SET ${name} = DEFAULT`, { format: 'TabSeparated' }).catch(() => undefined);
     }
   }
 

@@ -43,6 +43,23 @@ describe('chdb HTTP endpoint', () => {
     expect(after.body.trim()).toBe('0');
   });
 
+  it('keeps a SET or USE sent as a query to that request, as a server does', async () => {
+    const before = (await sql("SELECT getSetting('max_threads')")).body.trim();
+    expect((await sql('SET max_threads = 1, max_block_size = 777')).status).toBe(200);
+    expect((await sql("SELECT getSetting('max_threads')")).body.trim()).toBe(before);
+    expect((await sql("SELECT getSetting('max_block_size') = 777")).body.trim()).toBe('0');
+    expect((await sql('USE system')).status).toBe(200);
+    expect((await sql('SELECT currentDatabase()')).body.trim()).toBe('default');
+  });
+
+  it('changes settings between requests only where they differ, and resets the ones dropped', async () => {
+    const both = 'max_result_rows=5&max_block_size=1234';
+    expect((await sql("SELECT getSetting('max_result_rows')", both)).body.trim()).toBe('5');
+    expect((await sql("SELECT getSetting('max_block_size')", both)).body.trim()).toBe('1234');
+    expect((await sql("SELECT getSetting('max_block_size') = 1234", 'max_result_rows=5')).body.trim()).toBe('0');
+    expect((await sql("SELECT getSetting('max_result_rows')")).body.trim()).toBe('0');
+  });
+
   it('scopes the database parameter to one request', async () => {
     expect((await sql('SELECT currentDatabase()', 'database=system')).body.trim()).toBe('system');
     expect((await sql('SELECT currentDatabase()')).body.trim()).toBe('default');

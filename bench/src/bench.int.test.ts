@@ -1,0 +1,55 @@
+import { execFile, execFileSync } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Report } from './report';
+
+/**
+ * A smoke run of every benchmark (`--quick`: about a second each, small data),
+ * so they cannot rot. No timing is asserted: on a shared CI machine it would
+ * only measure the neighbours. What is asserted is that each part ran through
+ * the real stack and its correctness checks held.
+ */
+const ROOT = join(__dirname, '..', '..');
+
+beforeAll(() => {
+  // The benchmarks run built code, as `npm run bench` does.
+  execFileSync(join(ROOT, 'node_modules', '.bin', 'tsc'), ['-b'], { cwd: ROOT, stdio: 'inherit' });
+});
+
+it('runs every benchmark end to end (quick)', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'bench-'));
+  const out = join(dir, 'quick.json');
+  try {
+    await new Promise<void>((resolve, reject) => {
+      execFile(
+        process.execPath,
+        [join(ROOT, 'bench/dist/main.js'), '--quick', '--out', out],
+        {
+          cwd: ROOT,
+          env: {
+            PATH: process.env.PATH ?? '',
+            KAFKA_BROKERS: process.env.KAFKA_BROKERS ?? '',
+            DATABASE_URL: process.env.DATABASE_URL ?? '',
+            CLICKHOUSE_URL: process.env.CLICKHOUSE_URL ?? '',
+          },
+          timeout: 240_000,
+        },
+        (error, _stdout, stderr) => (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve()),
+      );
+    });
+    const report = JSON.parse(await readFile(out, 'utf8')) as Report;
+    expect(report.quick).toBe(true);
+    expect(report.machine.cores).toBeGreaterThan(0);
+    const { redirect, create, ingestion, analytics } = report.results;
+    expect(redirect!.humanRequestsAnswered).toBeGreaterThan(0);
+    expect(redirect!.clicksInClickHouse).toBe(redirect!.humanRequestsAnswered);
+    expect(redirect!.runs.map((r) => r.server)).toEqual(['redirector', 'baseline']);
+    expect(create!.created).toBeGreaterThan(0);
+    expect(ingestion!.clicks).toBe(2000);
+    expect(ingestion!.freshness.samples).toBe(2);
+    expect(Object.keys(analytics!.ranges)).toEqual(['7d', '30d', '90d', 'all']);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}, 300_000);
