@@ -26,16 +26,9 @@ export async function readLinkStats(
   to: string,
 ): Promise<LinkStats> {
   const params = { link: linkId, from, to };
-  const [totals, visitors, daily, breakdown] = await Promise.all([
-    clickhouse
-      .query({
-        query: `SELECT toUInt64(sum(clicks)) AS clicks
-                  FROM link_daily
-                 WHERE link_id = {link:UUID} AND day BETWEEN {from:Date} AND {to:Date}`,
-        query_params: params,
-        format: 'JSONEachRow',
-      })
-      .then((r) => r.json<{ clicks: number }>()),
+  // The total is the sum of the daily series, read once: the engine behind the
+  // endpoint may run queries one at a time, so each one saved is latency saved.
+  const [visitors, daily, breakdown] = await Promise.all([
     clickhouse
       .query({
         // Ranges end today: a visitor of the range is one whose last click is on or after its first day.
@@ -76,7 +69,7 @@ export async function readLinkStats(
       .then((r) => r.json<{ dimension: keyof LinkStats['breakdown']; value: string; clicks: number }>()),
   ]);
   const stats: LinkStats = {
-    totalClicks: Number(totals[0]?.clicks ?? 0),
+    totalClicks: daily.reduce((sum, d) => sum + Number(d.clicks), 0),
     uniqueVisitors: Number(visitors[0]?.visitors ?? 0),
     daily: new Map(daily.map((d) => [d.date, Number(d.clicks)])),
     breakdown: { referrer: [], country: [], device: [], browser: [] },
