@@ -51,7 +51,12 @@ async function main(): Promise<void> {
     results: {},
   };
   for (const part of parts) {
-    const stack = await openBenchStack(ROOT, env);
+    // BENCH_PROFILE=1: every service under test writes a V8 CPU profile to bench/profiles/.
+    const stack = await openBenchStack(
+      ROOT,
+      env,
+      process.env.BENCH_PROFILE ? join(ROOT, 'bench', 'profiles', part) : undefined,
+    );
     try {
       process.stderr.write(`[bench] ${part}…\n`);
       if (part === 'redirect') {
@@ -60,10 +65,6 @@ async function main(): Promise<void> {
           durationSeconds: quick ? 1 : 10,
           connections: 50,
           rounds: quick ? 1 : 2,
-          // BENCH_PROFILE=1: a V8 CPU profile of the redirector under load, in bench/profiles/.
-          nodeArgs: process.env.BENCH_PROFILE
-            ? ['--cpu-prof', `--cpu-prof-dir=${join(ROOT, 'bench', 'profiles')}`]
-            : [],
         });
       } else if (part === 'create') {
         report.results.create = await benchCreate(ROOT, stack, { durationSeconds: quick ? 1 : 10, connections: 50 });

@@ -13,8 +13,6 @@ export interface RedirectOptions {
   connections: number;
   /** A B A B: how many runs of each. */
   rounds: number;
-  /** Node flags for the redirector process (`--cpu-prof` when profiling). */
-  nodeArgs?: string[];
 }
 
 export interface RedirectResult {
@@ -48,7 +46,7 @@ export async function benchRedirect(
   const mapFile = join(tmpdir(), `bench-links-${process.pid}.json`);
   await writeFile(mapFile, JSON.stringify(Object.fromEntries([...links].map(([slug, l]) => [slug, l.destination]))));
 
-  const redirector = await stack.start('redirector', {}, options.nodeArgs);
+  const redirector = await stack.start('redirector');
   const baseline = await stack.startEntry('bench/dist/baseline-server.js', [mapFile]);
   const paths = [...links.keys()].map((slug) => `/${slug}`);
   const load = (url: string, durationSeconds: number) =>

@@ -40,7 +40,7 @@ export interface BenchStack {
   close(): Promise<void>;
 }
 
-export async function openBenchStack(root: string, env: InfraEnv): Promise<BenchStack> {
+export async function openBenchStack(root: string, env: InfraEnv, profileDir?: string): Promise<BenchStack> {
   const db = await createScratchPostgres(env.DATABASE_URL);
   const ch = await createScratchClickHouse(env);
   const pool = await openDatabase({
@@ -81,7 +81,13 @@ export async function openBenchStack(root: string, env: InfraEnv): Promise<Bench
     extra: Record<string, string> = {},
     nodeArgs: string[] = [],
   ) => {
-    const proc = await startProcess(entry, { ...processEnv, ...extra }, { root, args: () => args, nodeArgs });
+    // With a profile directory, every service writes a V8 CPU profile there when it stops.
+    const profiling = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+    const proc = await startProcess(
+      entry,
+      { ...processEnv, ...extra },
+      { root, args: () => args, nodeArgs: [...profiling, ...nodeArgs] },
+    );
     running.add(proc);
     const stop = proc.stop.bind(proc);
     proc.stop = async () => {
