@@ -22,7 +22,7 @@ import { createLogger, processOptionsFrom, runMain, runServices } from '@shortli
 import { createIdempotentProducer, kafkaNames, openKafka, type EventLogClient } from '@shortlink/kafka';
 import { openServiceDatabase } from '@shortlink/postgres';
 import { createAnalytics, wireAnalytics } from '@shortlink/service-analytics';
-import { createPreviewWorker, previewEnv, previewUserAgent } from '@shortlink/service-preview-worker';
+import { previewEnv, wirePreviewWorker } from '@shortlink/service-preview-worker';
 import { createProjector } from '@shortlink/service-projector';
 import { createRedirector, wireRedirector } from '@shortlink/service-redirector';
 import { createWriteApi, wireWriteApi } from '@shortlink/service-write-api';
@@ -92,18 +92,7 @@ runMain(async () => {
         sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS,
         logger,
       }),
-      createPreviewWorker({
-        kafka,
-        names,
-        newProducer: () => createIdempotentProducer(kafka),
-        fetchPolicy: {
-          allowPrivateNetworks: config.PREVIEW_ALLOW_PRIVATE_NETWORKS,
-          userAgent: previewUserAgent(config.PUBLIC_BASE_URL),
-        },
-        concurrency: config.PREVIEW_CONCURRENCY,
-        sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS,
-        logger,
-      }),
+      wirePreviewWorker({ kafka, names, logger, settings: config }),
       createWriteApi(writeApi),
       createAnalytics(wireAnalytics({ pool, clickhouse, publicBaseUrl: config.PUBLIC_BASE_URL })),
       // Last: its `/:slug` route is the catch-all.
