@@ -223,6 +223,8 @@ class EmbeddedConsumer implements LogConsumer {
               try {
                 const next = await this.deliver(config, topic, partition, end, records);
                 positions.set(k, next ?? from);
+                // A handler that took nothing gets the same records again, after a breath rather than at once.
+                if (next === null) await delay(RETRY_AFTER_ERROR_MS / 10);
               } catch (err) {
                 if (this.stopping) return;
                 // As kafkajs does after a failed handler: back to the committed offset, after a pause.
