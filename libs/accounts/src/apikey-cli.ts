@@ -10,7 +10,7 @@
  * stored only as a hash.
  */
 import { parseArgs } from 'node:util';
-import { loadConfig, postgresEnv } from '@shortlink/config';
+import { dataDirFrom, loadConfig, postgresEnv } from '@shortlink/config';
 import { embeddedPostgresFor } from '@shortlink/embedded';
 import { createPool, migrate, MIGRATIONS_DIR } from '@shortlink/postgres';
 import { isPlan, PLAN_NAMES } from './plans';
@@ -39,7 +39,7 @@ async function main(): Promise<void> {
   // (through the running server when there is one, so it need not stop).
   const database = process.env.DATABASE_URL
     ? { url: loadConfig(postgresEnv, process.env).DATABASE_URL, close: async () => undefined }
-    : await embeddedPostgresFor(process.env.DATA_DIR || './data');
+    : await embeddedPostgresFor(dataDirFrom(process.env));
   const pool = createPool({ connectionString: database.url, max: 2, applicationName: 'shortlink-apikey' });
   try {
     await migrate(pool, MIGRATIONS_DIR);

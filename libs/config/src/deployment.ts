@@ -3,6 +3,13 @@ import { ConfigError } from './load-config';
 /** The settings that point at servers. All of them, or none. */
 export const SERVER_VARIABLES = ['KAFKA_BROKERS', 'DATABASE_URL', 'CLICKHOUSE_URL'] as const;
 
+/** Where the embedded mode keeps its state unless DATA_DIR says otherwise. */
+export const DEFAULT_DATA_DIR = './data';
+
+/** DATA_DIR, or the default. */
+export const dataDirFrom = (env: Readonly<Record<string, string | undefined>>): string =>
+  (env.DATA_DIR ?? '').trim() || DEFAULT_DATA_DIR;
+
 export type Deployment =
   /** No servers configured: PGlite, chdb and the embedded log, all state under `dataDir`. */
   | { mode: 'embedded'; dataDir: string }
@@ -17,7 +24,7 @@ export type Deployment =
 export function deploymentFrom(env: Readonly<Record<string, string | undefined>>): Deployment {
   const set = SERVER_VARIABLES.filter((name) => (env[name] ?? '').trim() !== '');
   if (set.length === SERVER_VARIABLES.length) return { mode: 'servers' };
-  if (set.length === 0) return { mode: 'embedded', dataDir: (env.DATA_DIR ?? '').trim() || './data' };
+  if (set.length === 0) return { mode: 'embedded', dataDir: dataDirFrom(env) };
   const missing = SERVER_VARIABLES.filter((name) => !set.includes(name));
   throw new ConfigError([
     `${set.join(' and ')} ${set.length === 1 ? 'is' : 'are'} set but ${missing.join(' and ')} ${missing.length === 1 ? 'is' : 'are'} not. ` +

@@ -14,4 +14,4 @@ export {
   type ClickHouseEnv,
   type HttpEnv,
 } from './schemas';
-export { deploymentFrom, SERVER_VARIABLES, type Deployment } from './deployment';
+export { deploymentFrom, dataDirFrom, DEFAULT_DATA_DIR, SERVER_VARIABLES, type Deployment } from './deployment';
