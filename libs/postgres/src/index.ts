@@ -2,6 +2,6 @@ export { createPool, openDatabase, openServiceDatabase, type PoolOptions } from 
 export { migrate, readMigrations, type Migration, type MigrateResult } from './migrate';
 export { MIGRATIONS_DIR } from './paths';
 export { CHANNELS } from './channels';
-export { commitSlugClaim } from './slug-claims';
+export { commitSlugClaim, commitSlugClaims, type ClaimRef } from './slug-claims';
 export { instanceSecret } from './instance-secret';
 export { findLinkBySlug, findLinkPreview, type LinkRecord, type PreviewRecord } from './links';

@@ -1,5 +1,6 @@
 import type { Pool } from 'pg';
-import { commitSlugClaim } from '@shortlink/postgres';
+import { commitSlugClaims, type ClaimRef } from '@shortlink/postgres';
+import { groupCommit } from './group-commit';
 
 export interface Claim {
   slug: string;
@@ -23,18 +24,36 @@ export interface ClaimStore {
 }
 
 export function postgresClaimStore(pool: Pool): ClaimStore {
+  // Concurrent creates share their statements (and WAL flushes): the claims
+  // waiting while one INSERT runs go in the next, and likewise the commits.
+  const claim = groupCommit(async (claims: Claim[]) => {
+    // Two claims of one slug in the same INSERT: the first row wins, the second
+    // does nothing, as between separate statements. The winner is told by its link id.
+    const { rows } = await pool.query<{ link_id: string }>(
+      `INSERT INTO slug_claims (slug, link_id, account_id, destination_url, tag, created_at, state)
+       SELECT slug, link_id, account_id, destination_url, tag, created_at, 'pending'
+         FROM unnest($1::text[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::timestamptz[])
+           AS c(slug, link_id, account_id, destination_url, tag, created_at)
+       ON CONFLICT (slug) DO NOTHING
+       RETURNING link_id`,
+      [
+        claims.map((c) => c.slug),
+        claims.map((c) => c.linkId),
+        claims.map((c) => c.accountId),
+        claims.map((c) => c.destinationUrl),
+        claims.map((c) => c.tag),
+        claims.map((c) => c.createdAt),
+      ],
+    );
+    const won = new Set(rows.map((r) => r.link_id));
+    return claims.map((c) => won.has(c.linkId));
+  }, 500);
+  const commit = groupCommit(async (claims: ClaimRef[]) => {
+    await commitSlugClaims(pool, claims);
+    return claims.map(() => undefined);
+  }, 500);
   return {
-    async claim(c) {
-      const result = await pool.query(
-        `INSERT INTO slug_claims (slug, link_id, account_id, destination_url, tag, created_at, state)
-         VALUES ($1, $2, $3, $4, $5, $6, 'pending')
-         ON CONFLICT (slug) DO NOTHING`,
-        [c.slug, c.linkId, c.accountId, c.destinationUrl, c.tag, c.createdAt],
-      );
-      return result.rowCount === 1;
-    },
-    async commit(slug, linkId) {
-      await commitSlugClaim(pool, slug, linkId);
-    },
+    claim,
+    commit: (slug, linkId) => commit({ slug, linkId }),
   };
 }
