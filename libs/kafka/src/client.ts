@@ -1,5 +1,6 @@
-import { Kafka, logLevel, Partitioners, type LogEntry } from 'kafkajs';
+import { Kafka, logLevel, type LogEntry } from 'kafkajs';
 import type { EventLogClient, LogProducer } from './log-client';
+import { MemoizedDefaultPartitioner } from './partitioner';
 
 /** The subset of a pino logger this library writes to. */
 export interface KafkaLogger {
@@ -52,6 +53,6 @@ export function createIdempotentProducer(kafka: EventLogClient): LogProducer {
     maxInFlightRequests: 1,
     allowAutoTopicCreation: false,
     // Murmur2, as the Java client: a key lands in the same partition whoever produces it.
-    createPartitioner: Partitioners.DefaultPartitioner,
+    createPartitioner: MemoizedDefaultPartitioner,
   });
 }
