@@ -71,6 +71,8 @@ runMain(async () => {
     names,
     visitorSecret: config.VISITOR_HASH_SECRET,
     logger,
+    clickWorker:
+      deployment.mode === 'servers' ? { brokers: settings.KAFKA_BROKERS, clientId: 'shortlink-clicks' } : undefined,
   });
   const writeApi = wireWriteApi({
     pool,

@@ -13,6 +13,7 @@ describe('redirector routes', () => {
     const clickQueue = {
       depth: 2,
       stats: { queued: 7, sent: 5, dropped: 1, failedSends: 0 },
+      workerRestarts: 3,
       flush: async () => undefined,
     };
     const module = createRedirector({ cache, clickQueue });
@@ -23,6 +24,7 @@ describe('redirector routes', () => {
     expect(res.headers['content-type']).toMatch(/^text\/plain/);
     expect(res.body).toContain('shortlink_clicks_queued_total 7\n');
     expect(res.body).toContain('shortlink_clicks_dropped_total 1\n');
+    expect(res.body).toContain('shortlink_click_worker_restarts_total 3\n');
     expect(res.body).toContain('# TYPE shortlink_click_queue_depth gauge\nshortlink_click_queue_depth 2\n');
     const redirect = await app.inject({ method: 'GET', url: '/known' });
     expect(redirect.statusCode).toBe(302);

@@ -11,7 +11,12 @@ export interface RedirectorDeps {
   /** Called after a redirect was answered; must not throw or wait. */
   onRedirect?: (request: FastifyRequest, link: ResolvedLink) => void;
   /** The queue of clicks not yet acknowledged by Kafka, for tests and metrics. */
-  clickQueue?: { depth: number; stats: Readonly<ClickQueueStats>; flush(): Promise<void> };
+  clickQueue?: {
+    depth: number;
+    stats: Readonly<ClickQueueStats>;
+    workerRestarts?: number;
+    flush(): Promise<void>;
+  };
   start?: () => Promise<void>;
   stop?: () => Promise<void>;
 }
@@ -82,9 +87,18 @@ function metricsText(deps: RedirectorDeps): string {
     ['shortlink_clicks_dropped_total', 'counter', 'Clicks dropped because the queue was full.', stats.dropped],
     ['shortlink_click_sends_failed_total', 'counter', 'Failed batch sends (each retried).', stats.failedSends],
     ['shortlink_click_queue_depth', 'gauge', 'Clicks waiting to be sent.', deps.clickQueue?.depth ?? 0],
+    [
+      'shortlink_click_worker_restarts_total',
+      'counter',
+      'Click worker threads that died and were replaced.',
+      deps.clickQueue?.workerRestarts ?? 0,
+    ],
   ] as const;
   return `${lines.map(([name, type, help, value]) => `# HELP ${name} ${help}\n# TYPE ${name} ${type}\n${name} ${value}`).join('\n')}\n`;
 }
 
 export { wireRedirector, type RedirectorResources } from './wiring';
 export { LinkCache, type ResolvedLink, type LookupLink } from './link-cache';
+export { workerClickSink, type WorkerClickSinkOptions } from './clicks/worker-click-sink';
+export type { ClickSink } from './clicks/click-sink';
+export type { RawClick } from './clicks/enrich';

@@ -18,6 +18,7 @@ runMain(async () => {
     names,
     visitorSecret: config.VISITOR_HASH_SECRET,
     logger,
+    clickWorker: { brokers: config.KAFKA_BROKERS, clientId: `${SERVICE_NAME}-clicks` },
   });
   await runServices(
     [createRedirector(deps)],

@@ -4,7 +4,9 @@ import { createIdempotentProducer, type EventLogClient, type KafkaLogger, type K
 import { instanceSecret } from '@shortlink/postgres';
 import type { RedirectorDeps } from './app';
 import { createClickRecorder } from './clicks/click-recorder';
+import { inProcessClickSink, type ClickSink } from './clicks/click-sink';
 import { loadCountryLookup } from './clicks/geo';
+import { workerClickSink } from './clicks/worker-click-sink';
 import { listenForNewLinks } from './invalidation';
 import { LinkCache } from './link-cache';
 import { postgresLookup } from './lookup';
@@ -18,6 +20,12 @@ export interface RedirectorResources {
   visitorSecret: string | undefined;
   logger: KafkaLogger;
   cacheSize?: number;
+  /**
+   * With Kafka brokers: clicks are built and produced on a worker thread with
+   * its own connection, off the redirect loop. Without (the embedded event
+   * log lives in this thread): on this thread, through `kafka`.
+   */
+  clickWorker?: { brokers: string[]; clientId: string };
 }
 
 export async function wireRedirector(resources: RedirectorResources): Promise<RedirectorDeps> {
@@ -28,26 +36,28 @@ export async function wireRedirector(resources: RedirectorResources): Promise<Re
     negativeTtlMs: 5000,
   });
   const listener = listenForNewLinks(databaseUrl, cache, logger);
-  const recorder = createClickRecorder({
-    producer: createIdempotentProducer(kafka),
-    topic: names.topics.clicks,
-    visitorSecret: resources.visitorSecret ?? (await instanceSecret(pool, 'visitor-hash')),
-    countryOf: loadCountryLookup(),
-    newId: randomUUID,
-    now: Date.now,
-    logger,
-  });
+  const visitorSecret = resources.visitorSecret ?? (await instanceSecret(pool, 'visitor-hash'));
+  const topic = names.topics.clicks;
+  const sink: ClickSink = resources.clickWorker
+    ? workerClickSink({ ...resources.clickWorker, topic, visitorSecret, logger })
+    : inProcessClickSink({
+        producer: createIdempotentProducer(kafka),
+        topic,
+        visitorSecret,
+        countryOf: loadCountryLookup(),
+        logger,
+      });
   return {
     cache,
-    onRedirect: recorder.onRedirect,
-    clickQueue: recorder.queue,
+    onRedirect: createClickRecorder({ sink, newId: randomUUID, now: Date.now }),
+    clickQueue: sink,
     async start() {
-      await recorder.start();
+      await sink.start();
       await listener.start();
     },
     async stop() {
       await listener.stop();
-      await recorder.stop();
+      await sink.stop(5000);
     },
   };
 }

@@ -45,6 +45,29 @@ describe('ClickQueue', () => {
     expect(queue.stats).toMatchObject({ sent: 2, failedSends: 2 });
   });
 
+  it('sends clicks pushed while a batch is in flight in the next batch, with no timer of their own', async () => {
+    const sizes: number[] = [];
+    const queue = new ClickQueue<number>({
+      toEvent,
+      send: async (events) => {
+        sizes.push(events.length);
+        await new Promise((r) => setTimeout(r, 20));
+      },
+      capacity: 100,
+      maxBatch: 10,
+      flushIntervalMs: 1,
+      logger: silent,
+    });
+    queue.push(1);
+    await new Promise((r) => setTimeout(r, 5));
+    queue.push(2);
+    queue.push(3);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(sizes).toEqual([1, 2]);
+    expect(queue.stats.sent).toBe(3);
+    expect(queue.depth).toBe(0);
+  });
+
   it('drops and counts clicks beyond its capacity instead of growing or blocking', () => {
     const queue = new ClickQueue<number>({
       toEvent,

@@ -5,11 +5,11 @@ export interface QueueLogger {
   error(obj: object, msg: string): void;
 }
 
-export interface ClickQueueOptions<T> {
-  /** Turns captured clicks into events, off the response path. */
-  toEvent: (item: T) => ClickRecorded;
+export interface ClickQueueOptions<T, E> {
+  /** Turns captured clicks into what is sent, off the response path. */
+  toEvent: (item: T) => E;
   /** Sends a batch; resolves once Kafka acknowledged it. */
-  send: (events: ClickRecorded[]) => Promise<void>;
+  send: (events: E[]) => Promise<void>;
   /** Most clicks held in memory; beyond it new clicks are dropped and counted. */
   capacity: number;
   maxBatch: number;
@@ -31,16 +31,19 @@ export interface ClickQueueStats {
  * Each click becomes an event, with its id, exactly once; a retried batch is
  * the same events, which consumers deduplicate.
  */
-export class ClickQueue<T> {
-  readonly #options: ClickQueueOptions<T>;
-  #pending: ClickRecorded[] = [];
+export class ClickQueue<T, E = ClickRecorded> {
+  readonly #options: ClickQueueOptions<T, E>;
+  #pending: E[] = [];
   #raw: T[] = [];
   #timer: NodeJS.Timeout | undefined;
+  #timerDelay = 0;
+  /** True from a drain's start until it returns: set and cleared synchronously, unlike `#flushing`. */
+  #draining = false;
   #flushing: Promise<void> | undefined;
   #stopped = false;
   readonly stats: ClickQueueStats = { queued: 0, sent: 0, dropped: 0, failedSends: 0 };
 
-  constructor(options: ClickQueueOptions<T>) {
+  constructor(options: ClickQueueOptions<T, E>) {
     this.#options = options;
   }
 
@@ -51,6 +54,8 @@ export class ClickQueue<T> {
     }
     this.#raw.push(item);
     this.stats.queued++;
+    // A drain in progress takes this click with the next batch; no timer needed.
+    if (this.#draining) return;
     if (this.#raw.length >= this.#options.maxBatch) this.#schedule(0);
     else this.#schedule(this.#options.flushIntervalMs);
   }
@@ -60,8 +65,10 @@ export class ClickQueue<T> {
   }
 
   #schedule(delayMs: number): void {
-    if (this.#timer && delayMs > 0) return;
+    // On the redirect path: re-arm a timer only to make it sooner.
+    if (this.#timer && (delayMs > 0 || this.#timerDelay === 0)) return;
     if (this.#timer) clearTimeout(this.#timer);
+    this.#timerDelay = delayMs;
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
       void this.flush();
@@ -75,26 +82,33 @@ export class ClickQueue<T> {
   }
 
   async #drain(): Promise<void> {
-    let backoff = 100;
-    for (;;) {
-      if (this.#raw.length > 0) {
-        for (const item of this.#raw) this.#pending.push(this.#options.toEvent(item));
-        this.#raw = [];
+    this.#draining = true;
+    // `finally` runs as the loop returns, in the same step: no click pushed after
+    // the last check can find `#draining` still set and wait for a timer never armed.
+    try {
+      let backoff = 100;
+      for (;;) {
+        if (this.#raw.length > 0) {
+          for (const item of this.#raw) this.#pending.push(this.#options.toEvent(item));
+          this.#raw = [];
+        }
+        if (this.#pending.length === 0) return;
+        const batch = this.#pending.slice(0, this.#options.maxBatch);
+        try {
+          await this.#options.send(batch);
+          this.#pending = this.#pending.slice(batch.length);
+          this.stats.sent += batch.length;
+          backoff = 100;
+        } catch (err) {
+          this.stats.failedSends++;
+          this.#options.logger.warn({ err, queued: this.depth }, 'click batch not acknowledged; retrying');
+          if (this.#stopped) return;
+          await new Promise((r) => setTimeout(r, backoff));
+          backoff = Math.min(backoff * 2, 5000);
+        }
       }
-      if (this.#pending.length === 0) return;
-      const batch = this.#pending.slice(0, this.#options.maxBatch);
-      try {
-        await this.#options.send(batch);
-        this.#pending = this.#pending.slice(batch.length);
-        this.stats.sent += batch.length;
-        backoff = 100;
-      } catch (err) {
-        this.stats.failedSends++;
-        this.#options.logger.warn({ err, queued: this.depth }, 'click batch not acknowledged; retrying');
-        if (this.#stopped) return;
-        await new Promise((r) => setTimeout(r, backoff));
-        backoff = Math.min(backoff * 2, 5000);
-      }
+    } finally {
+      this.#draining = false;
     }
   }
 

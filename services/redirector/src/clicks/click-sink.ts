@@ -1,0 +1,77 @@
+import { encodeEvent, type ClickRecorded } from '@shortlink/events';
+import type { LogProducer } from '@shortlink/kafka';
+import { ClickQueue, type ClickQueueStats, type QueueLogger } from './click-queue';
+import { toClickEvent, type ClickEventContext } from './click-event';
+import type { RawClick } from './enrich';
+
+/**
+ * Where answered redirects go to become ClickRecorded events. `push` is O(1)
+ * and never throws or waits; everything after it happens off the response.
+ */
+export interface ClickSink {
+  push(click: RawClick): void;
+  /** Clicks taken but not yet acknowledged by the event log. */
+  readonly depth: number;
+  readonly stats: Readonly<ClickQueueStats>;
+  /** Click worker threads that died and were replaced (0 when producing in-process). */
+  readonly workerRestarts: number;
+  /** Resolves once every click taken so far is acknowledged. */
+  flush(): Promise<void>;
+  start(): Promise<void>;
+  /** Stops taking clicks and sends what is held, within the time allowed. */
+  stop(timeoutMs: number): Promise<void>;
+}
+
+/** Batches of at most this many records go to Kafka in one produce request. */
+export const CLICK_BATCH = 1000;
+/** A click waits at most this long for its batch to fill. */
+export const CLICK_FLUSH_INTERVAL_MS = 50;
+/** Clicks held in memory while the event log is slow or away; beyond it they are dropped and counted. */
+export const CLICK_CAPACITY = 200_000;
+
+export function sendClicks(producer: LogProducer, topic: string) {
+  return async (events: ClickRecorded[]): Promise<void> => {
+    await producer.send({
+      topic,
+      acks: -1,
+      messages: events.map((e) => ({ key: e.data.linkId, value: encodeEvent(e) })),
+    });
+  };
+}
+
+export interface InProcessClickSinkOptions extends ClickEventContext {
+  producer: LogProducer;
+  topic: string;
+  logger: QueueLogger;
+  capacity?: number;
+}
+
+/**
+ * Clicks built and produced on the calling thread. Used with the embedded
+ * event log, which lives in this thread, and in tests; a redirector on Kafka
+ * uses the worker sink so that this work does not compete with redirects.
+ */
+export function inProcessClickSink(options: InProcessClickSinkOptions): ClickSink {
+  const queue = new ClickQueue<RawClick>({
+    capacity: options.capacity ?? CLICK_CAPACITY,
+    maxBatch: CLICK_BATCH,
+    flushIntervalMs: CLICK_FLUSH_INTERVAL_MS,
+    logger: options.logger,
+    toEvent: (raw) => toClickEvent(raw, options),
+    send: sendClicks(options.producer, options.topic),
+  });
+  return {
+    push: (click) => queue.push(click),
+    get depth() {
+      return queue.depth;
+    },
+    stats: queue.stats,
+    workerRestarts: 0,
+    flush: () => queue.flush(),
+    start: () => options.producer.connect(),
+    async stop(timeoutMs) {
+      await queue.close(timeoutMs);
+      await options.producer.disconnect();
+    },
+  };
+}

@@ -1,0 +1,136 @@
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { KafkaLogger } from '@shortlink/kafka';
+import { ClickQueue } from './click-queue';
+import { CLICK_BATCH, CLICK_CAPACITY, CLICK_FLUSH_INTERVAL_MS, type ClickSink } from './click-sink';
+import type { RawClick } from './enrich';
+import type { ClickWorkerData, FromClickWorker, ToClickWorker } from './worker-protocol';
+
+export interface WorkerClickSinkOptions extends ClickWorkerData {
+  logger: KafkaLogger;
+  capacity?: number;
+  /** The built worker entry; tests may point elsewhere. */
+  workerFile?: string;
+}
+
+/**
+ * Clicks produced to Kafka by a worker thread (`click-worker.ts`). The redirect
+ * thread keeps the same bounded queue as the in-process sink, but of captured
+ * clicks: "sending" a batch hands it to the worker and resolves when the worker
+ * reports Kafka's acknowledgement. So the queue's own guarantees carry over: a
+ * batch stays queued until acknowledged, and a failed one (Kafka away, or the
+ * worker dead) is retried with backoff through a new worker if need be. Event
+ * ids are fixed at capture, so a batch the old worker had already written
+ * comes back as the same events, which consumers deduplicate.
+ */
+export function workerClickSink(options: WorkerClickSinkOptions): ClickSink {
+  const { logger } = options;
+  const file = options.workerFile ?? join(__dirname, 'click-worker.js');
+  const workerData: ClickWorkerData = {
+    brokers: options.brokers,
+    clientId: options.clientId,
+    topic: options.topic,
+    visitorSecret: options.visitorSecret,
+  };
+  const inFlight = new Map<number, { resolve: () => void; reject: (err: Error) => void }>();
+  let worker: Worker | undefined;
+  let starting: Promise<Worker> | undefined;
+  let started = false;
+  let stopping = false;
+  let restarts = 0;
+  let nextBatch = 0;
+  let onStopped: (() => void) | undefined;
+
+  function spawn(): Promise<Worker> {
+    const candidate = new Worker(file, { workerData });
+    let refused = false;
+    return new Promise<Worker>((resolve, reject) => {
+      candidate.on('message', (message: FromClickWorker) => {
+        switch (message.type) {
+          case 'ready':
+            worker = candidate;
+            return resolve(candidate);
+          case 'start-failed':
+            refused = true;
+            void candidate.terminate();
+            return reject(new Error(`click worker could not connect to Kafka: ${message.message}`));
+          case 'sent':
+            inFlight.get(message.batch)?.resolve();
+            inFlight.delete(message.batch);
+            return;
+          case 'send-failed':
+            inFlight.get(message.batch)?.reject(new Error(message.message));
+            inFlight.delete(message.batch);
+            return;
+          case 'stopped':
+            return onStopped?.();
+          case 'log':
+            return logger[message.level]({ ...message.fields, component: 'click-worker' }, message.msg);
+        }
+      });
+      candidate.on('error', (err) => logger.error({ err }, 'click worker failed'));
+      candidate.on('exit', (code) => {
+        if (worker === candidate) worker = undefined;
+        reject(new Error(`click worker exited with code ${code} before it was ready`));
+        // Whether Kafka has these is unknown: the queue sends them again, as the same events.
+        for (const pending of inFlight.values()) pending.reject(new Error(`click worker exited with code ${code}`));
+        inFlight.clear();
+        onStopped?.();
+        if (!stopping && !refused && started) logger.error({ code }, 'click worker exited; a new one takes over');
+      });
+    });
+  }
+
+  function currentWorker(): Promise<Worker> {
+    if (worker) return Promise.resolve(worker);
+    if (!starting) {
+      if (started) restarts++;
+      starting = spawn().finally(() => (starting = undefined));
+    }
+    return starting;
+  }
+
+  const queue = new ClickQueue<RawClick, RawClick>({
+    capacity: options.capacity ?? CLICK_CAPACITY,
+    maxBatch: CLICK_BATCH,
+    flushIntervalMs: CLICK_FLUSH_INTERVAL_MS,
+    logger,
+    // Events are built in the worker.
+    toEvent: (click) => click,
+    send: async (clicks) => {
+      const target = await currentWorker();
+      const batch = nextBatch++;
+      await new Promise<void>((resolve, reject) => {
+        inFlight.set(batch, { resolve, reject });
+        target.postMessage({ type: 'clicks', batch, clicks } satisfies ToClickWorker);
+      });
+    },
+  });
+
+  return {
+    push: (click) => queue.push(click),
+    get depth() {
+      return queue.depth;
+    },
+    stats: queue.stats,
+    get workerRestarts() {
+      return restarts;
+    },
+    flush: () => queue.flush(),
+    async start() {
+      await currentWorker();
+      started = true;
+    },
+    async stop(timeoutMs) {
+      await queue.close(timeoutMs);
+      stopping = true;
+      const last = worker;
+      if (!last) return;
+      // Let the worker disconnect its producer; a little time, then it ends regardless.
+      const stopped = new Promise<void>((resolve) => (onStopped = resolve));
+      last.postMessage({ type: 'stop' } satisfies ToClickWorker);
+      await Promise.race([stopped, new Promise((r) => setTimeout(r, 2000).unref())]);
+      await last.terminate();
+    },
+  };
+}

@@ -1,0 +1,211 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { clickRecorded, decodeEvent } from '@shortlink/events';
+import {
+  workerClickSink,
+  type ClickSink,
+  type RawClick,
+  type WorkerClickSinkOptions,
+} from '@shortlink/service-redirector';
+import { eventually } from '@shortlink/testing';
+import { openTestInfra, silentLogger, type TestInfra } from './support/link-system';
+import { buildOnce, ROOT } from './support/processes';
+
+const WORKER = join(ROOT, 'services', 'redirector', 'dist', 'clicks', 'click-worker.js');
+const ACCOUNT = randomUUID();
+
+function raw(link: string, n: number): RawClick {
+  return {
+    eventId: randomUUID(),
+    linkId: link,
+    accountId: ACCOUNT,
+    slug: 'worker',
+    clickedAt: Date.UTC(2026, 10, 20, 12, 0, 0, n % 1000),
+    ip: n % 2 === 0 ? '8.8.8.8' : `10.0.${n % 200}.1`,
+    userAgent: 'Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0',
+    referer: n % 3 === 0 ? undefined : 'https://news.example/item?id=1',
+  };
+}
+
+/**
+ * Worker-script code that ends the worker the moment it would report Kafka's
+ * acknowledgement of its first batch: written, but the redirect thread never hears.
+ */
+const dieOnFirstAck = (first: string) =>
+  `const post = parentPort.postMessage.bind(parentPort);
+  parentPort.postMessage = (m) => {
+    if (m.type === 'sent') { ${first} process.exit(1); }
+    post(m);
+  };`;
+
+/**
+ * The redirector's click worker thread (the built one, as production runs it)
+ * against the real Kafka broker: what the redirect thread hands over is on the
+ * clicks topic once, also when the worker dies after Kafka acknowledged a batch
+ * and before the redirect thread heard of it.
+ */
+describe('click worker thread', () => {
+  let infra: TestInfra;
+  let scratch: string;
+
+  beforeAll(async () => {
+    buildOnce();
+    infra = await openTestInfra();
+    scratch = await mkdtemp(join(tmpdir(), 'click-worker-'));
+  });
+
+  afterAll(async () => {
+    await infra?.close();
+    await rm(scratch, { recursive: true, force: true });
+  });
+
+  const options = (over: Partial<WorkerClickSinkOptions> = {}): WorkerClickSinkOptions => ({
+    brokers: infra.brokers,
+    clientId: 'test-clicks',
+    topic: infra.names.topics.clicks,
+    visitorSecret: 'test-visitor-secret-0123456789',
+    logger: silentLogger,
+    workerFile: WORKER,
+    ...over,
+  });
+
+  /** Every ClickRecorded on the clicks topic for one link, in topic order. */
+  async function onTopic(link: string, atLeast: number) {
+    const consumer = infra.kafka.consumer({ groupId: `reader-${randomUUID()}` });
+    const seen: { eventId: string; visitorHash: string; country: string; referrer: string }[] = [];
+    await consumer.connect();
+    await consumer.subscribe({ topic: infra.names.topics.clicks, fromBeginning: true });
+    await consumer.run({
+      eachMessage: async ({ message }) => {
+        const decoded = decodeEvent(clickRecorded, message.value);
+        if (!decoded.ok) throw new Error(`not a ClickRecorded: ${decoded.detail}`);
+        if (decoded.event.data.linkId !== link) return;
+        const { visitorHash, country, referrer } = decoded.event.data;
+        seen.push({ eventId: decoded.event.eventId, visitorHash, country, referrer });
+      },
+    });
+    try {
+      await eventually(
+        async () => (seen.length >= atLeast ? true : undefined),
+        30_000,
+        `${atLeast} clicks on the topic`,
+      );
+      // Anything beyond what was awaited (a duplicate) would arrive right behind it.
+      await new Promise((r) => setTimeout(r, 1000));
+      return [...seen];
+    } finally {
+      await consumer.disconnect();
+    }
+  }
+
+  /** Hands `count` clicks of a new link to the sink, waits until Kafka acknowledged them all, and stops it. */
+  async function deliverThrough(sink: ClickSink, count: number) {
+    const link = randomUUID();
+    const clicks = Array.from({ length: count }, (_, n) => raw(link, n));
+    try {
+      await sink.start();
+      for (const click of clicks) sink.push(click);
+      // Polled rather than `flush()`, so that a lost batch fails the test instead of hanging it.
+      await eventually(async () => (sink.depth === 0 ? true : undefined), 30_000, 'every click acknowledged');
+    } finally {
+      await sink.stop(5000);
+    }
+    return { link, clicks };
+  }
+
+  it('puts every click it was handed on the topic once, as ClickRecorded events, and stop sends what is held', async () => {
+    const sink = workerClickSink(options());
+    const link = randomUUID();
+    const clicks = Array.from({ length: 2500 }, (_, n) => raw(link, n));
+    try {
+      await sink.start();
+      for (const click of clicks) sink.push(click);
+    } finally {
+      await sink.stop(5000);
+    }
+    expect(sink.stats).toEqual({ queued: 2500, sent: 2500, dropped: 0, failedSends: 0 });
+    expect(sink.depth).toBe(0);
+    expect(sink.workerRestarts).toBe(0);
+
+    const seen = await onTopic(link, 2500);
+    expect(seen).toHaveLength(2500);
+    expect(new Set(seen.map((s) => s.eventId))).toEqual(new Set(clicks.map((c) => c.eventId)));
+    // Enriched in the worker: keyed hash, country, referrer origin; never the raw IP.
+    const first = seen.find((s) => s.eventId === clicks[0]!.eventId)!;
+    expect(first).toMatchObject({ country: 'US', referrer: 'Direct' });
+    expect(first.visitorHash).toMatch(/^[0-9a-f]{64}$/);
+    expect(seen.find((s) => s.eventId === clicks[1]!.eventId)).toMatchObject({
+      country: 'XX',
+      referrer: 'https://news.example',
+    });
+
+    // Stopped: further clicks are refused and counted, not silently kept.
+    sink.push(raw(link, 9999));
+    expect(sink.stats.dropped).toBe(1);
+  });
+
+  it('replaces a worker that dies after Kafka acknowledged a batch, and resends it as the same events', async () => {
+    const marker = join(scratch, 'crashed');
+    // Dies once, at the moment of reporting its first acknowledged batch.
+    const crashing = join(scratch, 'crash-once-click-worker.js');
+    await writeFile(
+      crashing,
+      `const { existsSync, writeFileSync } = require('node:fs');
+const { parentPort } = require('node:worker_threads');
+if (!existsSync(${JSON.stringify(marker)})) {
+  ${dieOnFirstAck(`writeFileSync(${JSON.stringify(marker)}, '');`)}
+}
+require(${JSON.stringify(WORKER)});
+`,
+    );
+    const sink = workerClickSink(options({ workerFile: crashing }));
+    const { link, clicks } = await deliverThrough(sink, 1500);
+    expect(sink.stats.sent).toBe(1500);
+    expect(sink.workerRestarts).toBe(1);
+
+    const seen = await onTopic(link, 1500);
+    const ids = seen.map((s) => s.eventId);
+    // The first batch was written twice (the crash hid its acknowledgement)...
+    expect(ids.length).toBeGreaterThan(1500);
+    // ...as the same events, which the projector deduplicates: none lost, none new.
+    expect(new Set(ids)).toEqual(new Set(clicks.map((c) => c.eventId)));
+  });
+
+  it('keeps the clicks and tries again when a replacement worker cannot reach Kafka', async () => {
+    const counter = join(scratch, 'instances');
+    await writeFile(counter, '');
+    // First worker: dies after Kafka acknowledged its first batch. Second: cannot
+    // connect. Third and later: the real worker.
+    const flaky = join(scratch, 'flaky-click-worker.js');
+    await writeFile(
+      flaky,
+      `const { appendFileSync, readFileSync } = require('node:fs');
+const { parentPort } = require('node:worker_threads');
+appendFileSync(${JSON.stringify(counter)}, 'x');
+const instance = readFileSync(${JSON.stringify(counter)}, 'utf8').length;
+if (instance === 2) {
+  parentPort.postMessage({ type: 'start-failed', message: 'broker unreachable (test)' });
+} else {
+  if (instance === 1) {
+    ${dieOnFirstAck('')}
+  }
+  require(${JSON.stringify(WORKER)});
+}
+`,
+    );
+    const sink = workerClickSink(options({ workerFile: flaky }));
+    const { link, clicks } = await deliverThrough(sink, 1200);
+    expect(sink.stats.sent).toBe(1200);
+    expect(sink.workerRestarts).toBe(2);
+    const seen = await onTopic(link, 1200);
+    expect(new Set(seen.map((s) => s.eventId))).toEqual(new Set(clicks.map((c) => c.eventId)));
+  });
+
+  it('fails to start with a clear error when Kafka cannot be reached', async () => {
+    const sink = workerClickSink(options({ brokers: ['127.0.0.1:1'] }));
+    await expect(sink.start()).rejects.toThrow(/click worker could not connect to Kafka/);
+    await sink.stop(100);
+  });
+});
