@@ -34,20 +34,25 @@ describe('separate processes', () => {
   });
 
   it('redirects on the next request after a 201 from another process', async () => {
-    for (let i = 0; i < 20; i++) {
-      const slug = `proc-${i}`;
-      // Looked up first, so the redirector holds a cached "not found" for it.
-      expect((await fetch(`${redirector.url}/${slug}`, { redirect: 'manual' })).status).toBe(404);
-      const created = await fetch(`${writeApi.url}/api/v1/links`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ url: `https://example.com/p/${i}`, customSlug: slug }),
-      });
-      expect(created.status).toBe(201);
-      const res = await fetch(`${redirector.url}/${slug}`, { redirect: 'manual' });
-      expect(res.status).toBe(302);
-      expect(res.headers.get('location')).toBe(`https://example.com/p/${i}`);
-    }
+    // Chains side by side, so the redirector's notification connection is busy
+    // while a 201 is already on its way back: the race read-your-writes must win.
+    const chain = async (c: number) => {
+      for (let i = 0; i < 10; i++) {
+        const slug = `proc-${c}-${i}`;
+        // Looked up first, so the redirector holds a cached "not found" for it.
+        expect((await fetch(`${redirector.url}/${slug}`, { redirect: 'manual' })).status).toBe(404);
+        const created = await fetch(`${writeApi.url}/api/v1/links`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ url: `https://example.com/p/${c}/${i}`, customSlug: slug }),
+        });
+        expect(created.status).toBe(201);
+        const res = await fetch(`${redirector.url}/${slug}`, { redirect: 'manual' });
+        expect(res.status).toBe(302);
+        expect(res.headers.get('location')).toBe(`https://example.com/p/${c}/${i}`);
+      }
+    };
+    await Promise.all(Array.from({ length: 20 }, (_, c) => chain(c)));
   });
 
   it('answers the same contract over real HTTP', async () => {

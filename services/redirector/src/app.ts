@@ -70,7 +70,7 @@ export function createRedirector(deps: RedirectorDeps): ServiceModule {
           if (!SLUG_PATTERN.test(slug)) return answer(reply, null);
           const cached = deps.cache.peek(slug);
           // Warm path: no promise, no I/O.
-          if (cached !== undefined) return redirect(request, reply, cached);
+          if (cached) return redirect(request, reply, cached);
           return deps.cache.resolve(slug).then((link) => redirect(request, reply, link));
         },
       );

@@ -6,6 +6,17 @@ export interface InvalidationLogger {
   warn(obj: object, msg: string): void;
 }
 
+export interface NewLinkListener {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /**
+   * Resolves true once every "slug created" notification committed before the
+   * call has been applied to the cache; false when that cannot be known (not
+   * listening), and the caller must not trust a remembered "not found".
+   */
+  catchUp(): Promise<boolean>;
+}
+
 /**
  * Listens for newly created slugs and drops their negative cache entries. On a
  * lost connection it forgets every negative entry (notifications may have been
@@ -15,7 +26,7 @@ export function listenForNewLinks(
   connectionString: string,
   cache: LinkCache,
   logger: InvalidationLogger,
-): { start: () => Promise<void>; stop: () => Promise<void> } {
+): NewLinkListener {
   let client: Client | undefined;
   let stopped = false;
   let retry: NodeJS.Timeout | undefined;
@@ -26,6 +37,7 @@ export function listenForNewLinks(
       if (msg.channel === CHANNELS.linkCreated && msg.payload) cache.forget(msg.payload);
     });
     c.on('error', (err) => {
+      if (client === c) client = undefined;
       logger.warn({ err }, 'link notification connection lost; reconnecting');
       cache.forgetAllMisses();
       void c.end().catch(() => undefined);
@@ -33,6 +45,9 @@ export function listenForNewLinks(
     });
     await c.connect();
     await c.query(`LISTEN ${CHANNELS.linkCreated}`);
+    // Misses remembered before LISTEN took effect may predate a creation whose
+    // notification this connection never saw.
+    cache.forgetAllMisses();
     client = c;
   }
 
@@ -47,12 +62,58 @@ export function listenForNewLinks(
     }, delayMs);
   }
 
+  /*
+   * A round trip on the listening connection is a barrier. The creating
+   * transaction signals every listener before its client hears "committed",
+   * and Postgres sends a listener's pending notifications before it answers
+   * the next query; pg emits them in order, before the query's promise
+   * resolves. So once `SELECT 1` sent after a request arrived comes back, every
+   * link created before that request (its 201 already sent) has been forgotten.
+   */
+  const catchUp = coalesceAfter(async () => {
+    const c = client;
+    if (!c) return false;
+    return c.query('SELECT 1').then(
+      () => true,
+      () => false,
+    );
+  });
+
   return {
     start: connect,
+    catchUp,
     async stop() {
       stopped = true;
       if (retry) clearTimeout(retry);
-      await client?.end().catch(() => undefined);
+      const c = client;
+      client = undefined;
+      await c?.end().catch(() => undefined);
     },
+  };
+}
+
+/**
+ * Callers share one call of `fn`, but never one already under way: it may have
+ * started before they arrived. Those who arrive meanwhile share the next.
+ */
+export function coalesceAfter<T>(fn: () => Promise<T>): () => Promise<T> {
+  let running: Promise<T> | undefined;
+  let next: Promise<T> | undefined;
+  const start = (): Promise<T> => {
+    const p: Promise<T> = fn().finally(() => {
+      if (running === p) running = undefined;
+    });
+    running = p;
+    return p;
+  };
+  return () => {
+    if (!running) return start();
+    next ??= running
+      .catch(() => undefined)
+      .then(() => {
+        next = undefined;
+        return start();
+      });
+    return next;
   };
 }

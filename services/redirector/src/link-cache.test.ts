@@ -2,16 +2,17 @@ import { LinkCache, type ResolvedLink } from './link-cache';
 
 const link: ResolvedLink = { slug: 'abc12', linkId: 'l1', accountId: 'a1', location: 'https://example.com/' };
 
-function setup(known: Record<string, ResolvedLink> = { abc12: link }) {
+function setup(known: Record<string, ResolvedLink> = { abc12: link }, catchUp?: () => Promise<boolean>) {
   const lookups: string[] = [];
-  let release: (() => void) | undefined;
+  const releases: (() => void)[] = [];
   let hold = false;
   const cache = new LinkCache({
     maxEntries: 3,
     negativeTtlMs: 60_000,
+    catchUp,
     lookup: async (slug) => {
       lookups.push(slug);
-      if (hold) await new Promise<void>((r) => (release = r));
+      if (hold) await new Promise<void>((r) => releases.push(r));
       return known[slug] ?? null;
     },
   });
@@ -20,7 +21,11 @@ function setup(known: Record<string, ResolvedLink> = { abc12: link }) {
     lookups,
     known,
     holdLookups: () => (hold = true),
-    releaseLookup: () => release?.(),
+    /** Lets the held lookups finish; later ones run freely. */
+    releaseLookups: () => {
+      hold = false;
+      for (const r of releases.splice(0)) r();
+    },
   };
 }
 
@@ -53,11 +58,11 @@ describe('LinkCache', () => {
   });
 
   it('does not remember a miss that raced with the slug being created', async () => {
-    const { cache, holdLookups, releaseLookup } = setup();
+    const { cache, holdLookups, releaseLookups } = setup();
     holdLookups();
     const pending = cache.resolve('new01');
     cache.forget('new01'); // the notification arrives while the lookup is in flight
-    releaseLookup();
+    releaseLookups();
     expect(await pending).toBeNull();
     expect(cache.peek('new01')).toBeUndefined();
   });
@@ -92,5 +97,57 @@ describe('LinkCache', () => {
     await expect(cache.resolve('abc12')).rejects.toThrow('database down');
     fail = false;
     expect(await cache.resolve('abc12')).toEqual(link);
+  });
+
+  describe('when links are created in other processes', () => {
+    it('answers a miss that holds after catching up without another lookup', async () => {
+      const catchUps: number[] = [];
+      const { cache, lookups } = setup({}, async () => {
+        catchUps.push(1);
+        return true;
+      });
+      expect(await cache.resolve('nope1')).toBeNull();
+      expect(await cache.resolve('nope1')).toBeNull();
+      expect(lookups).toEqual(['nope1']);
+      expect(catchUps).toHaveLength(2);
+    });
+
+    it('looks a remembered miss up again when its creation arrives during the catch-up', async () => {
+      const known: Record<string, ResolvedLink> = {};
+      let deliver = false;
+      const env = setup(known, async () => {
+        if (deliver) {
+          known['new01'] = { ...link, slug: 'new01' };
+          env.cache.forget('new01');
+        }
+        return true;
+      });
+      expect(await env.cache.resolve('new01')).toBeNull();
+      expect(env.cache.peek('new01')).toBeNull();
+      deliver = true; // created in another process; its 201 left before this request
+      expect(await env.cache.resolve('new01')).toEqual({ ...link, slug: 'new01' });
+      expect(env.lookups).toEqual(['new01', 'new01']);
+    });
+
+    it('does not trust a remembered miss when it cannot catch up', async () => {
+      const { cache, lookups } = setup({}, async () => false);
+      expect(await cache.resolve('nope1')).toBeNull();
+      expect(await cache.resolve('nope1')).toBeNull();
+      // The first request's lookup, then one per answer to confirm it.
+      expect(lookups).toEqual(['nope1', 'nope1', 'nope1']);
+    });
+
+    it('does not answer from a shared lookup that began before the slug was created', async () => {
+      const known: Record<string, ResolvedLink> = {};
+      const env = setup(known, async () => true);
+      env.holdLookups();
+      const early = env.cache.resolve('new01'); // its lookup sees no slug yet
+      const late = env.cache.resolve('new01'); // joins that lookup
+      known['new01'] = { ...link, slug: 'new01' };
+      env.cache.forget('new01'); // created, and the notification arrives meanwhile
+      env.releaseLookups();
+      expect(await late).toEqual({ ...link, slug: 'new01' });
+      expect(await early).toEqual({ ...link, slug: 'new01' });
+    });
   });
 });

@@ -34,6 +34,7 @@ export async function wireRedirector(resources: RedirectorResources): Promise<Re
     lookup: postgresLookup(pool),
     maxEntries: resources.cacheSize ?? 1_000_000,
     negativeTtlMs: 5000,
+    catchUp: () => listener.catchUp(),
   });
   const listener = listenForNewLinks(databaseUrl, cache, logger);
   const visitorSecret = resources.visitorSecret ?? (await instanceSecret(pool, 'visitor-hash'));
