@@ -101,7 +101,10 @@ export async function runClickProjector(options: ClickProjectorOptions) {
     while (i < messages.length && !stopping) {
       const first = BigInt(messages[i]!.offset);
       // A range older than the committed position was committed just before a crash.
-      if (pending && pending.first < first) pending = null;
+      if (pending && pending.first < first) {
+        await ranges.clearSettled(partition, first);
+        pending = null;
+      }
       let chunk: KafkaMessage[];
       let range: OffsetRange;
       if (pending && pending.first === first) {
@@ -152,6 +155,7 @@ export async function runClickProjector(options: ClickProjectorOptions) {
     }
   }
 
+  await sweepSettledRanges(options.kafka, groupId, topic, ranges);
   await options.deadLetterProducer.connect();
   await consumer.connect();
   await consumer.subscribe({ topics: [topic], fromBeginning: true });
@@ -176,4 +180,24 @@ export async function runClickProjector(options: ClickProjectorOptions) {
       await options.deadLetterProducer.disconnect();
     },
   };
+}
+
+/**
+ * A projector killed between its offset commit and clearing its range leaves
+ * the range behind. Harmless (the next batch of the partition starts past it
+ * and overwrites it), but if that partition gets no more clicks the row would
+ * stay, telling operators a batch is in flight when none is.
+ */
+async function sweepSettledRanges(kafka: EventLogClient, groupId: string, topic: string, ranges: RangeStore) {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const [committed] = await admin.fetchOffsets({ groupId, topics: [topic] });
+    for (const { partition, offset } of committed?.partitions ?? []) {
+      // -1: nothing committed yet, so no range can be settled.
+      if (BigInt(offset) >= 0n) await ranges.clearSettled(partition, BigInt(offset));
+    }
+  } finally {
+    await admin.disconnect();
+  }
 }

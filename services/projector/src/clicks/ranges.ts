@@ -10,6 +10,12 @@ export interface RangeStore {
   get(partition: number): Promise<OffsetRange | null>;
   record(partition: number, range: OffsetRange): Promise<void>;
   clear(partition: number): Promise<void>;
+  /**
+   * Drops a range that ends before `committed`: its batch was committed by an
+   * owner that died before clearing it. Conditional, so a newer range that
+   * another instance records meanwhile stays.
+   */
+  clearSettled(partition: number, committed: bigint): Promise<void>;
 }
 
 export function postgresRangeStore(pool: Pool, groupId: string, topic: string): RangeStore {
@@ -36,6 +42,13 @@ export function postgresRangeStore(pool: Pool, groupId: string, topic: string): 
       await pool.query(
         'DELETE FROM click_projection_ranges WHERE consumer_group = $1 AND topic = $2 AND kafka_partition = $3',
         [groupId, topic, partition],
+      );
+    },
+    async clearSettled(partition, committed) {
+      await pool.query(
+        `DELETE FROM click_projection_ranges
+          WHERE consumer_group = $1 AND topic = $2 AND kafka_partition = $3 AND last_offset < $4`,
+        [groupId, topic, partition, committed.toString()],
       );
     },
   };
