@@ -158,6 +158,10 @@ describe('GET /api/v1/links/:slug/analytics, end to end', () => {
     const all = (await analytics('stats-1', 'all')).json();
     expect(all.range).toBe('all');
     expect(all.clicksOverTime).toEqual([{ date: today, clicks: 9 }]);
+    // The whole life's visitors come from another table than a range's: they must agree.
+    expect(all.totalClicks).toBe(9);
+    expect(all.uniqueVisitors).toBe(ninety.uniqueVisitors);
+    expect(all.uniqueVisitors).toBe(6);
   });
 
   it('returns the top 10 referrers, ties broken by name', async () => {

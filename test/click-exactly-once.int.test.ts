@@ -72,6 +72,12 @@ async function totals() {
     daily: (await one<{ n: number }>('SELECT toUInt64(sum(clicks)) AS n FROM link_daily')).n,
     visitors: (await one<{ n: number }>('SELECT toUInt64(uniqExactMerge(visitors)) AS n FROM link_daily')).n,
     lastSeen: (await one<{ n: number }>('SELECT toUInt64(uniqExact(visitor)) AS n FROM link_visitors')).n,
+    // Visitors per link, summed over links.
+    lifetime: (
+      await one<{ n: number }>(
+        'SELECT toUInt64(sum(n)) AS n FROM (SELECT uniqExactMerge(visitors) AS n FROM link_uniques GROUP BY link_id)',
+      )
+    ).n,
     breakdown: await (
       await infra.clickhouse.query({
         query:
@@ -89,6 +95,7 @@ function expected(count: number) {
     daily: count,
     visitors: Math.min(count, 300),
     lastSeen: Math.min(count, 300),
+    lifetime: new Set(Array.from({ length: count }, (_, n) => `${n % LINKS.length}/${n % 300}`)).size,
     breakdown: ['browser', 'country', 'device', 'os', 'referrer'].map((dimension) => ({ dimension, n: count })),
   };
 }

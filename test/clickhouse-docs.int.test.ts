@@ -33,7 +33,7 @@ describe('docs/clickhouse.md', () => {
     const columns = await (
       await infra.clickhouse.query({
         query: `SELECT table, name FROM system.columns
-                 WHERE database = currentDatabase() AND table IN ('clicks', 'link_daily', 'link_daily_breakdown', 'link_visitors')`,
+                 WHERE database = currentDatabase() AND table IN ('clicks', 'link_daily', 'link_daily_breakdown', 'link_visitors', 'link_uniques')`,
         format: 'JSONEachRow',
       })
     ).json<{ table: string; name: string }>();

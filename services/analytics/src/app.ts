@@ -95,7 +95,7 @@ export function createAnalytics(deps: AnalyticsDeps): ServiceModule {
           const link = await ownedLink(deps, slug, account.id);
 
           const { from, to, days } = rangeDays(range, deps.now(), link.createdAt);
-          const stats = await readLinkStats(deps.clickhouse, link.linkId, from, to);
+          const stats = await readLinkStats(deps.clickhouse, link.linkId, { from, to, wholeLife: range === 'all' });
           return {
             slug,
             range,

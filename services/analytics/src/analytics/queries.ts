@@ -14,6 +14,14 @@ export interface LinkStats {
 
 const TOP = 10;
 
+export interface StatsPeriod {
+  /** First and last UTC day, `YYYY-MM-DD`; the last is today. */
+  from: string;
+  to: string;
+  /** The period is the link's whole life (the `all` range). */
+  wholeLife: boolean;
+}
+
 /**
  * Reads a link's analytics for a range of UTC days ending today, from the
  * aggregate tables only (never the raw facts): a handful of rows per day, and
@@ -22,8 +30,7 @@ const TOP = 10;
 export async function readLinkStats(
   clickhouse: ClickHouseClient,
   linkId: string,
-  from: string,
-  to: string,
+  { from, to, wholeLife }: StatsPeriod,
 ): Promise<LinkStats> {
   const params = { link: linkId, from, to };
   // The total is the sum of the daily series, read once: the engine behind the
@@ -31,10 +38,15 @@ export async function readLinkStats(
   const [visitors, daily, breakdown] = await Promise.all([
     clickhouse
       .query({
-        // Ranges end today: a visitor of the range is one whose last click is on or after its first day.
-        query: `SELECT toUInt64(uniqExact(visitor)) AS visitors
-                  FROM link_visitors
-                 WHERE link_id = {link:UUID} AND last_day >= {from:Date}`,
+        query: wholeLife
+          ? // Every visitor the link ever had: one set, already counted apart.
+            `SELECT toUInt64(uniqExactMerge(visitors)) AS visitors
+               FROM link_uniques
+              WHERE link_id = {link:UUID}`
+          : // Ranges end today: a visitor of the range is one whose last click is on or after its first day.
+            `SELECT toUInt64(uniqExact(visitor)) AS visitors
+               FROM link_visitors
+              WHERE link_id = {link:UUID} AND last_day >= {from:Date}`,
         query_params: params,
         format: 'JSONEachRow',
       })
