@@ -6,6 +6,8 @@ export interface AnalyticsResult {
   days: number;
   loadSeconds: number;
   ranges: Record<string, { p50Ms: number; p99Ms: number; maxMs: number; requests: number }>;
+  /** Active parts per visitor table when measured: what a visitor count reads depends on it. */
+  parts: { linkVisitors: number; linkUniques: number };
 }
 
 const RANGES = ['7d', '30d', '90d', 'all'] as const;
@@ -76,6 +78,13 @@ export async function benchAnalytics(
     await new Promise((r) => setTimeout(r, 500));
   }
 
+  const partsOf = (table: string) =>
+    scalar(
+      stack.clickhouse,
+      `SELECT count() AS n FROM system.parts WHERE database = currentDatabase() AND table = '${table}' AND active`,
+    );
+  const parts = { linkVisitors: await partsOf('link_visitors'), linkUniques: await partsOf('link_uniques') };
+
   const analytics = await stack.start('analytics');
   const ranges: AnalyticsResult['ranges'] = {};
   for (const range of RANGES) {
@@ -84,10 +93,13 @@ export async function benchAnalytics(
       const res = await fetch(`${analytics.url}/api/v1/links/${slug}/analytics?range=${range}`, {
         headers: { authorization: `Bearer ${stack.key}` },
       });
-      const body = (await res.json()) as { totalClicks?: number };
+      const body = (await res.json()) as { totalClicks?: number; uniqueVisitors?: number };
       if (res.status !== 200) throw new Error(`analytics ${range}: HTTP ${res.status} ${JSON.stringify(body)}`);
       if (range === 'all' && body.totalClicks !== options.clicks) {
         throw new Error(`analytics all: ${body.totalClicks} clicks, expected ${options.clicks}`);
+      }
+      if (range === 'all' && body.uniqueVisitors !== options.visitors) {
+        throw new Error(`analytics all: ${body.uniqueVisitors} visitors, expected ${options.visitors}`);
       }
       return performance.now() - t;
     };
@@ -98,5 +110,5 @@ export async function benchAnalytics(
     ranges[range] = { p50Ms: p.p50, p99Ms: p.p99, maxMs: p.max, requests: p.n };
   }
   await analytics.stop();
-  return { clicks: options.clicks, days: options.days, loadSeconds, ranges };
+  return { clicks: options.clicks, days: options.days, loadSeconds, ranges, parts };
 }

@@ -85,7 +85,11 @@ export function formatReport(report: Report): string {
       rows.push([
         `Analytics ${range} (${n(analytics.clicks)} clicks)`,
         `p50 ${n(r.p50Ms)} ms, p99 ${n(r.p99Ms)} ms`,
-        `max ${n(r.maxMs)} ms over ${r.requests} requests`,
+        `max ${n(r.maxMs)} ms over ${r.requests} requests; visitors from ${
+          range === 'all'
+            ? `link_uniques (${analytics.parts.linkUniques} parts)`
+            : `link_visitors (${analytics.parts.linkVisitors} parts)`
+        }`,
         range === 'all'
           ? `${verdict(r.p99Ms <= GOALS.analyticsAllP99Ms)} (goal p99 ≤ ${GOALS.analyticsAllP99Ms} ms)`
           : '',
