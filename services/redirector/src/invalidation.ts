@@ -1,4 +1,5 @@
 import { Client } from 'pg';
+import { groupCommit } from '@shortlink/batching';
 import { CHANNELS } from '@shortlink/postgres';
 import type { LinkCache } from './link-cache';
 
@@ -69,19 +70,23 @@ export function listenForNewLinks(
    * the next query; pg emits them in order, before the query's promise
    * resolves. So once `SELECT 1` sent after a request arrived comes back, every
    * link created before that request (its 201 already sent) has been forgotten.
+   * Callers that arrive while one is in flight share the next (a group
+   * commit): never the one already sent, which may predate their request.
    */
-  const catchUp = coalesceAfter(async () => {
+  const catchUp = groupCommit(async (callers: unknown[]) => {
     const c = client;
-    if (!c) return false;
-    return c.query('SELECT 1').then(
-      () => true,
-      () => false,
-    );
-  });
+    const caughtUp = c
+      ? await c.query('SELECT 1').then(
+          () => true,
+          () => false,
+        )
+      : false;
+    return callers.map(() => caughtUp);
+  }, Number.POSITIVE_INFINITY);
 
   return {
     start: connect,
-    catchUp,
+    catchUp: () => catchUp(undefined),
     async stop() {
       stopped = true;
       if (retry) clearTimeout(retry);
@@ -89,31 +94,5 @@ export function listenForNewLinks(
       client = undefined;
       await c?.end().catch(() => undefined);
     },
-  };
-}
-
-/**
- * Callers share one call of `fn`, but never one already under way: it may have
- * started before they arrived. Those who arrive meanwhile share the next.
- */
-export function coalesceAfter<T>(fn: () => Promise<T>): () => Promise<T> {
-  let running: Promise<T> | undefined;
-  let next: Promise<T> | undefined;
-  const start = (): Promise<T> => {
-    const p: Promise<T> = fn().finally(() => {
-      if (running === p) running = undefined;
-    });
-    running = p;
-    return p;
-  };
-  return () => {
-    if (!running) return start();
-    next ??= running
-      .catch(() => undefined)
-      .then(() => {
-        next = undefined;
-        return start();
-      });
-    return next;
   };
 }

@@ -1,6 +1,6 @@
 import type { Pool } from 'pg';
+import { groupCommit } from '@shortlink/batching';
 import { commitSlugClaims, type ClaimRef } from '@shortlink/postgres';
-import { groupCommit } from './group-commit';
 
 export interface Claim {
   slug: string;

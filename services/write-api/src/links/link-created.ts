@@ -1,6 +1,6 @@
+import { groupCommit } from '@shortlink/batching';
 import { encodeEvent, type LinkCreated } from '@shortlink/events';
 import type { LogProducer } from '@shortlink/kafka';
-import { groupCommit } from './group-commit';
 
 export type AppendLinkCreated = (event: LinkCreated) => Promise<void>;
 

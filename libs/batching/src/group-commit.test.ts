@@ -35,4 +35,36 @@ describe('groupCommit', () => {
     for (const f of failed) await expect(f).rejects.toThrow('database away');
     await expect(run('d')).resolves.toBe('d');
   });
+
+  // The redirector's catch-up: callers with no item of their own, sharing one round trip.
+  it('never hands a caller the call already under way, and shares the next one', async () => {
+    const calls: (() => void)[] = [];
+    const fn = groupCommit(
+      (callers: unknown[]) =>
+        new Promise<number[]>((resolve) => calls.push(() => resolve(callers.map(() => calls.length)))),
+      Number.POSITIVE_INFINITY,
+    );
+    const first = fn(undefined);
+    const second = fn(undefined);
+    const third = fn(undefined);
+    expect(calls).toHaveLength(1);
+    calls[0]!();
+    expect(await first).toBe(1);
+    await new Promise((r) => setImmediate(r));
+    expect(calls).toHaveLength(2);
+    calls[1]!();
+    expect(await second).toBe(2);
+    expect(await third).toBe(2);
+  });
+
+  it('starts at once when idle, and after a failure', async () => {
+    let fail = true;
+    const fn = groupCommit(async (callers: unknown[]) => {
+      if (fail) throw new Error('down');
+      return callers.map(() => 'ok');
+    }, Number.POSITIVE_INFINITY);
+    await expect(fn(undefined)).rejects.toThrow('down');
+    fail = false;
+    expect(await fn(undefined)).toBe('ok');
+  });
 });

@@ -1,0 +1,1 @@
+export { groupCommit } from './group-commit';
