@@ -63,9 +63,8 @@ export class LinkCache {
     const cached = this.peek(slug);
     if (cached) return Promise.resolve(cached);
     const { catchUp } = this.#options;
-    if (cached === null && !catchUp) return Promise.resolve(null);
-    const first = cached === null ? Promise.resolve(null) : this.#sharedLookup(slug);
-    return catchUp ? first.then((link) => (link ? link : this.#confirmMiss(slug, catchUp))) : first;
+    const found = cached === null ? Promise.resolve(null) : this.#sharedLookup(slug);
+    return catchUp ? found.then((link) => link ?? this.#confirmMiss(slug, catchUp)) : found;
   }
 
   /*

@@ -100,11 +100,9 @@ export async function runClickProjector(options: ClickProjectorOptions) {
     let i = 0;
     while (i < messages.length && !stopping) {
       const first = BigInt(messages[i]!.offset);
-      // A range older than the committed position was committed just before a crash.
-      if (pending && pending.first < first) {
-        await ranges.clearSettled(partition, first);
-        pending = null;
-      }
+      // A range older than the committed position was committed just before a
+      // crash; the range recorded next replaces it.
+      if (pending && pending.first < first) pending = null;
       let chunk: KafkaMessage[];
       let range: OffsetRange;
       if (pending && pending.first === first) {
