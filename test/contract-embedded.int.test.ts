@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeApiContract, type ContractTarget } from './contract/api-contract';
+import { describeConcurrentContract } from './contract/concurrent-contract';
 import { createKeyWithCli } from './support/cli';
 import { buildOnce, startProcess, type RunningProcess } from './support/processes';
 
@@ -23,8 +24,11 @@ afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-describeApiContract('embedded', (): ContractTarget => ({
+const target = (): ContractTarget => ({
   url: app.url,
   // Through the running server's own Postgres socket: the server keeps running.
   issueKey: (plan) => createKeyWithCli({ DATA_DIR: dataDir }, plan),
-}));
+});
+
+describeApiContract('embedded', target);
+describeConcurrentContract('embedded', target);

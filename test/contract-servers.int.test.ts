@@ -1,5 +1,6 @@
 import { infraEnv } from '@shortlink/testing';
 import { describeApiContract, type ContractTarget } from './contract/api-contract';
+import { describeConcurrentContract } from './contract/concurrent-contract';
 import { createKeyWithCli } from './support/cli';
 import { openTestInfra, type TestInfra } from './support/link-system';
 import { buildOnce, startProcess, type RunningProcess } from './support/processes';
@@ -27,7 +28,10 @@ afterAll(async () => {
   await infra?.close();
 });
 
-describeApiContract('Kafka, Postgres, ClickHouse', (): ContractTarget => ({
+const target = (): ContractTarget => ({
   url: app.url,
   issueKey: (plan) => createKeyWithCli({ DATABASE_URL: infra.db.url }, plan),
-}));
+});
+
+describeApiContract('Kafka, Postgres, ClickHouse', target);
+describeConcurrentContract('Kafka, Postgres, ClickHouse', target);

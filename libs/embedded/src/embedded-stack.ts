@@ -2,7 +2,6 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { startChdbHttpServer } from '@shortlink/chdb-server';
 import {
   DEFAULT_PARTITIONS,
@@ -14,6 +13,7 @@ import {
 } from '@shortlink/kafka';
 import { embeddedLogClient } from './event-log/embedded-client';
 import { EventLog } from './event-log/event-log';
+import { startSessionServer } from './postgres/session-server';
 
 /** What a running embedded installation tells other processes (the `apikey` command) about itself. */
 export interface EmbeddedState {
@@ -135,16 +135,26 @@ export async function startEmbeddedStack(options: EmbeddedOptions): Promise<Embe
   }
 }
 
-/** PGlite in `dir`, behind a Postgres wire-protocol socket on 127.0.0.1. */
-export async function startPostgres(dir: string): Promise<{ url: string; close: () => Promise<void> }> {
+/**
+ * PGlite in `dir`, behind a Postgres wire-protocol socket on 127.0.0.1 that
+ * runs each client's exchange whole (see `session-server.ts`).
+ */
+export async function startPostgres(
+  dir: string,
+  onError?: (error: Error) => void,
+): Promise<{ url: string; close: () => Promise<void> }> {
   const db = await PGlite.create(dir);
-  const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: MAX_PG_CONNECTIONS });
-  await server.start();
-  const { port } = (server as unknown as { server: { address(): AddressInfo } }).server.address();
+  const server = await startSessionServer({
+    db,
+    host: '127.0.0.1',
+    port: 0,
+    maxConnections: MAX_PG_CONNECTIONS,
+    onError,
+  });
   return {
-    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    url: `postgres://postgres@127.0.0.1:${server.port}/postgres`,
     async close() {
-      await server.stop();
+      await server.close();
       await db.close();
     },
   };
