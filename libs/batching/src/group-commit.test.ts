@@ -1,5 +1,7 @@
 import { groupCommit } from './group-commit';
 
+const FAIL_ALL = (maxBatch: number) => ({ maxBatch, onFailure: 'fail-all' as const });
+
 describe('groupCommit', () => {
   it('runs the first call alone and the calls that arrive meanwhile together, answering each in order', async () => {
     const batches: number[][] = [];
@@ -7,7 +9,7 @@ describe('groupCommit', () => {
       batches.push(items);
       await new Promise((r) => setTimeout(r, 10));
       return items.map((n) => n * 2);
-    }, 100);
+    }, FAIL_ALL(100));
     const results = await Promise.all([1, 2, 3, 4].map((n) => double(n)));
     expect(results).toEqual([2, 4, 6, 8]);
     expect(batches).toEqual([[1], [2, 3, 4]]);
@@ -18,7 +20,7 @@ describe('groupCommit', () => {
     const run = groupCommit(async (items: number[]) => {
       sizes.push(items.length);
       return items;
-    }, 2);
+    }, FAIL_ALL(2));
     await Promise.all([1, 2, 3, 4, 5].map((n) => run(n)));
     expect(sizes).toEqual([1, 2, 2]);
   });
@@ -28,7 +30,7 @@ describe('groupCommit', () => {
     const run = groupCommit(async (items: string[]) => {
       if (calls++ === 1) throw new Error('database away');
       return items;
-    }, 10);
+    }, FAIL_ALL(10));
     const first = run('a');
     const failed = [run('b'), run('c')];
     await expect(first).resolves.toBe('a');
@@ -42,7 +44,7 @@ describe('groupCommit', () => {
     const fn = groupCommit(
       (callers: unknown[]) =>
         new Promise<number[]>((resolve) => calls.push(() => resolve(callers.map(() => calls.length)))),
-      Number.POSITIVE_INFINITY,
+      FAIL_ALL(Number.POSITIVE_INFINITY),
     );
     const first = fn(undefined);
     const second = fn(undefined);
@@ -62,9 +64,33 @@ describe('groupCommit', () => {
     const fn = groupCommit(async (callers: unknown[]) => {
       if (fail) throw new Error('down');
       return callers.map(() => 'ok');
-    }, Number.POSITIVE_INFINITY);
+    }, FAIL_ALL(Number.POSITIVE_INFINITY));
     await expect(fn(undefined)).rejects.toThrow('down');
     fail = false;
     expect(await fn(undefined)).toBe('ok');
+  });
+
+  it('retries each item of a failed batch alone: a poisoned item fails only itself', async () => {
+    const batches: string[][] = [];
+    // Like one INSERT of many rows: a single bad row fails the statement, and nothing is written.
+    const insert = groupCommit(
+      async (items: string[]) => {
+        batches.push(items);
+        await new Promise((r) => setTimeout(r, 5));
+        if (items.some((s) => s.includes('\u0000'))) throw new Error('invalid byte sequence');
+        return items.map((s) => s.toUpperCase());
+      },
+      { maxBatch: 100, onFailure: 'retry-alone' },
+    );
+    const first = insert('a');
+    const shared = ['b', 'c\u0000', 'd'].map((s) =>
+      insert(s).then(
+        (r) => r,
+        (e: Error) => e.message,
+      ),
+    );
+    expect(await first).toBe('A');
+    expect(await Promise.all(shared)).toEqual(['B', 'invalid byte sequence', 'D']);
+    expect(batches).toEqual([['a'], ['b', 'c\u0000', 'd'], ['b'], ['c\u0000'], ['d']]);
   });
 });

@@ -1,23 +1,55 @@
+export interface GroupCommitOptions {
+  /** Most items in one batch. */
+  maxBatch: number;
+  /**
+   * What a failed batch means for its items.
+   * - `retry-alone`, for a batch that takes effect whole or not at all (one
+   *   Postgres statement): each item runs again on its own, so an item that
+   *   poisons the batch fails only itself and its neighbours still succeed.
+   * - `fail-all`, for a batch whose failure is not any one item's (callers
+   *   sharing a round trip with no item of their own), or that may have taken
+   *   effect in part (a produce request): every item fails with its error.
+   *   Items must then be checked before they join, so none can poison it.
+   */
+  onFailure: 'retry-alone' | 'fail-all';
+}
+
 /**
  * Concurrent calls share one batch: while a batch is in flight, the items that
  * arrive queue up and leave together in the next one (a group commit, with no
- * added delay when idle). `run` answers each item of a batch in order; if it
- * throws, every call in that batch fails with its error.
+ * added delay when idle). `run` answers each item of a batch in order.
  */
-export function groupCommit<T, R>(run: (items: T[]) => Promise<R[]>, maxBatch: number): (item: T) => Promise<R> {
-  let waiting: { item: T; resolve: (r: R) => void; reject: (e: unknown) => void }[] = [];
+export function groupCommit<T, R>(
+  run: (items: T[]) => Promise<R[]>,
+  options: GroupCommitOptions,
+): (item: T) => Promise<R> {
+  type Waiting = { item: T; resolve: (r: R) => void; reject: (e: unknown) => void };
+  let waiting: Waiting[] = [];
   let running = false;
+
+  async function runAlone(w: Waiting): Promise<void> {
+    try {
+      const [result] = await run([w.item]);
+      w.resolve(result as R);
+    } catch (e) {
+      w.reject(e);
+    }
+  }
 
   async function drain(): Promise<void> {
     running = true;
     while (waiting.length > 0) {
-      const batch = waiting.slice(0, maxBatch);
+      const batch = waiting.slice(0, options.maxBatch);
       waiting = waiting.slice(batch.length);
       try {
         const results = await run(batch.map((w) => w.item));
         batch.forEach((w, i) => w.resolve(results[i] as R));
       } catch (e) {
-        for (const w of batch) w.reject(e);
+        if (options.onFailure === 'retry-alone' && batch.length > 1) {
+          for (const w of batch) await runAlone(w);
+        } else {
+          for (const w of batch) w.reject(e);
+        }
       }
     }
     running = false;

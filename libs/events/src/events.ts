@@ -1,10 +1,13 @@
 import { z } from 'zod';
 import { envelopeOf } from './envelope';
+import { isStorableText } from './storable-text';
 
 /** Every slug, custom or generated: 3-30 of lowercase letters, digits and hyphens. */
 export const SLUG_PATTERN = /^[a-z0-9-]{3,30}$/;
 
 const slug = z.string().regex(SLUG_PATTERN);
+/** Free text that Postgres and ClickHouse can hold as it is (no U+0000, no lone surrogate). */
+const text = () => z.string().refine(isStorableText, 'holds U+0000 or a lone surrogate');
 
 /** A short link came into existence. Keyed by slug on the links topic. */
 export const linkCreated = envelopeOf(
@@ -14,8 +17,8 @@ export const linkCreated = envelopeOf(
     linkId: z.uuid(),
     accountId: z.uuid(),
     slug,
-    destinationUrl: z.string().min(1),
-    tag: z.string().nullable(),
+    destinationUrl: text().min(1),
+    tag: text().nullable(),
   }),
 );
 export type LinkCreated = z.infer<typeof linkCreated>;
@@ -55,11 +58,11 @@ export const linkPreviewFetched = envelopeOf(
   z.object({
     linkId: z.uuid(),
     slug,
-    title: z.string().max(300).nullable(),
-    description: z.string().max(1000).nullable(),
-    image: z.string().max(2048).nullable(),
+    title: text().max(300).nullable(),
+    description: text().max(1000).nullable(),
+    image: text().max(2048).nullable(),
     /** The URL the page was finally read from, after redirects. */
-    finalUrl: z.string().min(1).max(2048),
+    finalUrl: text().min(1).max(2048),
   }),
 );
 export type LinkPreviewFetched = z.infer<typeof linkPreviewFetched>;
@@ -71,7 +74,7 @@ export const linkPreviewFailed = envelopeOf(
   z.object({
     linkId: z.uuid(),
     slug,
-    reason: z.string().min(1).max(500),
+    reason: text().min(1).max(500),
   }),
 );
 export type LinkPreviewFailed = z.infer<typeof linkPreviewFailed>;

@@ -15,3 +15,4 @@ export {
 } from './events';
 export { envelopeOf, isoUtcMillis, type EventMeta } from './envelope';
 export { createEvent, encodeEvent, decodeEvent, type DecodeResult } from './codec';
+export { isStorableText, isStorableJson } from './storable-text';

@@ -1,3 +1,5 @@
+import { errorBody } from './errors';
+import { HTTP_ERRORS } from './http-errors';
 import type { FastifyInstance } from 'fastify';
 
 export interface HealthOptions {
@@ -25,7 +27,7 @@ const healthSchema = {
 /** `GET /healthz`: 200 once the process can serve, 503 before and while draining. */
 export async function healthRoutes(app: FastifyInstance, options: HealthOptions): Promise<void> {
   app.get('/healthz', { schema: healthSchema }, async (_request, reply) => {
-    if (!options.ready()) return reply.code(503).send({ error: 'Not ready', code: 'not_ready' });
+    if (!options.ready()) return reply.code(503).send(errorBody(HTTP_ERRORS.notReady.error, HTTP_ERRORS.notReady.code));
     return { status: 'ok', service: options.service };
   });
 }

@@ -5,3 +5,5 @@ export { serveUntilSignalled, type ServeOptions } from './serve';
 export { runServices, buildProcessServer, type ServiceModule, type ProcessOptions } from './service';
 export { runMain, processOptionsFrom, createLogger, type HttpProcessConfig } from './entry';
 export { errorResponseSchema, linkResponseProperties, LINK_RESPONSE_FIELDS } from './schemas';
+export { HTTP_ERRORS, type HttpErrorText } from './http-errors';
+export { HTTP_LIMITS, type HttpLimits } from './http-limits';

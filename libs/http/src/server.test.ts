@@ -1,3 +1,4 @@
+import { connect, type AddressInfo } from 'node:net';
 import { HttpError } from './errors';
 import { healthRoutes } from './health';
 import { createServer } from './server';
@@ -98,5 +99,116 @@ describe('validation errors', () => {
     const query = await app.inject({ method: 'GET', url: '/things?n=abc' });
     expect(query.statusCode).toBe(400);
     expect(query.json()).toEqual({ error: 'Invalid request', code: 'invalid_request' });
+  });
+});
+
+describe('text no store can hold', () => {
+  it.each([
+    ['U+0000 in a value', '{"url":"https://example.com/\\u0000"}'],
+    ['U+0000 in a nested value', '{"url":"https://example.com/","meta":{"a":["ok","b\\u0000"]}}'],
+    ['U+0000 in a key', '{"u\\u0000rl":"https://example.com/"}'],
+    ['a lone surrogate', '{"tag":"\\ud800"}'],
+  ])('refuses %s with 400 before the route runs', async (_name, payload) => {
+    const app = createServer({ logger: false, trustProxy: false });
+    let reached = false;
+    app.post('/things', async () => {
+      reached = true;
+      return { ok: true };
+    });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/things',
+      headers: { 'content-type': 'application/json' },
+      payload,
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({ error: 'Invalid request body', code: 'invalid_body' });
+    expect(reached).toBe(false);
+  });
+
+  it('lets a whole surrogate pair (an emoji) through', async () => {
+    const app = createServer({ logger: false, trustProxy: false });
+    app.post('/things', async (request) => request.body);
+    const res = await app.inject({ method: 'POST', url: '/things', payload: { tag: '🚀 été' } });
+    expect(res.json()).toEqual({ tag: '🚀 été' });
+  });
+});
+
+describe('path segments of any length', () => {
+  it('reach their route instead of a 414', async () => {
+    const app = createServer({ logger: false, trustProxy: false });
+    app.get<{ Params: { slug: string } }>('/:slug', async (request, reply) =>
+      reply.code(404).send({ error: 'Link not found', code: 'not_found', length: request.params.slug.length }),
+    );
+    const res = await app.inject({ method: 'GET', url: `/${'a'.repeat(5000)}` });
+    expect(res.statusCode).toBe(404);
+    expect(res.json()).toEqual({ error: 'Link not found', code: 'not_found', length: 5000 });
+  });
+});
+
+/** Errors from beneath the routes need a real socket: `inject` never reaches Node's HTTP parser. */
+describe('errors of the HTTP layer, over a real socket', () => {
+  let app: ReturnType<typeof createServer>;
+  let port: number;
+
+  beforeAll(async () => {
+    app = createServer({
+      logger: false,
+      trustProxy: false,
+      limits: { headersTimeoutMs: 500, requestTimeoutMs: 800 },
+    });
+    app.post('/echo', async (request) => request.body);
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    port = (app.server.address() as AddressInfo).port;
+  });
+  afterAll(() => app.close());
+
+  /** Sends raw bytes (optionally in timed pieces) and returns everything the server answered. */
+  function raw(pieces: { data: string; afterMs?: number }[]): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1');
+      let answer = '';
+      socket.on('data', (d) => (answer += d.toString('latin1')));
+      socket.on('close', () => resolve(answer));
+      socket.on('error', reject);
+      let delay = 0;
+      for (const piece of pieces) {
+        delay += piece.afterMs ?? 0;
+        setTimeout(() => socket.writable && socket.write(piece.data), delay);
+      }
+    });
+  }
+  const statusAndBody = (answer: string) => ({
+    status: Number(answer.split(' ')[1]),
+    body: JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as unknown,
+  });
+
+  it('answers headers over the limit with a JSON 431', async () => {
+    const answer = await raw([{ data: `GET /x HTTP/1.1\r\nHost: a\r\nX-Big: ${'a'.repeat(100_000)}\r\n\r\n` }]);
+    expect(statusAndBody(answer)).toEqual({
+      status: 431,
+      body: { error: 'Request Header Fields Too Large', code: 'headers_too_large' },
+    });
+  });
+
+  it('answers a malformed request line with a JSON 400', async () => {
+    const answer = await raw([{ data: 'NOT HTTP AT ALL\r\n\r\n' }]);
+    expect(statusAndBody(answer)).toEqual({
+      status: 400,
+      body: { error: 'Malformed HTTP request', code: 'malformed_request' },
+    });
+  });
+
+  it('answers a body that never finishes (Content-Length larger than sent) with a JSON 408', async () => {
+    const answer = await raw([
+      { data: 'POST /echo HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":' },
+    ]);
+    expect(statusAndBody(answer)).toEqual({ status: 408, body: { error: 'Request Timeout', code: 'request_timeout' } });
+  });
+
+  it('answers a body trickled a byte at a time with a JSON 408', async () => {
+    const head = 'POST /echo HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\nContent-Length: 40\r\n\r\n';
+    const answer = await raw([{ data: head }, ...Array.from({ length: 20 }, () => ({ data: ' ', afterMs: 150 }))]);
+    expect(statusAndBody(answer)).toEqual({ status: 408, body: { error: 'Request Timeout', code: 'request_timeout' } });
   });
 });

@@ -1,5 +1,10 @@
+import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
+import { isStorableJson } from '@shortlink/events';
 import { errorBody, HttpError } from './errors';
+import { HTTP_ERRORS, type HttpErrorText } from './http-errors';
+import { HTTP_LIMITS, type HttpLimits } from './http-limits';
 
 export interface ServerOptions {
   /** A pino logger shared with the process's other components, or false for none (tests). */
@@ -7,29 +12,69 @@ export interface ServerOptions {
   trustProxy: boolean;
   /** Largest request body accepted, in bytes; larger ones get 413. */
   bodyLimit?: number;
+  /** The HTTP layer's time and size limits; tests shorten them. */
+  limits?: Partial<HttpLimits>;
 }
 
-/** Fastify's own client-side errors, and the text each one shows the client. */
-const CLIENT_ERRORS: Record<string, { status: number; text: string; code: string }> = {
-  FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, text: 'Invalid request body', code: 'invalid_body' },
-  FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, text: 'Invalid request body', code: 'invalid_body' },
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 400, text: 'Invalid request body', code: 'invalid_body' },
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, text: 'Invalid request body', code: 'invalid_body' },
-  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, text: 'Request body too large', code: 'body_too_large' },
+/** Fastify's own client-side errors, and what each one shows the client. */
+const FASTIFY_ERRORS: Record<string, HttpErrorText> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: HTTP_ERRORS.invalidBody,
+  FST_ERR_CTP_EMPTY_JSON_BODY: HTTP_ERRORS.invalidBody,
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: HTTP_ERRORS.invalidBody,
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: HTTP_ERRORS.invalidBody,
+  FST_ERR_CTP_BODY_TOO_LARGE: HTTP_ERRORS.bodyTooLarge,
+  FST_ERR_BAD_URL: HTTP_ERRORS.badUrl,
 };
+
+/** Errors of Node's HTTP parser, raised before any route runs, by `error.code`. */
+function parserError(error: NodeJS.ErrnoException): HttpErrorText {
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return HTTP_ERRORS.requestTimeout;
+  if (error.code === 'HPE_HEADER_OVERFLOW') return HTTP_ERRORS.headersTooLarge;
+  return HTTP_ERRORS.malformedRequest;
+}
+
+const toHttpError = (e: HttpErrorText) => new HttpError(e.status, e.error, e.code);
 
 /**
  * The one place that shapes HTTP errors: every error, from any route of any
- * service, leaves as `{"error": text, "code": code}` with a 4xx or 5xx status.
+ * service or from the HTTP layer beneath them, leaves as
+ * `{"error": text, "code": code}` with a 4xx or 5xx status.
  */
 export function createServer(options: ServerOptions): FastifyInstance {
+  const limits = { ...HTTP_LIMITS, ...options.limits };
   const app = Fastify({
     ...(options.logger === false ? { logger: false } : { loggerInstance: options.logger }),
     trustProxy: options.trustProxy,
     bodyLimit: options.bodyLimit ?? 64 * 1024,
     return503OnClosing: true,
-    // Slugs are case-sensitive in the contract; a trailing slash is not a different resource.
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 256 },
+    // Node's own limits on a slow or stalled client (a body sent a byte at a
+    // time, a Content-Length larger than the body), checked every second.
+    serverFactory: (handler: (req: IncomingMessage, res: ServerResponse) => void) =>
+      createHttpServer(
+        {
+          headersTimeout: limits.headersTimeoutMs,
+          requestTimeout: limits.requestTimeoutMs,
+          keepAliveTimeout: limits.keepAliveTimeoutMs,
+          connectionsCheckingInterval: Math.min(1000, limits.headersTimeoutMs),
+        },
+        handler,
+      ),
+    clientErrorHandler: (error: NodeJS.ErrnoException, socket: Socket) => {
+      if (error.code === 'ECONNRESET' || socket.destroyed) return;
+      const { status, error: text, code } = parserError(error);
+      const body = JSON.stringify(errorBody(text, code));
+      if (socket.writable) {
+        socket.write(
+          `HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+            `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+        );
+      }
+      socket.destroy();
+    },
+    // Slugs are case-sensitive in the contract; a trailing slash is not a
+    // different resource. A path segment of any length reaches its route, which
+    // answers it as the contract says (a 404 for an unknown slug), never a 414.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: limits.maxPathSegmentLength },
     requestIdHeader: 'x-request-id',
     // A log line per request would cost more than a redirect itself; errors are
     // still logged by the error handler below.
@@ -38,21 +83,29 @@ export function createServer(options: ServerOptions): FastifyInstance {
   // The API speaks JSON only; any other body is refused as a client error.
   app.removeContentTypeParser('text/plain');
 
+  // Before any route, and so before any I/O: text no store can hold is refused
+  // here, so it can never fail a statement that other requests share.
+  app.addHook('preValidation', async (request) => {
+    if (request.body !== undefined && !isStorableJson(request.body)) throw toHttpError(HTTP_ERRORS.invalidBody);
+  });
+
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof HttpError) {
       void reply.code(error.statusCode).headers(error.headers).send(errorBody(error.message, error.code));
       return;
     }
-    const known = error.code ? CLIENT_ERRORS[error.code] : undefined;
+    const known = error.code ? FASTIFY_ERRORS[error.code] : undefined;
     if (known) {
-      void reply.code(known.status).send(errorBody(known.text, known.code));
+      void reply.code(known.status).send(errorBody(known.error, known.code));
       return;
     }
     if (error.validation) {
-      const text = error.validationContext === 'body' ? 'Invalid request body' : 'Invalid request';
-      void reply
-        .code(400)
-        .send(errorBody(text, error.validationContext === 'body' ? 'invalid_body' : 'invalid_request'));
+      const {
+        status,
+        error: text,
+        code,
+      } = error.validationContext === 'body' ? HTTP_ERRORS.invalidBody : HTTP_ERRORS.invalidRequest;
+      void reply.code(status).send(errorBody(text, code));
       return;
     }
     const status = error.statusCode ?? 500;
@@ -61,11 +114,11 @@ export function createServer(options: ServerOptions): FastifyInstance {
       return;
     }
     request.log.error({ err: error }, 'unhandled error');
-    void reply.code(500).send(errorBody('Internal server error', 'internal'));
+    void reply.code(500).send(errorBody(HTTP_ERRORS.internal.error, HTTP_ERRORS.internal.code));
   });
 
   app.setNotFoundHandler((_request, reply) => {
-    void reply.code(404).send(errorBody('Not found', 'not_found'));
+    void reply.code(404).send(errorBody(HTTP_ERRORS.notFound.error, HTTP_ERRORS.notFound.code));
   });
 
   return app;

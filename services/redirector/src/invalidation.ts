@@ -73,16 +73,19 @@ export function listenForNewLinks(
    * Callers that arrive while one is in flight share the next (a group
    * commit): never the one already sent, which may predate their request.
    */
-  const catchUp = groupCommit(async (callers: unknown[]) => {
-    const c = client;
-    const caughtUp = c
-      ? await c.query('SELECT 1').then(
-          () => true,
-          () => false,
-        )
-      : false;
-    return callers.map(() => caughtUp);
-  }, Number.POSITIVE_INFINITY);
+  const catchUp = groupCommit(
+    async (callers: unknown[]) => {
+      const c = client;
+      const caughtUp = c
+        ? await c.query('SELECT 1').then(
+            () => true,
+            () => false,
+          )
+        : false;
+      return callers.map(() => caughtUp);
+    },
+    { maxBatch: Number.POSITIVE_INFINITY, onFailure: 'fail-all' },
+  );
 
   return {
     start: connect,

@@ -319,6 +319,13 @@ describe('fetching a preview with the default policy (private networks refused)'
     ['IPv6 unique local', 'http://[fd00::1]/'],
     ['multicast', 'http://224.0.0.1/'],
     ['loopback in decimal', 'http://2130706433/'],
+    ['IPv4-compatible IPv6 loopback', 'http://[::127.0.0.1]/'],
+    ['IPv4-compatible IPv6 private', 'http://[::10.0.0.1]/'],
+    ['IPv4-translated IPv6 loopback', 'http://[::ffff:0:127.0.0.1]/'],
+    ['NAT64 of loopback', 'http://[64:ff9b::127.0.0.1]/'],
+    ['local-use NAT64 of a private address', 'http://[64:ff9b:1::10.0.0.1]/'],
+    ['6to4 of loopback', 'http://[2002:7f00:1::]/'],
+    ['Teredo', 'http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/'],
   ])('refuses %s before connecting', async (_name, url) => {
     await expect(preview(url, { allowPrivateNetworks: false })).resolves.toMatchObject(blocked);
   });

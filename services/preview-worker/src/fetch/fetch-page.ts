@@ -46,6 +46,16 @@ const TRANSIENT_STATUSES = new Set([408, 425, 429, 500, 502, 503, 504]);
 const MAX_URL_LENGTH = 2048;
 
 /**
+ * IPv6 forms that carry an IPv4 address inside and that the address filter
+ * counts as ordinary public unicast: IPv4-compatible addresses (`::a.b.c.d`,
+ * deprecated, yet some stacks still route them to the IPv4 address) and
+ * local-use NAT64 (RFC 8215). Refused whole, whatever IPv4 address they hold.
+ * The other embedding forms (IPv4-mapped, IPv4-translated, well-known NAT64,
+ * 6to4, Teredo) are already refused as special-purpose ranges.
+ */
+const IPV6_EMBEDDING_IPV4 = ['::/96', '64:ff9b:1::/48'] as const;
+
+/**
  * Fetches an HTML page on behalf of an API user, who may point it anywhere.
  *
  * Address checks happen inside the connection's own DNS lookup (request-filtering-agent):
@@ -59,6 +69,7 @@ export function createPageFetcher(policy: FetchPolicy): PageFetcher {
     keepAlive: false,
     allowPrivateIPAddress: policy.allowPrivateNetworks,
     allowIPAddressList: [...(policy.allowAddresses ?? [])],
+    denyIPAddressList: [...IPV6_EMBEDDING_IPV4],
   };
   const agents = {
     'http:': new RequestFilteringHttpAgent(agentOptions),

@@ -23,6 +23,12 @@ export interface ClaimStore {
   commit(slug: string, linkId: string): Promise<void>;
 }
 
+/**
+ * A batch is one statement: it writes all its rows or none, so when one row
+ * fails it (a value Postgres refuses) each claim is tried again on its own.
+ */
+const ONE_STATEMENT = { maxBatch: 500, onFailure: 'retry-alone' } as const;
+
 export function postgresClaimStore(pool: Pool): ClaimStore {
   // Concurrent creates share their statements (and WAL flushes): the claims
   // waiting while one INSERT runs go in the next, and likewise the commits.
@@ -47,11 +53,11 @@ export function postgresClaimStore(pool: Pool): ClaimStore {
     );
     const won = new Set(rows.map((r) => r.link_id));
     return claims.map((c) => won.has(c.linkId));
-  }, 500);
+  }, ONE_STATEMENT);
   const commit = groupCommit(async (claims: ClaimRef[]) => {
     await commitSlugClaims(pool, claims);
     return claims.map(() => undefined);
-  }, 500);
+  }, ONE_STATEMENT);
   return {
     claim,
     commit: (slug, linkId) => commit({ slug, linkId }),

@@ -18,17 +18,24 @@ const MAX_BATCH = 500;
  * fails fails every append in it; each caller then settles its own claim.
  */
 export function kafkaLinkAppender(producer: LogProducer, topic: string, timeoutMs: number): AppendLinkCreated {
-  return groupCommit(async (events: LinkCreated[]) => {
-    await producer.send({
-      topic,
-      acks: -1,
-      timeout: timeoutMs,
-      messages: events.map((event) => ({
-        key: event.data.slug,
-        value: encodeEvent(event),
-        headers: { 'event-type': event.type, 'event-id': event.eventId },
-      })),
-    });
-    return events.map(() => undefined);
-  }, MAX_BATCH);
+  return groupCommit(
+    async (events: LinkCreated[]) => {
+      await producer.send({
+        topic,
+        acks: -1,
+        timeout: timeoutMs,
+        messages: events.map((event) => ({
+          key: event.data.slug,
+          value: encodeEvent(event),
+          headers: { 'event-type': event.type, 'event-id': event.eventId },
+        })),
+      });
+      return events.map(() => undefined);
+      // A failed produce request may still have been written in part, so its
+      // events are not sent again one by one (that could append one twice): each
+      // caller's claim stays pending for the settler. Events are parsed before
+      // they join, so none can fail the request for the others.
+    },
+    { maxBatch: MAX_BATCH, onFailure: 'fail-all' },
+  );
 }

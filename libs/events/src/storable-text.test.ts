@@ -1,0 +1,21 @@
+import { isStorableJson, isStorableText } from './storable-text';
+
+describe('storable text', () => {
+  it.each([
+    ['plain', 'https://example.com/a?b=c', true],
+    ['non-ASCII and emoji (a whole surrogate pair)', 'Été 🚀', true],
+    ['U+0000', 'a\u0000b', false],
+    ['a lone high surrogate', 'a\ud800', false],
+    ['a lone low surrogate', '\udc00b', false],
+    ['a reversed pair', '\udc00\ud800', false],
+  ])('%s', (_name, text, storable) => {
+    expect(isStorableText(text)).toBe(storable);
+  });
+
+  it('looks at every string of a body, keys and nested values included', () => {
+    expect(isStorableJson({ url: 'https://example.com', tags: ['a', { b: 1 }], n: null })).toBe(true);
+    expect(isStorableJson({ url: 'https://example.com', extra: ['ok', 'x\u0000'] })).toBe(false);
+    expect(isStorableJson({ ['k\ud800']: 1 })).toBe(false);
+    expect(isStorableJson(JSON.parse('{"tag":"\\ud83d"}'))).toBe(false);
+  });
+});

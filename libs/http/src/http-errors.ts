@@ -1,0 +1,23 @@
+/** A client-visible error: its status, its text (`error`) and its stable `code`. */
+export interface HttpErrorText {
+  status: number;
+  error: string;
+  code: string;
+}
+
+/**
+ * Every error text the HTTP layer itself answers with, for every service.
+ * Each service keeps its own domain errors beside its routes.
+ */
+export const HTTP_ERRORS = {
+  invalidBody: { status: 400, error: 'Invalid request body', code: 'invalid_body' },
+  invalidRequest: { status: 400, error: 'Invalid request', code: 'invalid_request' },
+  malformedRequest: { status: 400, error: 'Malformed HTTP request', code: 'malformed_request' },
+  badUrl: { status: 400, error: 'Malformed request URL', code: 'malformed_url' },
+  notFound: { status: 404, error: 'Not found', code: 'not_found' },
+  requestTimeout: { status: 408, error: 'Request Timeout', code: 'request_timeout' },
+  bodyTooLarge: { status: 413, error: 'Request body too large', code: 'body_too_large' },
+  headersTooLarge: { status: 431, error: 'Request Header Fields Too Large', code: 'headers_too_large' },
+  internal: { status: 500, error: 'Internal server error', code: 'internal' },
+  notReady: { status: 503, error: 'Not ready', code: 'not_ready' },
+} as const satisfies Record<string, HttpErrorText>;
