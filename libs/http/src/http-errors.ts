@@ -20,4 +20,9 @@ export const HTTP_ERRORS = {
   headersTooLarge: { status: 431, error: 'Request Header Fields Too Large', code: 'headers_too_large' },
   internal: { status: 500, error: 'Internal server error', code: 'internal' },
   notReady: { status: 503, error: 'Not ready', code: 'not_ready' },
+  unavailable: {
+    status: 503,
+    error: 'The service is temporarily unavailable. Try again in a moment.',
+    code: 'temporarily_unavailable',
+  },
 } as const satisfies Record<string, HttpErrorText>;

@@ -10,6 +10,12 @@ function build(ready = true) {
   app.get('/teapot', async () => {
     throw new HttpError(418, 'I am a teapot', 'teapot', { 'x-brewing': 'no' });
   });
+  app.get('/postgres-away', async () => {
+    throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+  });
+  app.get('/postgres-restarting', async () => {
+    throw Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' });
+  });
   app.get('/boom', async () => {
     throw new Error('secret internal detail');
   });
@@ -71,6 +77,18 @@ describe('createServer', () => {
     expect(res.statusCode).toBe(500);
     expect(res.json()).toEqual({ error: 'Internal server error', code: 'internal' });
     expect(res.body).not.toMatch(/secret/);
+  });
+
+  it('answers 503 with Retry-After when a store is unreachable, not 500', async () => {
+    for (const url of ['/postgres-away', '/postgres-restarting']) {
+      const res = await build().inject({ method: 'GET', url });
+      expect(res.statusCode).toBe(503);
+      expect(res.headers['retry-after']).toBe('5');
+      expect(res.json()).toEqual({
+        error: 'The service is temporarily unavailable. Try again in a moment.',
+        code: 'temporarily_unavailable',
+      });
+    }
   });
 
   it('answers unknown routes with a JSON 404', async () => {

@@ -2,6 +2,7 @@ import { createServer as createHttpServer, type IncomingMessage, type ServerResp
 import type { Socket } from 'node:net';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
 import { isStorableJson } from '@shortlink/events';
+import { isDependencyOutage } from './dependency-outage';
 import { errorBody, HttpError } from './errors';
 import { HTTP_ERRORS, type HttpErrorText } from './http-errors';
 import { HTTP_LIMITS, type HttpLimits } from './http-limits';
@@ -111,6 +112,12 @@ export function createServer(options: ServerOptions): FastifyInstance {
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {
       void reply.code(status).send(errorBody(error.message, 'bad_request'));
+      return;
+    }
+    if (isDependencyOutage(error)) {
+      request.log.warn({ err: error }, 'a store is unreachable');
+      const { status, error: text, code } = HTTP_ERRORS.unavailable;
+      void reply.code(status).header('retry-after', '5').send(errorBody(text, code));
       return;
     }
     request.log.error({ err: error }, 'unhandled error');

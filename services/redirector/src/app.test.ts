@@ -31,3 +31,31 @@ describe('redirector routes', () => {
     await app.close();
   });
 });
+
+describe('a lookup that fails', () => {
+  it('answers 503 with Retry-After, never 404, and is not remembered', async () => {
+    let failing = true;
+    const cache = new LinkCache({
+      lookup: async (slug) => {
+        if (failing) throw new Error('connection refused');
+        return { slug, location: 'https://example.com/', linkId: 'l', accountId: 'a' };
+      },
+      maxEntries: 10,
+      negativeTtlMs: 60_000,
+    });
+    const app = createServer({ logger: false, trustProxy: false });
+    await app.register(createRedirector({ cache }).routes!);
+    const down = await app.inject({ method: 'GET', url: '/abc12' });
+    expect(down.statusCode).toBe(503);
+    expect(down.headers['retry-after']).toBe('1');
+    expect(down.json()).toEqual({
+      error: 'The link cannot be looked up right now. Try again in a moment.',
+      code: 'temporarily_unavailable',
+    });
+    failing = false;
+    const back = await app.inject({ method: 'GET', url: '/abc12' });
+    expect(back.statusCode).toBe(302);
+    expect(back.headers.location).toBe('https://example.com/');
+    await app.close();
+  });
+});

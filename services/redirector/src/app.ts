@@ -3,6 +3,17 @@ import { SLUG_PATTERN } from '@shortlink/events';
 import type { ServiceModule } from '@shortlink/http';
 import type { ClickQueueStats } from './clicks/click-queue';
 import type { LinkCache, ResolvedLink } from './link-cache';
+import { REDIRECT_ERRORS } from './redirect-errors';
+
+function lookupFailed(reply: FastifyReply): FastifyReply {
+  const { status, body, retryAfterSeconds } = REDIRECT_ERRORS.lookupFailed;
+  return reply
+    .code(status)
+    .header('content-type', 'application/json; charset=utf-8')
+    .header('cache-control', 'no-store')
+    .header('retry-after', retryAfterSeconds)
+    .send(body);
+}
 
 export const SERVICE_NAME = 'redirector';
 
@@ -21,15 +32,13 @@ export interface RedirectorDeps {
   stop?: () => Promise<void>;
 }
 
-const NOT_FOUND_BODY = '{"error":"Link not found","code":"not_found"}';
-
 function answer(reply: FastifyReply, link: ResolvedLink | null): FastifyReply {
   if (link === null) {
     return reply
-      .code(404)
+      .code(REDIRECT_ERRORS.notFound.status)
       .header('content-type', 'application/json; charset=utf-8')
       .header('cache-control', 'no-store')
-      .send(NOT_FOUND_BODY);
+      .send(REDIRECT_ERRORS.notFound.body);
   }
   // A cached redirect would be a click nobody counts.
   return reply
@@ -71,7 +80,13 @@ export function createRedirector(deps: RedirectorDeps): ServiceModule {
           const cached = deps.cache.peek(slug);
           // Warm path: no promise, no I/O.
           if (cached) return redirect(request, reply, cached);
-          return deps.cache.resolve(slug).then((link) => redirect(request, reply, link));
+          return deps.cache.resolve(slug).then(
+            (link) => redirect(request, reply, link),
+            (err: unknown) => {
+              request.log.warn({ err, slug }, 'link lookup failed');
+              return lookupFailed(reply);
+            },
+          );
         },
       );
     },

@@ -9,6 +9,7 @@ import {
 } from '@shortlink/http';
 import { createLink, type CreateLinkDeps } from './links/create-link-handler';
 import { validateCreateLink } from './links/create-link';
+import { serviceAddresses } from './links/self-link';
 
 export const SERVICE_NAME = 'write-api';
 
@@ -27,7 +28,7 @@ const linkSchema = {
 
 /** Accepts link creation (spec 4.1) and appends LinkCreated events to Kafka. */
 export function createWriteApi(deps: WriteApiDeps): ServiceModule {
-  const origin = { host: new URL(deps.publicBaseUrl).host };
+  const service = serviceAddresses(deps.publicBaseUrl);
   return {
     name: SERVICE_NAME,
     start: deps.start,
@@ -52,7 +53,7 @@ export function createWriteApi(deps: WriteApiDeps): ServiceModule {
         },
         async (request, reply) => {
           const account = accountOf(request);
-          const validated = validateCreateLink(request.body, account.plan, origin);
+          const validated = validateCreateLink(request.body, account.plan, service);
           if (!validated.ok) {
             const { status, error, code } = validated.rejection;
             throw new HttpError(status, error, code);

@@ -1,4 +1,5 @@
 import { createEvent, type ClickRecorded } from '@shortlink/events';
+import { canonicalClientAddress } from './client-address';
 import { referrerOrigin, visitorHash, type CountryOf, type RawClick } from './enrich';
 
 export interface ClickEventContext {
@@ -10,8 +11,11 @@ export interface ClickEventContext {
  * A captured click as the event on the clicks topic. The raw IP and the full
  * referrer stop here: only the keyed visitor hash, the country and the
  * referrer's origin leave the redirector.
+ * The address is made canonical first, so one client is one visitor however
+ * its address was written.
  */
 export function toClickEvent(raw: RawClick, context: ClickEventContext): ClickRecorded {
+  const ip = canonicalClientAddress(raw.ip);
   return createEvent<ClickRecorded>(
     'ClickRecorded',
     1,
@@ -20,9 +24,9 @@ export function toClickEvent(raw: RawClick, context: ClickEventContext): ClickRe
       accountId: raw.accountId,
       slug: raw.slug,
       clickedAt: raw.clickedAt,
-      visitorHash: visitorHash(context.visitorSecret, raw.ip),
+      visitorHash: visitorHash(context.visitorSecret, ip),
       referrer: referrerOrigin(raw.referer).slice(0, 512),
-      country: context.countryOf(raw.ip),
+      country: context.countryOf(ip),
       userAgent: raw.userAgent.slice(0, 1024),
     },
     { eventId: raw.eventId, occurredAt: new Date(raw.clickedAt).toISOString() },

@@ -1,6 +1,18 @@
 import { LIMITS, REJECTIONS, validateCreateLink } from './create-link';
+import { serviceAddresses } from './self-link';
 
-const origin = { host: 'sho.rt' };
+const origin = serviceAddresses('https://sho.rt', {
+  eth0: [
+    {
+      address: '10.1.2.3',
+      netmask: '255.0.0.0',
+      family: 'IPv4',
+      mac: '00:00:00:00:00:00',
+      internal: false,
+      cidr: null,
+    },
+  ],
+});
 const ok = (body: unknown, plan: 'free' | 'pro' = 'pro') => validateCreateLink(body, plan, origin);
 const rejection = (body: unknown, plan: 'free' | 'pro' = 'pro') => {
   const result = ok(body, plan);
@@ -91,6 +103,51 @@ describe('validateCreateLink', () => {
     expect(rejection({ url: 'https://sho.rt/abc12' })).toEqual(REJECTIONS.urlSelf);
     expect(rejection({ url: `https://example.com/${'a'.repeat(LIMITS.urlMaxLength)}` })).toEqual(REJECTIONS.urlTooLong);
     expect(ok({ url: `https://example.com/${'a'.repeat(LIMITS.urlMaxLength - 30)}` }).ok).toBe(true);
+  });
+
+  it.each([
+    ['a raw TAB', 'https://example.com/a\tb'],
+    ['a raw line feed', 'https://example.com/a\nb'],
+    ['a DEL', 'https://example.com/a\u007fb'],
+    ['a C1 control', 'https://example.com/a\u0085b'],
+    ['a leading space', ' https://example.com/'],
+    ['a trailing space', 'https://example.com/ '],
+    ['a trailing no-break space', 'https://example.com/\u00a0'],
+  ])('refuses a URL with %s as an invalid body', (_name, url) => {
+    expect(rejection({ url })).toEqual(REJECTIONS.invalidBody);
+  });
+
+  it.each([
+    ['the public host, other scheme', 'http://sho.rt/abc12'],
+    ['the public host in upper case, with a trailing dot', 'https://SHO.RT./abc12'],
+    ['the public host with its default port spelt out', 'https://sho.rt:443/abc12'],
+    ['localhost on the public port', 'https://localhost/abc12'],
+    ['a name under .localhost', 'https://app.localhost:443/abc12'],
+    ['127.0.0.1', 'https://127.0.0.1/abc12'],
+    ['another loopback address', 'https://127.8.9.10/abc12'],
+    ['loopback in decimal', 'https://2130706433/abc12'],
+    ['loopback in hex', 'https://0x7f.1/abc12'],
+    ['IPv6 loopback', 'https://[::1]/abc12'],
+    ['IPv6 loopback, expanded', 'https://[0:0:0:0:0:0:0:1]/abc12'],
+    ['IPv4-mapped loopback', 'https://[::ffff:127.0.0.1]/abc12'],
+    ['the unspecified address', 'https://0.0.0.0/abc12'],
+    ['the IPv6 unspecified address', 'https://[::]/abc12'],
+    ["one of the machine's own interface addresses", 'https://10.1.2.3/abc12'],
+  ])('refuses a URL back to this service: %s', (_name, url) => {
+    expect(rejection({ url })).toEqual(REJECTIONS.urlSelf);
+  });
+
+  it('accepts a machine name on another port, and hosts that merely contain the public name', () => {
+    expect(ok({ url: 'http://localhost:8080/dev' }).ok).toBe(true);
+    expect(ok({ url: 'https://sho.rt.example.com/' }).ok).toBe(true);
+    expect(ok({ url: 'https://notsho.rt/' }).ok).toBe(true);
+  });
+
+  it('keeps a URL as submitted, backslashes and all (the redirect sends its WHATWG form)', () => {
+    expect(ok({ url: 'https://example.com\\@evil.example/' })).toMatchObject({
+      ok: true,
+      input: { destinationUrl: 'https://example.com\\@evil.example/' },
+    });
   });
 
   it.each([

@@ -1,6 +1,7 @@
 import { PLANS, type Plan } from '@shortlink/accounts';
 import { CUSTOM_SLUG } from './slug';
 import { isReservedSlug } from './reserved-slugs';
+import { pointsAtThisService, type ServiceAddresses } from './self-link';
 
 /** Limits the spec leaves open; documented in the README's API section. */
 export const LIMITS = {
@@ -62,13 +63,11 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** C0 controls, DEL and C1 controls: invisible, and no part of a URL or a label. */
 // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
-const CONTROL = /[\u0000-\u001f\u007f]/;
-
-export interface ServiceOrigin {
-  /** Host (with port) of PUBLIC_BASE_URL, to refuse links that would loop back. */
-  host: string;
-}
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+/** A URL is refused, not trimmed, when it starts or ends with white space: `destinationUrl` is echoed as submitted. */
+const SURROUNDING_SPACE = /^\s|\s$/;
 
 /**
  * Validates a create request in the order the spec lists its errors: the body
@@ -78,7 +77,7 @@ export interface ServiceOrigin {
 export function validateCreateLink(
   body: unknown,
   plan: Plan,
-  origin: ServiceOrigin,
+  service: ServiceAddresses,
 ): { ok: true; input: CreateLinkInput } | { ok: false; rejection: Rejection } {
   const reject = (rejection: Rejection) => ({ ok: false as const, rejection });
   if (!isRecord(body)) return reject(REJECTIONS.invalidBody);
@@ -86,6 +85,7 @@ export function validateCreateLink(
   const { url, customSlug, tag } = body;
   if (typeof url !== 'string') return reject(REJECTIONS.invalidBody);
   if (url.length > LIMITS.urlMaxLength) return reject(REJECTIONS.urlTooLong);
+  if (CONTROL.test(url) || SURROUNDING_SPACE.test(url)) return reject(REJECTIONS.invalidBody);
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -96,9 +96,9 @@ export function validateCreateLink(
     return reject(REJECTIONS.invalidBody);
   }
   // `new URL` accepts a few forms a person would not call a URL ("https:example.com").
-  if (!/^https?:\/\//i.test(url.trim())) return reject(REJECTIONS.invalidBody);
+  if (!/^https?:\/\//i.test(url)) return reject(REJECTIONS.invalidBody);
   if (parsed.username !== '' || parsed.password !== '') return reject(REJECTIONS.urlCredentials);
-  if (parsed.host.toLowerCase() === origin.host.toLowerCase()) return reject(REJECTIONS.urlSelf);
+  if (pointsAtThisService(parsed, service)) return reject(REJECTIONS.urlSelf);
 
   let slug: string | null = null;
   if (customSlug !== undefined && customSlug !== null) {

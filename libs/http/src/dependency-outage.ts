@@ -1,0 +1,28 @@
+/** Socket-level failures: the store is unreachable, not the request wrong. */
+const UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+/** Postgres SQLSTATEs of a server going away or full: connection exceptions (08), shutdown (57P0x), too many clients. */
+const POSTGRES_OUTAGE = /^(08...|57P0[1-3]|53300)$/;
+/** What `pg` and its pool say when the connection was lost or never came. */
+const POOL_OUTAGE =
+  /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i;
+
+/**
+ * True when an error means a store this request needs is away for now
+ * (Postgres restarting, ClickHouse down): the request may succeed if sent
+ * again, so it is answered 503 with Retry-After, not 500.
+ */
+export function isDependencyOutage(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { code, message, cause } = error as { code?: unknown; message?: unknown; cause?: unknown };
+  if (typeof code === 'string' && (UNREACHABLE.has(code) || POSTGRES_OUTAGE.test(code))) return true;
+  if (typeof message === 'string' && POOL_OUTAGE.test(message)) return true;
+  return cause !== undefined && cause !== error && isDependencyOutage(cause);
+}
