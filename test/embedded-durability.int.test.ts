@@ -174,6 +174,33 @@ it('rebuilds the links projection from the embedded log (npm run rebuild), and r
   expect(withOfflineKey.status).toBe(201);
 }, 120_000);
 
+it('npm run apikey pointed at a DATA_DIR with no server and no data says so, and names the running server', async () => {
+  const empty = await mkdtemp(join(tmpdir(), 'shortlink-empty-'));
+  const apikey = () =>
+    new Promise<{ code: number; output: string }>((resolve) => {
+      execFile(
+        process.execPath,
+        [join(ROOT, 'libs/accounts/dist/apikey-cli.js'), 'create', '--name', 'lost'],
+        { cwd: ROOT, env: { PATH: process.env.PATH ?? '', DATA_DIR: empty } },
+        (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, output: stdout + stderr }),
+      );
+    });
+  try {
+    await start();
+    const whileRunning = await apikey();
+    expect(whileRunning.code).not.toBe(0);
+    expect(whileRunning.output).toContain(`No shortlink server is running with DATA_DIR=${empty}`);
+    expect(whileRunning.output).toContain(`DATA_DIR=${dataDir}  (pid ${app!.pid})`);
+    expect(await readdir(empty)).toEqual([]); // no second, empty store
+    expect(await app!.stop()).toBe(0);
+    const nothingRunning = await apikey();
+    expect(nothingRunning.code).not.toBe(0);
+    expect(nothingRunning.output).toMatch(/Start the server first \(npm start\)/);
+  } finally {
+    await rm(empty, { recursive: true, force: true });
+  }
+}, 60_000);
+
 it('refuses a mix of server settings and embedded, naming what is missing', async () => {
   const result = await new Promise<{ code: number; output: string }>((resolve) => {
     execFile(

@@ -1,4 +1,4 @@
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { access, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
@@ -14,6 +14,7 @@ import {
 import { embeddedLogClient } from './event-log/embedded-client';
 import { EventLog } from './event-log/event-log';
 import { startSessionServer } from './postgres/session-server';
+import { listRunning, registerRunning, type RunningServer } from './running-servers';
 
 /** What a running embedded installation tells other processes (the `apikey` command) about itself. */
 export interface EmbeddedState {
@@ -39,6 +40,20 @@ export class DataDirInUseError extends Error {
         `(if pid ${pid} is not shortlink, delete ${join(dataDir, STATE_FILE)})`,
     );
     this.name = 'DataDirInUseError';
+  }
+}
+
+/** A command was pointed at a DATA_DIR where no server runs and no store was ever made. */
+export class NoEmbeddedStoreError extends Error {
+  constructor(dataDir: string, running: readonly RunningServer[]) {
+    const elsewhere = running.map((s) => `  DATA_DIR=${s.dataDir}  (pid ${s.pid})`).join('\n');
+    super(
+      `No shortlink server is running with DATA_DIR=${dataDir}, and there is no shortlink data there. ` +
+        (running.length > 0
+          ? `Running now:\n${elsewhere}\nRun the command again with that DATA_DIR.`
+          : 'Start the server first (npm start), or set DATA_DIR to where its data is.'),
+    );
+    this.name = 'NoEmbeddedStoreError';
   }
 }
 
@@ -128,6 +143,7 @@ export async function startEmbeddedStack(options: EmbeddedOptions): Promise<Embe
       clickhouseUrl: `http://127.0.0.1:${(ch.server.address() as AddressInfo).port}`,
     };
     await publish(state);
+    closers.push(await registerRunning({ pid: process.pid, dataDir }));
     return { ...state, dataDir, log, close };
   } catch (e) {
     await close();
@@ -163,13 +179,20 @@ export async function startPostgres(
 /**
  * Postgres for a short command (`npm run apikey`): the running server's own,
  * reached through its socket, so the server need not stop; or, when none runs,
- * PGlite opened for the command, with the directory claimed meanwhile.
+ * PGlite opened for the command, with the directory claimed meanwhile. A
+ * DATA_DIR with neither is refused, naming the servers that do run: a key
+ * made in a new, empty store would be refused by every server.
  */
 export async function embeddedPostgresFor(dataDir: string): Promise<{ url: string; close: () => Promise<void> }> {
   const dir = resolve(dataDir);
   const owner = await runningEmbedded(dir);
   if (owner?.databaseUrl) return { url: owner.databaseUrl, close: async () => undefined };
   if (owner) throw new DataDirInUseError(dir, owner.pid);
+  const hasStore = await access(join(dir, 'postgres', 'PG_VERSION')).then(
+    () => true,
+    () => false,
+  );
+  if (!hasStore) throw new NoEmbeddedStoreError(dir, await listRunning());
   await mkdir(dir, { recursive: true });
   await claimDataDir(dir);
   try {

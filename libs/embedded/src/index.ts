@@ -4,6 +4,7 @@ export {
   embeddedPostgresFor,
   runningEmbedded,
   DataDirInUseError,
+  NoEmbeddedStoreError,
   type EmbeddedStack,
   type EmbeddedState,
   type EmbeddedOptions,

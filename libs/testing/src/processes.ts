@@ -18,6 +18,7 @@ export async function freePort(): Promise<number> {
 
 export interface RunningProcess {
   url: string;
+  pid: number;
   output: () => string;
   /** SIGTERM: a graceful stop. */
   stop(): Promise<number | null>;
@@ -70,6 +71,7 @@ export async function startProcess(
   }
   return {
     url,
+    pid: child.pid as number,
     output: () => output,
     async stop() {
       child.kill('SIGTERM');
