@@ -186,6 +186,7 @@ it('npm run apikey pointed at a DATA_DIR with no server and no data says so, and
       );
     });
   try {
+    await app?.stop(); // whatever an earlier test left running: this test starts its own
     await start();
     const whileRunning = await apikey();
     expect(whileRunning.code).not.toBe(0);
