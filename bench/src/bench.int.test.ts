@@ -41,7 +41,7 @@ it('runs every benchmark end to end (quick)', async () => {
     const report = JSON.parse(await readFile(out, 'utf8')) as Report;
     expect(report.quick).toBe(true);
     expect(report.machine.cores).toBeGreaterThan(0);
-    const { redirect, create, ingestion, analytics } = report.results;
+    const { redirect, create, ingestion, analytics, embedded } = report.results;
     expect(redirect!.humanRequestsAnswered).toBeGreaterThan(0);
     expect(redirect!.clicksInClickHouse).toBe(redirect!.humanRequestsAnswered);
     expect(redirect!.runs.map((r) => r.server)).toEqual(['redirector', 'baseline']);
@@ -49,6 +49,10 @@ it('runs every benchmark end to end (quick)', async () => {
     expect(ingestion!.clicks).toBe(2000);
     expect(ingestion!.freshness.samples).toBe(2);
     expect(Object.keys(analytics!.ranges)).toEqual(['7d', '30d', '90d', 'all']);
+    expect(embedded!.create.created).toBeGreaterThan(0);
+    expect(embedded!.create.failed).toBe(0);
+    expect(embedded!.redirect.redirects).toBeGreaterThan(0);
+    expect(embedded!.redirect.failed).toBe(0);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -1,11 +1,12 @@
 /**
- * `npm run bench [-- redirect|create|ingestion|analytics ...] [--quick]`
+ * `npm run bench [-- redirect|create|ingestion|analytics|embedded ...] [--quick]`
  *
  * Runs each benchmark against the real local stack (`npm run infra:up`: Kafka,
  * Postgres, the ClickHouse engine), each in its own scratch databases and
  * topics, prints a table and writes it as JSON under bench/results/. `--quick`
  * runs every part for about a second with small data: the smoke test uses it so
- * the benchmarks cannot rot; its figures mean nothing.
+ * the benchmarks cannot rot; its figures mean nothing. `embedded` runs the
+ * create and redirect loads against `npm start` with no servers configured.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus, totalmem } from 'node:os';
@@ -13,12 +14,13 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { benchAnalytics } from './analytics';
 import { benchCreate } from './create';
+import { benchEmbedded } from './embedded';
 import { benchIngestion } from './ingestion';
 import { benchRedirect } from './redirect';
 import { openBenchStack } from './stack';
 import { formatReport, type Report } from './report';
 
-const PARTS = ['redirect', 'create', 'ingestion', 'analytics'] as const;
+const PARTS = ['redirect', 'create', 'ingestion', 'analytics', 'embedded'] as const;
 type Part = (typeof PARTS)[number];
 const ROOT = join(__dirname, '..', '..');
 
@@ -51,6 +53,15 @@ async function main(): Promise<void> {
     results: {},
   };
   for (const part of parts) {
+    if (part === 'embedded') {
+      process.stderr.write(`[bench] ${part}…\n`);
+      report.results.embedded = await benchEmbedded(ROOT, {
+        durationSeconds: quick ? 1 : 10,
+        connections: 50,
+        slugs: quick ? 50 : 1000,
+      });
+      continue;
+    }
     // BENCH_PROFILE=1: every service under test writes a V8 CPU profile to bench/profiles/.
     const stack = await openBenchStack(
       ROOT,

@@ -1,5 +1,6 @@
 import type { AnalyticsResult } from './analytics';
 import type { CreateResult } from './create';
+import type { EmbeddedResult } from './embedded';
 import type { IngestionResult } from './ingestion';
 import type { RedirectResult } from './redirect';
 
@@ -12,6 +13,7 @@ export interface Report {
     create?: CreateResult;
     ingestion?: IngestionResult;
     analytics?: AnalyticsResult;
+    embedded?: EmbeddedResult;
   };
 }
 
@@ -23,6 +25,10 @@ const GOALS = {
   ingestPerSecond: 20_000,
   freshnessP99Ms: 2000,
   analyticsAllP99Ms: 50,
+  embeddedCreatePerSecond: 1000,
+  embeddedCreateP99Ms: 50,
+  /** Embedded redirects against the servers mode's, in the same run. */
+  embeddedRedirectRatio: 0.5,
 };
 
 const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
@@ -31,7 +37,7 @@ const n = (v: number) => v.toLocaleString('en-US', { maximumFractionDigits: 2 })
 /** A Markdown table (what the README's Performance section shows). */
 export function formatReport(report: Report): string {
   const rows: string[][] = [];
-  const { redirect, create, ingestion, analytics } = report.results;
+  const { redirect, create, ingestion, analytics, embedded } = report.results;
   if (redirect) {
     rows.push([
       'Redirect: ours',
@@ -95,6 +101,24 @@ export function formatReport(report: Report): string {
           : '',
       ]);
     }
+  }
+  if (embedded) {
+    const { create: c, redirect: r } = embedded;
+    rows.push([
+      'Embedded: create link (50 conn.)',
+      `${n(c.linksPerSecond)} links/s (goal ≥ ${n(GOALS.embeddedCreatePerSecond)})`,
+      `p50 ${n(c.p50Ms)} ms, p99 ${n(c.p99Ms)} ms (goal ≤ ${GOALS.embeddedCreateP99Ms}); ${n(c.failed)} failed`,
+      verdict(
+        c.linksPerSecond >= GOALS.embeddedCreatePerSecond && c.p99Ms <= GOALS.embeddedCreateP99Ms && c.failed === 0,
+      ),
+    ]);
+    const ratio = redirect ? r.requestsPerSecond / redirect.redirector.requestsPerSecond : undefined;
+    rows.push([
+      'Embedded: redirect',
+      `${n(r.requestsPerSecond)} req/s${ratio === undefined ? '' : ` (${n(ratio)}× the servers mode's; goal ≥ ${GOALS.embeddedRedirectRatio})`}`,
+      `p50 ${n(r.p50Ms)} ms, p99 ${n(r.p99Ms)} ms; ${n(r.failed)} failed`,
+      ratio === undefined ? '' : verdict(ratio >= GOALS.embeddedRedirectRatio && r.failed === 0),
+    ]);
   }
   const header = ['Benchmark', 'Result', 'Detail', 'Goal'];
   const lines = [header, header.map(() => '---'), ...rows].map((r) => `| ${r.join(' | ')} |`);

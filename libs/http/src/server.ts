@@ -47,7 +47,11 @@ export function createServer(options: ServerOptions): FastifyInstance {
     ...(options.logger === false ? { logger: false } : { loggerInstance: options.logger }),
     trustProxy: options.trustProxy,
     bodyLimit: options.bodyLimit ?? 64 * 1024,
-    return503OnClosing: true,
+    // While draining, a request that still arrives on an open keep-alive
+    // connection is answered as usual, with `Connection: close` (fastify's
+    // own 503 for it has a body of another shape, and the process can still
+    // serve it: the stores close only after the last request).
+    return503OnClosing: false,
     // Node's own limits on a slow or stalled client (a body sent a byte at a
     // time, a Content-Length larger than the body), checked every second.
     serverFactory: (handler: (req: IncomingMessage, res: ServerResponse) => void) =>

@@ -1,0 +1,86 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { startProcess } from '@shortlink/testing';
+import { runLoad, round } from './measure';
+import { CHROME_UA } from './redirect';
+import { createLinks } from './stack';
+
+const run = promisify(execFile);
+
+export interface EmbeddedResult {
+  create: { linksPerSecond: number; p50Ms: number; p99Ms: number; created: number; failed: number };
+  redirect: { requestsPerSecond: number; p50Ms: number; p99Ms: number; redirects: number; failed: number };
+}
+
+/**
+ * `npm start` as a new user runs it (no servers: PGlite, chdb and the embedded
+ * log in a fresh DATA_DIR), every service in one process: the create path at
+ * 50 connections, then warm redirects of browser traffic with every click
+ * recorded. The same loads as the servers mode's create and redirect parts.
+ */
+export async function benchEmbedded(
+  root: string,
+  options: { durationSeconds: number; connections: number; slugs: number },
+): Promise<EmbeddedResult> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'bench-embedded-'));
+  const env = { DATA_DIR: dataDir, PUBLIC_BASE_URL: 'https://sho.rt', LOG_LEVEL: 'warn' };
+  const app = await startProcess('deploy/standalone/dist/main.js', env, { root });
+  try {
+    const { stdout } = await run(
+      process.execPath,
+      [join(root, 'libs/accounts/dist/apikey-cli.js'), 'create', '--name', 'bench', '--plan', 'pro'],
+      { cwd: root, env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir } },
+    );
+    const key = stdout.trim().split('\n').at(-1) ?? '';
+
+    const create = (durationSeconds: number) =>
+      runLoad(root, {
+        url: app.url,
+        connections: options.connections,
+        durationSeconds,
+        method: 'POST',
+        paths: ['/api/v1/links'],
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ url: 'https://example.com/landing?utm_source=bench', tag: 'bench' }),
+      });
+    await create(Math.min(2, options.durationSeconds)); // warm-up
+    const created = await create(options.durationSeconds);
+
+    const links = await createLinks(app.url, key, options.slugs, 'e');
+    const redirect = (durationSeconds: number) =>
+      runLoad(root, {
+        url: app.url,
+        connections: options.connections,
+        durationSeconds,
+        paths: [...links.keys()].map((slug) => `/${slug}`),
+        headers: { 'user-agent': CHROME_UA, accept: 'text/html' },
+      });
+    await redirect(Math.min(3, options.durationSeconds)); // every slug cached
+    const redirected = await redirect(options.durationSeconds);
+
+    const ok = created.statusCounts['201'] ?? 0;
+    const redirects = redirected.statusCounts['302'] ?? 0;
+    return {
+      create: {
+        linksPerSecond: round(ok / options.durationSeconds),
+        p50Ms: created.latencyP50Ms,
+        p99Ms: created.latencyP99Ms,
+        created: ok,
+        failed: created.requests - ok + created.errors + created.timeouts,
+      },
+      redirect: {
+        requestsPerSecond: redirected.requestsPerSecond,
+        p50Ms: redirected.latencyP50Ms,
+        p99Ms: redirected.latencyP99Ms,
+        redirects,
+        failed: redirected.requests - redirects + redirected.errors + redirected.timeouts,
+      },
+    };
+  } finally {
+    await app.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
