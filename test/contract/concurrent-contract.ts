@@ -24,7 +24,7 @@ export function describeConcurrentContract(mode: string, target: () => ContractT
       const accounts = await Promise.all([target().issueKey('pro'), target().issueKey('pro')]);
       const outcome: Outcome = { failures: [], statuses: new Map() };
       const { url } = target();
-      const fail = (what: string) => outcome.failures.push(what);
+      const fail = (what: string): void => void outcome.failures.push(what);
       const call = async (path: string, init: RequestInit = {}): Promise<Response> => {
         const res = await fetch(`${url}${path}`, { redirect: 'manual', ...init });
         outcome.statuses.set(res.status, (outcome.statuses.get(res.status) ?? 0) + 1);
