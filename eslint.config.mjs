@@ -1,9 +1,13 @@
 // @ts-check
+import { readdirSync } from 'node:fs';
 import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
-const SERVICES = ['write-api', 'redirector', 'projector', 'analytics'];
+/** Every folder under services/, so a new service is covered by the rules below the day it is added. */
+const SERVICES = readdirSync(new URL('./services/', import.meta.url), { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => entry.name);
 
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', '.infra/**', 'data/**', 'coverage/**'] },

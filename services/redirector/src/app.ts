@@ -116,4 +116,4 @@ export { wireRedirector, type RedirectorResources } from './wiring';
 export { LinkCache, type ResolvedLink, type LookupLink } from './link-cache';
 export { workerClickSink, type WorkerClickSinkOptions } from './clicks/worker-click-sink';
 export type { ClickSink } from './clicks/click-sink';
-export type { RawClick } from './clicks/enrich';
+export type { RawClick } from './clicks/raw-click';

@@ -5,7 +5,7 @@ import { instanceSecret } from '@shortlink/postgres';
 import type { RedirectorDeps } from './app';
 import { createClickRecorder } from './clicks/click-recorder';
 import { inProcessClickSink, type ClickSink } from './clicks/click-sink';
-import { loadCountryLookup } from './clicks/geo';
+import { loadCountryLookup } from './clicks/country';
 import { workerClickSink } from './clicks/worker-click-sink';
 import { listenForNewLinks } from './invalidation';
 import { LinkCache } from './link-cache';

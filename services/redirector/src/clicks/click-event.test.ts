@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { toClickEvent } from './click-event';
-import type { RawClick } from './enrich';
+import type { RawClick } from './raw-click';
 
 const context = {
   visitorSecret: 'a-secret-of-some-length-0123',

@@ -1,6 +1,9 @@
 import { createEvent, type ClickRecorded } from '@shortlink/events';
 import { canonicalClientAddress } from './client-address';
-import { referrerOrigin, visitorHash, type CountryOf, type RawClick } from './enrich';
+import type { CountryOf } from './country';
+import type { RawClick } from './raw-click';
+import { referrerOrigin } from './referrer-origin';
+import { visitorHash } from './visitor-hash';
 
 export interface ClickEventContext {
   visitorSecret: string;

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { ResolvedLink } from '../link-cache';
 import type { ClickSink } from './click-sink';
-import { isCountable } from './enrich';
+import { isCountable } from './countable-click';
 
 export interface ClickRecorderOptions {
   sink: ClickSink;

@@ -2,7 +2,7 @@ import { encodeEvent, type ClickRecorded } from '@shortlink/events';
 import type { LogProducer } from '@shortlink/kafka';
 import { ClickQueue, type ClickQueueStats, type QueueLogger } from './click-queue';
 import { toClickEvent, type ClickEventContext } from './click-event';
-import type { RawClick } from './enrich';
+import type { RawClick } from './raw-click';
 
 /**
  * Where answered redirects go to become ClickRecorded events. `push` is O(1)

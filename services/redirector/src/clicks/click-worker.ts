@@ -2,7 +2,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { createIdempotentProducer, createKafka, type KafkaLogger } from '@shortlink/kafka';
 import { toClickEvent } from './click-event';
 import { sendClicks } from './click-sink';
-import { loadCountryLookup } from './geo';
+import { loadCountryLookup } from './country';
 import {
   cloneableFields,
   type ClickWorkerData,

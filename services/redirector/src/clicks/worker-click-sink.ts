@@ -3,7 +3,7 @@ import { Worker } from 'node:worker_threads';
 import type { KafkaLogger } from '@shortlink/kafka';
 import { ClickQueue } from './click-queue';
 import { CLICK_BATCH, CLICK_CAPACITY, CLICK_FLUSH_INTERVAL_MS, type ClickSink } from './click-sink';
-import type { RawClick } from './enrich';
+import type { RawClick } from './raw-click';
 import type { ClickWorkerData, FromClickWorker, ToClickWorker } from './worker-protocol';
 
 export interface WorkerClickSinkOptions extends ClickWorkerData {

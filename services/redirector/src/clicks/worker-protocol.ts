@@ -1,4 +1,4 @@
-import type { RawClick } from './enrich';
+import type { RawClick } from './raw-click';
 
 /** What the click worker is started with: plain values, as a worker thread needs. */
 export interface ClickWorkerData {
