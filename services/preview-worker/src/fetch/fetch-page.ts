@@ -4,6 +4,7 @@ import type { Readable } from 'node:stream';
 import * as zlib from 'node:zlib';
 import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from 'request-filtering-agent';
 import { classifyError, PreviewFetchError } from './fetch-errors';
+import { isIpv6EmbeddingIpv4, lookupRefusingEmbeddedIpv4 } from './ipv6-embedding-ipv4';
 
 export interface FetchPolicy {
   /** PREVIEW_ALLOW_PRIVATE_NETWORKS: lifts the public-address rule. Local testing only. */
@@ -46,16 +47,6 @@ const TRANSIENT_STATUSES = new Set([408, 425, 429, 500, 502, 503, 504]);
 const MAX_URL_LENGTH = 2048;
 
 /**
- * IPv6 forms that carry an IPv4 address inside and that the address filter
- * counts as ordinary public unicast: IPv4-compatible addresses (`::a.b.c.d`,
- * deprecated, yet some stacks still route them to the IPv4 address) and
- * local-use NAT64 (RFC 8215). Refused whole, whatever IPv4 address they hold.
- * The other embedding forms (IPv4-mapped, IPv4-translated, well-known NAT64,
- * 6to4, Teredo) are already refused as special-purpose ranges.
- */
-const IPV6_EMBEDDING_IPV4 = ['::/96', '64:ff9b:1::/48'] as const;
-
-/**
  * Fetches an HTML page on behalf of an API user, who may point it anywhere.
  *
  * Address checks happen inside the connection's own DNS lookup (request-filtering-agent):
@@ -69,7 +60,6 @@ export function createPageFetcher(policy: FetchPolicy): PageFetcher {
     keepAlive: false,
     allowPrivateIPAddress: policy.allowPrivateNetworks,
     allowIPAddressList: [...(policy.allowAddresses ?? [])],
-    denyIPAddressList: [...IPV6_EMBEDDING_IPV4],
   };
   const agents = {
     'http:': new RequestFilteringHttpAgent(agentOptions),
@@ -134,10 +124,15 @@ function parseTarget(raw: string, base?: URL): URL {
 function get(url: URL, agent: http.Agent, userAgent: string, signal: AbortSignal): Promise<http.IncomingMessage> {
   const request = url.protocol === 'https:' ? https.request : http.request;
   return new Promise((resolve, reject) => {
+    if (isIpv6EmbeddingIpv4(url.hostname)) {
+      reject(new PreviewFetchError('blocked_address', false, 'the destination is an IPv6 address embedding IPv4'));
+      return;
+    }
     const req = request(url, {
       method: 'GET',
       agent,
       signal,
+      lookup: lookupRefusingEmbeddedIpv4,
       headers: {
         'user-agent': userAgent,
         accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.8',

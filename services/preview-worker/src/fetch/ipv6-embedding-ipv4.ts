@@ -1,0 +1,44 @@
+import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions, type LookupOneOptions } from 'node:dns';
+import { isIPv6, type LookupFunction } from 'node:net';
+import ipaddr from 'ipaddr.js';
+
+/**
+ * IPv6 forms that carry an IPv4 address inside and that the address filter
+ * (request-filtering-agent) counts as ordinary public unicast:
+ * IPv4-compatible addresses (`::a.b.c.d`, deprecated, yet some stacks still
+ * route them to the IPv4 address) and local-use NAT64 (RFC 8215,
+ * `64:ff9b:1::/48`). Refused whole, whatever IPv4 address they hold. The other
+ * embedding forms (IPv4-mapped, IPv4-translated, well-known NAT64, 6to4,
+ * Teredo) are refused by the filter as special-purpose ranges.
+ */
+const EMBEDDING_RANGES = [ipaddr.parseCIDR('::/96'), ipaddr.parseCIDR('64:ff9b:1::/48')] as const;
+
+export function isIpv6EmbeddingIpv4(address: string): boolean {
+  const bare = address.replace(/^\[|\]$/g, '');
+  if (!isIPv6(bare)) return false;
+  // The URL parser writes every IPv6 spelling (`::127.0.0.1` too) in the hex form ipaddr.js reads.
+  const parsed = ipaddr.IPv6.parse(new URL(`http://[${bare}]`).hostname.slice(1, -1));
+  return EMBEDDING_RANGES.some((range) => parsed.match(range));
+}
+
+/** Worded as the filter words its refusals, so both are classified alike (`blocked_address`). */
+const refusal = (address: string, hostname: string) =>
+  new Error(`DNS lookup ${address} (host: ${hostname}) is not allowed: an IPv6 address that embeds an IPv4 address`);
+
+/** dns.lookup, refusing any answer of those forms, so a host name that resolves to one is refused too. */
+export const lookupRefusingEmbeddedIpv4: LookupFunction = (hostname, options, callback) => {
+  if ((options as LookupAllOptions).all) {
+    dnsLookup(hostname, options as LookupAllOptions, (err, addresses: LookupAddress[]) => {
+      if (err) return callback(err, addresses);
+      const bad = addresses.find((a) => isIpv6EmbeddingIpv4(a.address));
+      if (bad) return callback(refusal(bad.address, hostname), []);
+      callback(null, addresses);
+    });
+    return;
+  }
+  dnsLookup(hostname, options as LookupOneOptions, (err, address, family) => {
+    if (err) return callback(err, address, family);
+    if (isIpv6EmbeddingIpv4(address)) return callback(refusal(address, hostname), '', 0);
+    callback(null, address, family);
+  });
+};
