@@ -7,8 +7,8 @@ import {
   linkResponseProperties,
   type ServiceModule,
 } from '@shortlink/http';
-import { createLink, type CreateLinkDeps } from './links/create-link-handler';
-import { validateCreateLink } from './links/create-link';
+import { createLink, type CreateLinkDeps } from './links/create-link';
+import { validateCreateLink } from './links/create-link-validation';
 import { serviceAddresses } from './links/self-link';
 
 export const SERVICE_NAME = 'write-api';

@@ -4,7 +4,7 @@ import { postgresAuthenticator } from '@shortlink/accounts';
 import { createIdempotentProducer, type EventLogClient, type KafkaLogger, type KafkaNames } from '@shortlink/kafka';
 import type { WriteApiDeps } from './app';
 import { postgresClaimStore } from './links/claims';
-import { kafkaLinkAppender } from './links/link-created';
+import { kafkaLinkAppender } from './links/link-created-appender';
 import { createClaimSettler } from './links/settle-claims';
 import { generateSlug } from './links/slug';
 

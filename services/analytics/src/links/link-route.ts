@@ -1,7 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import { accountOf, requireApiKey, type Authenticate } from '@shortlink/accounts';
 import { SLUG_PATTERN } from '@shortlink/events';
-import { errorResponseSchema, HttpError, LINK_RESPONSE_FIELDS, linkResponseProperties } from '@shortlink/http';
+import {
+  errorResponseSchema,
+  HttpError,
+  LINK_RESPONSE_FIELDS,
+  linkResource,
+  linkResponseProperties,
+} from '@shortlink/http';
 import type { LinkRecord, PreviewRecord } from '@shortlink/postgres';
 
 export interface LinkReadDeps {
@@ -63,12 +69,7 @@ export async function linkReadRoutes(app: FastifyInstance, deps: LinkReadDeps): 
       const link = await ownedLink(deps, request.params.slug, accountOf(request).id);
       const preview = await deps.findPreview(link.linkId);
       return {
-        id: link.linkId,
-        slug: link.slug,
-        shortUrl: `${deps.publicBaseUrl}/${link.slug}`,
-        destinationUrl: link.destinationUrl,
-        tag: link.tag,
-        createdAt: link.createdAt.toISOString(),
+        ...linkResource(link, deps.publicBaseUrl),
         preview: preview
           ? {
               status: preview.status,

@@ -1,120 +1,85 @@
-import { PLANS, type Plan } from '@shortlink/accounts';
-import { CUSTOM_SLUG } from './slug';
-import { isReservedSlug } from './reserved-slugs';
-import { pointsAtThisService, type ServiceAddresses } from './self-link';
+import type { Account } from '@shortlink/accounts';
+import { createEvent, type LinkCreated } from '@shortlink/events';
+import { linkResource, type LinkResource } from '@shortlink/http';
+import { appendFailed, SLUG_SPACE_EXHAUSTED, SLUG_TAKEN } from '../write-api-errors';
+import type { ClaimStore } from './claims';
+import type { CreateLinkInput } from './create-link-validation';
+import type { AppendLinkCreated } from './link-created-appender';
 
-/** Limits the spec leaves open; documented in the README's API section. */
-export const LIMITS = {
-  urlMaxLength: 2048,
-  tagMaxLength: 100,
-} as const;
+/** The Link resource of spec section 2.1. */
+export type Link = LinkResource;
 
-export interface CreateLinkInput {
-  destinationUrl: string;
-  customSlug: string | null;
-  tag: string | null;
+export interface CreateLinkDeps {
+  claims: ClaimStore;
+  appendLinkCreated: AppendLinkCreated;
+  now: () => Date;
+  newId: () => string;
+  newSlug: () => string;
+  publicBaseUrl: string;
+  /**
+   * Called once a link is committed, before its 201 is sent. A process that
+   * also runs the redirector uses it to drop a cached "not found" at once;
+   * other processes learn it through Postgres NOTIFY.
+   */
+  onLinkCommitted?: (slug: string) => void;
+  /** Called when a claim could not be committed; the projector or the settler commits it later. */
+  onClaimError: (error: unknown, slug: string) => void;
 }
 
-export interface Rejection {
-  status: 400 | 403;
-  error: string;
-  code: string;
-}
-
-export const REJECTIONS = {
-  invalidBody: { status: 400, error: 'Invalid request body', code: 'invalid_body' },
-  urlTooLong: {
-    status: 400,
-    error: `URLs must be at most ${LIMITS.urlMaxLength} characters`,
-    code: 'url_too_long',
-  },
-  urlCredentials: {
-    status: 400,
-    error: 'Destination URLs must not contain a user name or password',
-    code: 'url_credentials',
-  },
-  urlSelf: {
-    status: 400,
-    error: 'Destination URLs must not point at this short-link service',
-    code: 'url_self_reference',
-  },
-  slugFormat: {
-    status: 400,
-    error: 'Custom slugs must be 3-30 characters long and use only lowercase letters, digits and hyphens',
-    code: 'invalid_slug',
-  },
-  slugReserved: { status: 400, error: 'This slug is reserved', code: 'slug_reserved' },
-  tag: {
-    status: 400,
-    error: `Tags must be 1-${LIMITS.tagMaxLength} characters without control characters`,
-    code: 'invalid_tag',
-  },
-} as const satisfies Record<string, Rejection>;
-
-function planRejection(plan: Plan): Rejection {
-  return {
-    status: 403,
-    error: `Custom slugs shorter than ${PLANS[plan].minCustomSlugLength} characters require the Pro plan`,
-    code: 'plan_upgrade_required',
-  };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** C0 controls, DEL and C1 controls: invisible, and no part of a URL or a label. */
-// eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
-/** A URL is refused, not trimmed, when it starts or ends with white space: `destinationUrl` is echoed as submitted. */
-const SURROUNDING_SPACE = /^\s|\s$/;
+const GENERATED_SLUG_ATTEMPTS = 10;
 
 /**
- * Validates a create request in the order the spec lists its errors: the body
- * and URL first, then the custom slug's format, the reserved list, and the
- * plan. Pure: no I/O, no clock.
+ * Claim the slug, append LinkCreated, commit the claim. A 201 is returned only
+ * after the append is acknowledged. A failed append is not released on the
+ * spot: the broker may have written the event even though the client saw an
+ * error. The claim stays pending, and the claim settler frees the slug once the
+ * topic shows the event is not there (or commits it if it is).
  */
-export function validateCreateLink(
-  body: unknown,
-  plan: Plan,
-  service: ServiceAddresses,
-): { ok: true; input: CreateLinkInput } | { ok: false; rejection: Rejection } {
-  const reject = (rejection: Rejection) => ({ ok: false as const, rejection });
-  if (!isRecord(body)) return reject(REJECTIONS.invalidBody);
-
-  const { url, customSlug, tag } = body;
-  if (typeof url !== 'string') return reject(REJECTIONS.invalidBody);
-  if (url.length > LIMITS.urlMaxLength) return reject(REJECTIONS.urlTooLong);
-  if (CONTROL.test(url) || SURROUNDING_SPACE.test(url)) return reject(REJECTIONS.invalidBody);
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return reject(REJECTIONS.invalidBody);
-  }
-  if ((parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || parsed.hostname === '') {
-    return reject(REJECTIONS.invalidBody);
-  }
-  // `new URL` accepts a few forms a person would not call a URL ("https:example.com").
-  if (!/^https?:\/\//i.test(url)) return reject(REJECTIONS.invalidBody);
-  if (parsed.username !== '' || parsed.password !== '') return reject(REJECTIONS.urlCredentials);
-  if (pointsAtThisService(parsed, service)) return reject(REJECTIONS.urlSelf);
-
-  let slug: string | null = null;
-  if (customSlug !== undefined && customSlug !== null) {
-    if (typeof customSlug !== 'string' || !CUSTOM_SLUG.test(customSlug)) return reject(REJECTIONS.slugFormat);
-    if (isReservedSlug(customSlug)) return reject(REJECTIONS.slugReserved);
-    if (customSlug.length < PLANS[plan].minCustomSlugLength) return reject(planRejection(plan));
-    slug = customSlug;
-  }
-
-  let cleanTag: string | null = null;
-  if (tag !== undefined && tag !== null) {
-    if (typeof tag !== 'string' || tag.length === 0 || tag.length > LIMITS.tagMaxLength || CONTROL.test(tag)) {
-      return reject(REJECTIONS.tag);
+export async function createLink(deps: CreateLinkDeps, account: Account, input: CreateLinkInput): Promise<Link> {
+  const createdAt = deps.now();
+  const linkId = deps.newId();
+  let slug = input.customSlug;
+  if (slug !== null) {
+    if (!(await deps.claims.claim(claimOf(slug)))) throw SLUG_TAKEN;
+  } else {
+    for (let attempt = 0; slug === null; attempt++) {
+      if (attempt === GENERATED_SLUG_ATTEMPTS) {
+        throw SLUG_SPACE_EXHAUSTED;
+      }
+      const candidate = deps.newSlug();
+      if (await deps.claims.claim(claimOf(candidate))) slug = candidate;
     }
-    cleanTag = tag;
   }
 
-  return { ok: true, input: { destinationUrl: url, customSlug: slug, tag: cleanTag } };
+  const event = createEvent<LinkCreated>(
+    'LinkCreated',
+    1,
+    { linkId, accountId: account.id, slug, destinationUrl: input.destinationUrl, tag: input.tag },
+    { eventId: deps.newId(), occurredAt: createdAt.toISOString() },
+  );
+  try {
+    await deps.appendLinkCreated(event);
+  } catch (error) {
+    throw appendFailed(error);
+  }
+  // The event is durable: the link exists whatever happens next. The projector
+  // commits the claim too, so a failure here only delays that.
+  await deps.claims.commit(slug, linkId).catch((e: unknown) => deps.onClaimError(e, slug));
+  deps.onLinkCommitted?.(slug);
+
+  return linkResource(
+    { linkId, slug, destinationUrl: input.destinationUrl, tag: input.tag, createdAt },
+    deps.publicBaseUrl,
+  );
+
+  function claimOf(candidate: string) {
+    return {
+      slug: candidate,
+      linkId,
+      accountId: account.id,
+      destinationUrl: input.destinationUrl,
+      tag: input.tag,
+      createdAt,
+    };
+  }
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ProducerRecord } from 'kafkajs';
 import { createEvent, type LinkCreated } from '@shortlink/events';
 import type { LogProducer } from '@shortlink/kafka';
-import { kafkaLinkAppender } from './link-created';
+import { kafkaLinkAppender } from './link-created-appender';
 
 const event = (slug: string) =>
   createEvent<LinkCreated>(

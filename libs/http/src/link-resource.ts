@@ -1,0 +1,29 @@
+/** The Link object of the API contract (spec 2.1), as every endpoint that returns a link shows it. */
+export interface LinkResource {
+  id: string;
+  slug: string;
+  shortUrl: string;
+  destinationUrl: string;
+  tag: string | null;
+  createdAt: string;
+}
+
+export interface LinkFacts {
+  linkId: string;
+  slug: string;
+  destinationUrl: string;
+  tag: string | null;
+  createdAt: Date;
+}
+
+/** The one place a Link object is built: `shortUrl` from the public base URL, `createdAt` ISO 8601 UTC with milliseconds. */
+export function linkResource(link: LinkFacts, publicBaseUrl: string): LinkResource {
+  return {
+    id: link.linkId,
+    slug: link.slug,
+    shortUrl: `${publicBaseUrl}/${link.slug}`,
+    destinationUrl: link.destinationUrl,
+    tag: link.tag,
+    createdAt: link.createdAt.toISOString(),
+  };
+}
