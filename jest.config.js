@@ -17,7 +17,7 @@ const shared = {
   },
   transformIgnorePatterns: [`/node_modules/(?!${ESM_ONLY}/)`],
   moduleNameMapper: {
-    '^@shortlink/service-(.*)$': '<rootDir>/services/$1/src/app.ts',
+    '^@shortlink/service-(.*)$': '<rootDir>/services/$1/src/index.ts',
     '^@shortlink/(.*)$': '<rootDir>/libs/$1/src/index.ts',
   },
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],

@@ -113,5 +113,3 @@ export function createAnalytics(deps: AnalyticsDeps): ServiceModule {
     },
   };
 }
-
-export { wireAnalytics, type AnalyticsResources } from './wiring';

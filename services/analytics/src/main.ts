@@ -2,7 +2,8 @@ import { openClickHouse } from '@shortlink/clickhouse';
 import { loadConfig } from '@shortlink/config';
 import { createLogger, processOptionsFrom, runMain, runServices } from '@shortlink/http';
 import { openServiceDatabase } from '@shortlink/postgres';
-import { createAnalytics, SERVICE_NAME, wireAnalytics } from './app';
+import { createAnalytics, SERVICE_NAME } from './app';
+import { wireAnalytics } from './wiring';
 import { analyticsConfig } from './config';
 
 runMain(async () => {

@@ -161,10 +161,3 @@ export function createPreviewWorker(deps: PreviewWorkerDeps): ServiceModule {
     },
   };
 }
-
-export { createPageFetcher, DEFAULT_FETCH_POLICY, type FetchPolicy, type PageFetcher } from './fetch/fetch-page';
-export { PreviewFetchError } from './fetch/fetch-errors';
-export { extractPreview } from './parse/extract-preview';
-export { decodeHtml } from './parse/decode-html';
-export { fetchPreview, DEFAULT_RETRY_POLICY, type PreviewOutcome, type RetryPolicy } from './preview/fetch-preview';
-export { previewEnv, previewWorkerConfig } from './config';

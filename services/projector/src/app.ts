@@ -75,10 +75,3 @@ export function createProjector(deps: ProjectorDeps): ServiceModule {
     },
   };
 }
-
-export { projectLinkCreated } from './links/project-link';
-export { linkEventHandler } from './links/link-handler';
-export { rebuildLinks, type RebuildResult } from './links/rebuild';
-export { runClickProjector, type ClickProjectorStats } from './clicks/click-projector';
-export { postgresRangeStore } from './clicks/ranges';
-export { clickRow, type ClickRow } from './clicks/click-rows';

@@ -111,9 +111,3 @@ function metricsText(deps: RedirectorDeps): string {
   ] as const;
   return `${lines.map(([name, type, help, value]) => `# HELP ${name} ${help}\n# TYPE ${name} ${type}\n${name} ${value}`).join('\n')}\n`;
 }
-
-export { wireRedirector, type RedirectorResources } from './wiring';
-export { LinkCache, type ResolvedLink, type LookupLink } from './link-cache';
-export { workerClickSink, type WorkerClickSinkOptions } from './clicks/worker-click-sink';
-export type { ClickSink } from './clicks/click-sink';
-export type { RawClick } from './clicks/raw-click';

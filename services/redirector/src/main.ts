@@ -2,7 +2,8 @@ import { loadConfig } from '@shortlink/config';
 import { createLogger, processOptionsFrom, runMain, runServices } from '@shortlink/http';
 import { kafkaNames, openKafka } from '@shortlink/kafka';
 import { openServiceDatabase } from '@shortlink/postgres';
-import { createRedirector, SERVICE_NAME, wireRedirector } from './app';
+import { createRedirector, SERVICE_NAME } from './app';
+import { wireRedirector } from './wiring';
 import { redirectorConfig } from './config';
 
 runMain(async () => {

@@ -65,6 +65,3 @@ export function createWriteApi(deps: WriteApiDeps): ServiceModule {
     },
   };
 }
-export { wireWriteApi, type WriteApiResources } from './wiring';
-export { createClaimSettler, type SettleOutcome } from './links/settle-claims';
-export { postgresClaimStore, type Claim, type ClaimStore } from './links/claims';

@@ -2,7 +2,8 @@ import { loadConfig } from '@shortlink/config';
 import { createLogger, processOptionsFrom, runMain, runServices } from '@shortlink/http';
 import { kafkaNames, openKafka } from '@shortlink/kafka';
 import { openServiceDatabase } from '@shortlink/postgres';
-import { createWriteApi, SERVICE_NAME, wireWriteApi } from './app';
+import { createWriteApi, SERVICE_NAME } from './app';
+import { wireWriteApi } from './wiring';
 import { writeApiConfig } from './config';
 
 runMain(async () => {

@@ -16,7 +16,7 @@ describe('IPv6 addresses that embed an IPv4 address', () => {
 
   it('lets an ordinary name through the lookup', async () => {
     const address = await new Promise<string>((resolve, reject) =>
-      lookupRefusingEmbeddedIpv4('localhost', { family: 4 }, (err, a) => (err ? reject(err) : resolve(a))),
+      lookupRefusingEmbeddedIpv4('localhost', { family: 4 }, (err, a) => (err ? reject(err) : resolve(a as string))),
     );
     expect(address).toBe('127.0.0.1');
   });

@@ -1,0 +1,8 @@
+/** The service's package entry: its module, its wiring and what other packages may use. */
+export * from './app';
+export { projectLinkCreated } from './links/project-link';
+export { linkEventHandler } from './links/link-handler';
+export { rebuildLinks, type RebuildResult } from './links/rebuild';
+export { runClickProjector, type ClickProjectorStats } from './clicks/click-projector';
+export { postgresRangeStore } from './clicks/ranges';
+export { clickRow, type ClickRow } from './clicks/click-rows';
