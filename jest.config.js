@@ -18,6 +18,7 @@ const shared = {
   transformIgnorePatterns: [`/node_modules/(?!${ESM_ONLY}/)`],
   moduleNameMapper: {
     '^@shortlink/service-(.*)$': '<rootDir>/services/$1/src/index.ts',
+    '^@shortlink/standalone$': '<rootDir>/deploy/standalone/src/index.ts',
     '^@shortlink/(.*)$': '<rootDir>/libs/$1/src/index.ts',
   },
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],

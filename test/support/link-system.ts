@@ -4,13 +4,12 @@ import type { Kafka } from 'kafkajs';
 import type { Pool } from 'pg';
 import { createAccountWithKey, type Plan } from '@shortlink/accounts';
 import { buildProcessServer, createLogger, type ServiceModule } from '@shortlink/http';
-import { createIdempotentProducer, kafkaNames, openKafka, type KafkaNames } from '@shortlink/kafka';
+import { loadConfig } from '@shortlink/config';
+import { kafkaNames, openKafka, type KafkaNames } from '@shortlink/kafka';
 import { MIGRATIONS_DIR, openDatabase } from '@shortlink/postgres';
-import { createAnalytics, wireAnalytics } from '@shortlink/service-analytics';
-import { createPreviewWorker, previewUserAgent, type FetchPolicy } from '@shortlink/service-preview-worker';
-import { createProjector } from '@shortlink/service-projector';
-import { createRedirector, wireRedirector } from '@shortlink/service-redirector';
-import { createWriteApi, wireWriteApi } from '@shortlink/service-write-api';
+import type { FetchPolicy } from '@shortlink/service-preview-worker';
+import { composeProjector } from '@shortlink/service-projector';
+import { composeSystem, systemConfig, type SystemSettings, type SystemStores } from '@shortlink/standalone';
 import { CLICKHOUSE_MIGRATIONS_DIR, createClickHouse, migrateClickHouse } from '@shortlink/clickhouse';
 import {
   createScratchClickHouse,
@@ -19,6 +18,7 @@ import {
   uniqueSuffix,
   type ScratchDatabase,
 } from '@shortlink/testing';
+import { buildOnce } from './processes';
 
 export const PUBLIC_BASE_URL = 'https://sho.rt';
 /** Silent unless TEST_LOG_LEVEL asks otherwise (debugging a failing test). */
@@ -94,16 +94,29 @@ export interface LinkSystem {
   close(): Promise<void>;
 }
 
-export function projectorModule(infra: TestInfra): ServiceModule {
-  const { kafka, names, pool, clickhouse } = infra;
-  return createProjector({
-    kafka,
-    names,
-    pool,
-    clickhouse,
-    newProducer: () => createIdempotentProducer(kafka),
-    logger: silentLogger,
+/** The settings a test system runs with: the same schema `npm start` reads, from a test's environment. */
+export function testSettings(infra: TestInfra, env: Record<string, string> = {}): SystemSettings {
+  return loadConfig(systemConfig, {
+    KAFKA_BROKERS: infra.brokers.join(','),
+    KAFKA_TOPIC_PREFIX: infra.topicPrefix,
+    DATABASE_URL: infra.db.url,
+    PUBLIC_BASE_URL: PUBLIC_BASE_URL,
+    VISITOR_HASH_SECRET: 'test-visitor-secret-0123456789',
+    ...env,
   });
+}
+
+const storesOf = (infra: TestInfra): SystemStores => ({
+  pool: infra.pool,
+  kafka: infra.kafka,
+  names: infra.names,
+  clickhouse: infra.clickhouse,
+  logger: silentLogger,
+});
+
+/** The projector alone, composed as `npm start` composes it. */
+export function projectorModule(infra: TestInfra): ServiceModule {
+  return composeProjector(testSettings(infra), storesOf(infra));
 }
 
 export interface LinkSystemOptions {
@@ -111,56 +124,34 @@ export interface LinkSystemOptions {
   previews?: Pick<FetchPolicy, 'allowPrivateNetworks'> & Partial<FetchPolicy>;
 }
 
-/** The write API, projector and redirector (and optionally the preview worker) in one process. */
+/**
+ * Every service in one process, composed by `composeSystem` exactly as
+ * `npm start` composes it (clicks on the worker thread, as in production),
+ * served through `inject` or a port.
+ */
 export async function startLinkSystem(options: LinkSystemOptions = {}): Promise<LinkSystem> {
+  buildOnce(); // the click worker thread runs the built code
   const infra = await openTestInfra();
-  const { kafka, names, pool, db } = infra;
-  // Wired as deploy/standalone wires them.
-  const redirector = await wireRedirector({
-    pool,
-    databaseUrl: db.url,
-    kafka,
-    names,
-    visitorSecret: 'test-visitor-secret-0123456789',
-    logger: silentLogger,
+  const { previews } = options;
+  const settings = testSettings(infra, {
+    PREVIEW_ALLOW_PRIVATE_NETWORKS: String(previews?.allowPrivateNetworks ?? false),
   });
-  const writeApi = wireWriteApi({
-    pool,
-    kafka,
-    names,
-    publicBaseUrl: PUBLIC_BASE_URL,
-    logger: silentLogger,
-    onLinkCommitted: (slug) => redirector.cache.forget(slug),
+  const system = await composeSystem(settings, storesOf(infra), {
+    previews: previews !== undefined,
+    previewSeams: { retry: { maxAttempts: 2, firstBackoffMs: 50 }, fetchPolicy: previews },
   });
-  const modules: ServiceModule[] = [
-    projectorModule(infra),
-    createWriteApi(writeApi),
-    createAnalytics(wireAnalytics({ pool, clickhouse: infra.clickhouse, publicBaseUrl: PUBLIC_BASE_URL })),
-    ...(options.previews
-      ? [
-          createPreviewWorker({
-            kafka,
-            names,
-            newProducer: () => createIdempotentProducer(kafka),
-            fetchPolicy: { userAgent: previewUserAgent(PUBLIC_BASE_URL), ...options.previews },
-            retry: { maxAttempts: 2, firstBackoffMs: 50 },
-            logger: silentLogger,
-          }),
-        ]
-      : []),
-    createRedirector(redirector),
-  ];
+  const { modules } = system;
   // Behind a proxy, as in production: the client IP comes from X-Forwarded-For.
   const app = await buildProcessServer(modules, { name: 'test', trustProxy: true, logger: silentLogger }, () => true);
   for (const m of modules) await m.start?.();
-  const [proKey, freeKey] = [await issueKey(pool, 'pro'), await issueKey(pool, 'free')];
+  const [proKey, freeKey] = [await issueKey(infra.pool, 'pro'), await issueKey(infra.pool, 'free')];
   return {
     infra,
     app,
     modules,
     proKey,
     freeKey,
-    flushClicks: () => redirector.clickQueue?.flush() ?? Promise.resolve(),
+    flushClicks: () => system.flushClicks(),
     async close() {
       await app.close();
       for (const m of [...modules].reverse()) await m.stop?.();

@@ -1,44 +1,20 @@
 /**
- * The single-process deployment: every service's module in one process, on one
- * port, sharing one Postgres pool and one event-log client. With Kafka, Postgres
- * and ClickHouse configured it runs on them; with none configured, on embedded
- * stand-ins with all state under DATA_DIR. This is a composition root, not a
- * service, so it may import services; the services never import each other.
+ * `npm start`: every service in one process, on one port, sharing one
+ * Postgres pool and one event-log client. With Kafka, Postgres and ClickHouse
+ * configured it runs on them; with none configured, on embedded stand-ins with
+ * all state under DATA_DIR.
  */
 import { openClickHouse } from '@shortlink/clickhouse';
-import {
-  clickhouseEnv,
-  deploymentFrom,
-  httpEnv,
-  kafkaEnv,
-  loadConfig,
-  logEnv,
-  postgresEnv,
-  publicEnv,
-  visitorEnv,
-} from '@shortlink/config';
+import { deploymentFrom, loadConfig } from '@shortlink/config';
 import { startEmbeddedStack } from '@shortlink/embedded';
 import { createLogger, processOptionsFrom, runMain, runServices } from '@shortlink/http';
-import { createIdempotentProducer, kafkaNames, openKafka, type EventLogClient } from '@shortlink/kafka';
+import { kafkaNames, openKafka, type EventLogClient } from '@shortlink/kafka';
 import { openServiceDatabase } from '@shortlink/postgres';
-import { createAnalytics, wireAnalytics } from '@shortlink/service-analytics';
-import { previewEnv, wirePreviewWorker } from '@shortlink/service-preview-worker';
-import { createProjector } from '@shortlink/service-projector';
-import { createRedirector, wireRedirector } from '@shortlink/service-redirector';
-import { createWriteApi, wireWriteApi } from '@shortlink/service-write-api';
-
-const standaloneConfig = httpEnv
-  .extend(logEnv.shape)
-  .extend(visitorEnv.shape)
-  .extend(clickhouseEnv.shape)
-  .extend(kafkaEnv.shape)
-  .extend(postgresEnv.shape)
-  .extend(publicEnv.shape)
-  .extend(previewEnv.shape);
+import { composeSystem, systemConfig } from './system';
 
 runMain(async () => {
   const deployment = deploymentFrom(process.env);
-  const settings = loadConfig(standaloneConfig, process.env);
+  const settings = loadConfig(systemConfig, process.env);
   const names = kafkaNames(settings.KAFKA_TOPIC_PREFIX);
   const logger = createLogger('shortlink', settings.LOG_LEVEL);
 
@@ -56,7 +32,13 @@ runMain(async () => {
       { dataDir: stack.dataDir, postgres: stack.databaseUrl, clickhouse: stack.clickhouseUrl },
       'embedded mode: PGlite, chdb and the event log, state in DATA_DIR (set KAFKA_BROKERS, DATABASE_URL and CLICKHOUSE_URL to use servers)',
     );
-    config = { ...settings, DATABASE_URL: stack.databaseUrl, CLICKHOUSE_URL: stack.clickhouseUrl };
+    // The embedded log lives in this process, so clicks are produced on its event loop.
+    config = {
+      ...settings,
+      DATABASE_URL: stack.databaseUrl,
+      CLICKHOUSE_URL: stack.clickhouseUrl,
+      CLICK_PATH: 'event-loop',
+    };
     kafka = stack.log;
     closeStack = stack.close;
   } else {
@@ -64,42 +46,9 @@ runMain(async () => {
   }
   const pool = await openServiceDatabase(config, 'shortlink');
   const clickhouse = await openClickHouse(config, 'shortlink');
-  const redirector = await wireRedirector({
-    pool,
-    databaseUrl: config.DATABASE_URL,
-    kafka,
-    names,
-    visitorSecret: config.VISITOR_HASH_SECRET,
-    logger,
-    clickWorker:
-      deployment.mode === 'servers' ? { brokers: settings.KAFKA_BROKERS, clientId: 'shortlink-clicks' } : undefined,
-  });
-  const writeApi = wireWriteApi({
-    pool,
-    kafka,
-    names,
-    publicBaseUrl: config.PUBLIC_BASE_URL,
-    logger,
-    // Same process: the redirector forgets a cached "not found" before the 201 leaves.
-    onLinkCommitted: (slug) => redirector.cache.forget(slug),
-  });
+  const system = await composeSystem(config, { pool, kafka, names, clickhouse, logger });
   await runServices(
-    [
-      createProjector({
-        kafka,
-        names,
-        pool,
-        clickhouse,
-        newProducer: () => createIdempotentProducer(kafka),
-        sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS,
-        logger,
-      }),
-      wirePreviewWorker({ kafka, names, logger, settings: config }),
-      createWriteApi(writeApi),
-      createAnalytics(wireAnalytics({ pool, clickhouse, publicBaseUrl: config.PUBLIC_BASE_URL })),
-      // Last: its `/:slug` route is the catch-all.
-      createRedirector(redirector),
-    ],
+    system.modules,
     processOptionsFrom('shortlink', config, logger, {
       onClose: async () => {
         await clickhouse.close();

@@ -1,3 +1,4 @@
 /** The service's package entry: its module, its wiring and what other packages may use. */
 export * from './app';
-export { wireAnalytics, type AnalyticsResources } from './wiring';
+export { composeAnalytics, type AnalyticsSettings, type AnalyticsStores } from './wiring';
+export { analyticsConfig, type AnalyticsConfig } from './config';

@@ -3,7 +3,7 @@ import { loadConfig } from '@shortlink/config';
 import { createLogger, processOptionsFrom, runMain, runServices } from '@shortlink/http';
 import { openServiceDatabase } from '@shortlink/postgres';
 import { createAnalytics, SERVICE_NAME } from './app';
-import { wireAnalytics } from './wiring';
+import { composeAnalytics } from './wiring';
 import { analyticsConfig } from './config';
 
 runMain(async () => {
@@ -12,7 +12,7 @@ runMain(async () => {
   const pool = await openServiceDatabase(config, SERVICE_NAME);
   const clickhouse = await openClickHouse(config, SERVICE_NAME);
   await runServices(
-    [createAnalytics(wireAnalytics({ pool, clickhouse, publicBaseUrl: config.PUBLIC_BASE_URL }))],
+    [createAnalytics(composeAnalytics(config, { pool, clickhouse }))],
     processOptionsFrom(SERVICE_NAME, config, logger, {
       onClose: async () => {
         await clickhouse.close();

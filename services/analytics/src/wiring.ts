@@ -3,19 +3,24 @@ import type { Pool } from 'pg';
 import { postgresAuthenticator } from '@shortlink/accounts';
 import { findLinkBySlug, findLinkPreview } from '@shortlink/postgres';
 import type { AnalyticsDeps } from './app';
+import type { AnalyticsConfig } from './config';
 
-export interface AnalyticsResources {
+/** What the analytics API takes of its settings (see config.ts). */
+export type AnalyticsSettings = Pick<AnalyticsConfig, 'PUBLIC_BASE_URL'>;
+
+/** The stores the process opened, shared with the other services of an all-in-one process. */
+export interface AnalyticsStores {
   pool: Pool;
   clickhouse: ClickHouseClient;
-  publicBaseUrl: string;
 }
 
-export function wireAnalytics({ pool, clickhouse, publicBaseUrl }: AnalyticsResources): AnalyticsDeps {
+/** The analytics API from its settings: what its own entry point, `npm start` and the tests all run. */
+export function composeAnalytics(settings: AnalyticsSettings, { pool, clickhouse }: AnalyticsStores): AnalyticsDeps {
   return {
     authenticate: postgresAuthenticator(pool),
     findLink: (slug) => findLinkBySlug(pool, slug),
     findPreview: (linkId) => findLinkPreview(pool, linkId),
-    publicBaseUrl,
+    publicBaseUrl: settings.PUBLIC_BASE_URL,
     clickhouse,
     now: () => new Date(),
   };

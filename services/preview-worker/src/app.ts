@@ -9,7 +9,6 @@ import {
 } from '@shortlink/events';
 import type { ServiceModule } from '@shortlink/http';
 import {
-  createIdempotentProducer,
   OK,
   runConsumer,
   type EventLogClient,
@@ -98,33 +97,6 @@ export interface PreviewWorkerDeps {
 /** The polite User-Agent: names the service and where to read about it. */
 export function previewUserAgent(publicBaseUrl: string): string {
   return `ShortLinkPreview/1.0 (+${publicBaseUrl})`;
-}
-
-/** The worker from its validated settings: what both entry points (its own and `npm start`) run. */
-export function wirePreviewWorker(resources: {
-  kafka: EventLogClient;
-  names: KafkaNames;
-  logger: KafkaLogger;
-  settings: {
-    PREVIEW_ALLOW_PRIVATE_NETWORKS: boolean;
-    PREVIEW_CONCURRENCY: number;
-    PUBLIC_BASE_URL: string;
-    KAFKA_SESSION_TIMEOUT_MS: number;
-  };
-}): ServiceModule {
-  const { kafka, settings } = resources;
-  return createPreviewWorker({
-    kafka,
-    names: resources.names,
-    newProducer: () => createIdempotentProducer(kafka),
-    fetchPolicy: {
-      allowPrivateNetworks: settings.PREVIEW_ALLOW_PRIVATE_NETWORKS,
-      userAgent: previewUserAgent(settings.PUBLIC_BASE_URL),
-    },
-    concurrency: settings.PREVIEW_CONCURRENCY,
-    sessionTimeoutMs: settings.KAFKA_SESSION_TIMEOUT_MS,
-    logger: resources.logger,
-  });
 }
 
 export function createPreviewWorker(deps: PreviewWorkerDeps): ServiceModule {

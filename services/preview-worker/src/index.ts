@@ -5,4 +5,10 @@ export { PreviewFetchError } from './fetch/fetch-errors';
 export { extractPreview } from './parse/extract-preview';
 export { decodeHtml } from './parse/decode-html';
 export { fetchPreview, DEFAULT_RETRY_POLICY, type PreviewOutcome, type RetryPolicy } from './preview/fetch-preview';
-export { previewEnv, previewWorkerConfig } from './config';
+export { previewEnv, previewWorkerConfig, type PreviewWorkerConfig } from './config';
+export {
+  composePreviewWorker,
+  type PreviewWorkerSettings,
+  type PreviewWorkerStores,
+  type PreviewWorkerSeams,
+} from './wiring';

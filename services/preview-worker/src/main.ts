@@ -1,8 +1,9 @@
 import { loadConfig } from '@shortlink/config';
 import { createLogger, processOptionsFrom, runMain, runServices } from '@shortlink/http';
 import { kafkaNames, openKafka } from '@shortlink/kafka';
-import { SERVICE_NAME, wirePreviewWorker } from './app';
+import { SERVICE_NAME } from './app';
 import { previewWorkerConfig } from './config';
+import { composePreviewWorker } from './wiring';
 
 runMain(async () => {
   const config = loadConfig(previewWorkerConfig, process.env);
@@ -10,7 +11,7 @@ runMain(async () => {
   const logger = createLogger(SERVICE_NAME, config.LOG_LEVEL);
   const kafka = await openKafka({ brokers: config.KAFKA_BROKERS, clientId: SERVICE_NAME, logger, names });
   await runServices(
-    [wirePreviewWorker({ kafka, names, logger, settings: config })],
+    [composePreviewWorker(config, { kafka, names, logger })],
     processOptionsFrom(SERVICE_NAME, config, logger),
   );
 });

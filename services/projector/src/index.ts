@@ -6,3 +6,5 @@ export { rebuildLinks, type RebuildResult } from './links/rebuild';
 export { runClickProjector, type ClickProjectorStats } from './clicks/click-projector';
 export { postgresRangeStore } from './clicks/ranges';
 export { clickRow, type ClickRow } from './clicks/click-rows';
+export { composeProjector, type ProjectorSettings, type ProjectorStores } from './wiring';
+export { projectorConfig, type ProjectorConfig } from './config';

@@ -1,6 +1,7 @@
 /** The service's package entry: its module, its wiring and what other packages may use. */
 export * from './app';
-export { wireRedirector, type RedirectorResources } from './wiring';
+export { composeRedirector, type RedirectorSettings, type RedirectorStores } from './wiring';
+export { redirectorConfig, redirectorEnv, type RedirectorConfig } from './config';
 export { LinkCache, type ResolvedLink, type LookupLink } from './link-cache';
 export { workerClickSink, type WorkerClickSinkOptions } from './clicks/worker-click-sink';
 export type { ClickSink } from './clicks/click-sink';

@@ -3,8 +3,8 @@ import { createLogger, processOptionsFrom, runMain, runServices } from '@shortli
 import { kafkaNames, openKafka } from '@shortlink/kafka';
 import { openServiceDatabase } from '@shortlink/postgres';
 import { createRedirector, SERVICE_NAME } from './app';
-import { wireRedirector } from './wiring';
 import { redirectorConfig } from './config';
+import { composeRedirector } from './wiring';
 
 runMain(async () => {
   const config = loadConfig(redirectorConfig, process.env);
@@ -12,15 +12,7 @@ runMain(async () => {
   const pool = await openServiceDatabase(config, SERVICE_NAME);
   const names = kafkaNames(config.KAFKA_TOPIC_PREFIX);
   const kafka = await openKafka({ brokers: config.KAFKA_BROKERS, clientId: SERVICE_NAME, logger, names });
-  const deps = await wireRedirector({
-    pool,
-    databaseUrl: config.DATABASE_URL,
-    kafka,
-    names,
-    visitorSecret: config.VISITOR_HASH_SECRET,
-    logger,
-    clickWorker: { brokers: config.KAFKA_BROKERS, clientId: `${SERVICE_NAME}-clicks` },
-  });
+  const deps = await composeRedirector(config, { pool, kafka, names, logger });
   await runServices(
     [createRedirector(deps)],
     processOptionsFrom(SERVICE_NAME, config, logger, { onClose: () => pool.end() }),

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
 import { createIdempotentProducer, type EventLogClient, type KafkaLogger, type KafkaNames } from '@shortlink/kafka';
 import { instanceSecret } from '@shortlink/postgres';
-import type { RedirectorDeps } from './app';
+import { SERVICE_NAME, type RedirectorDeps } from './app';
+import type { RedirectorConfig } from './config';
 import { createClickRecorder } from './clicks/click-recorder';
 import { inProcessClickSink, type ClickSink } from './clicks/click-sink';
 import { loadCountryLookup } from './clicks/country';
@@ -11,32 +12,57 @@ import { listenForNewLinks } from './invalidation';
 import { LinkCache } from './link-cache';
 import { postgresLookup } from './lookup';
 
-export interface RedirectorResources {
+/** What the redirector takes of its settings (see config.ts). */
+export type RedirectorSettings = Pick<
+  RedirectorConfig,
+  'DATABASE_URL' | 'KAFKA_BROKERS' | 'VISITOR_HASH_SECRET' | 'CLICK_PATH'
+>;
+
+/** The stores the process opened, shared with the other services of an all-in-one process. */
+export interface RedirectorStores {
   pool: Pool;
-  databaseUrl: string;
   kafka: EventLogClient;
   names: KafkaNames;
+  logger: KafkaLogger;
+}
+
+/**
+ * The redirector from its settings: what its own entry point, `npm start`
+ * and the tests all run.
+ */
+export async function composeRedirector(
+  settings: RedirectorSettings,
+  stores: RedirectorStores,
+): Promise<RedirectorDeps> {
+  return wireRedirector({
+    ...stores,
+    databaseUrl: settings.DATABASE_URL,
+    visitorSecret: settings.VISITOR_HASH_SECRET,
+    clickWorker:
+      settings.CLICK_PATH === 'worker-thread'
+        ? { brokers: settings.KAFKA_BROKERS, clientId: `${SERVICE_NAME}-clicks` }
+        : undefined,
+  });
+}
+
+interface RedirectorResources extends RedirectorStores {
+  databaseUrl: string;
   /** VISITOR_HASH_SECRET; when absent, the installation's own secret kept in Postgres. */
   visitorSecret: string | undefined;
-  logger: KafkaLogger;
   cacheSize?: number;
-  /**
-   * With Kafka brokers: clicks are built and produced on a worker thread with
-   * its own connection, off the redirect loop. Without (the embedded event
-   * log lives in this thread): on this thread, through `kafka`.
-   */
+  /** Set: clicks are built and produced on a worker thread with its own connection. Unset: on this thread. */
   clickWorker?: { brokers: string[]; clientId: string };
 }
 
-export async function wireRedirector(resources: RedirectorResources): Promise<RedirectorDeps> {
-  const { pool, databaseUrl, kafka, names, logger } = resources;
+async function wireRedirector(resources: RedirectorResources): Promise<RedirectorDeps> {
+  const { pool, kafka, names, logger } = resources;
   const cache = new LinkCache({
     lookup: postgresLookup(pool),
     maxEntries: resources.cacheSize ?? 1_000_000,
     negativeTtlMs: 5000,
     catchUp: () => listener.catchUp(),
   });
-  const listener = listenForNewLinks(databaseUrl, cache, logger);
+  const listener = listenForNewLinks(resources.databaseUrl, cache, logger);
   const visitorSecret = resources.visitorSecret ?? (await instanceSecret(pool, 'visitor-hash'));
   const topic = names.topics.clicks;
   const sink: ClickSink = resources.clickWorker

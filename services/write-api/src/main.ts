@@ -3,7 +3,7 @@ import { createLogger, processOptionsFrom, runMain, runServices } from '@shortli
 import { kafkaNames, openKafka } from '@shortlink/kafka';
 import { openServiceDatabase } from '@shortlink/postgres';
 import { createWriteApi, SERVICE_NAME } from './app';
-import { wireWriteApi } from './wiring';
+import { composeWriteApi } from './wiring';
 import { writeApiConfig } from './config';
 
 runMain(async () => {
@@ -12,7 +12,7 @@ runMain(async () => {
   const logger = createLogger(SERVICE_NAME, config.LOG_LEVEL);
   const pool = await openServiceDatabase(config, SERVICE_NAME);
   const kafka = await openKafka({ brokers: config.KAFKA_BROKERS, clientId: SERVICE_NAME, logger, names });
-  const deps = wireWriteApi({ pool, kafka, names, publicBaseUrl: config.PUBLIC_BASE_URL, logger });
+  const deps = composeWriteApi(config, { pool, kafka, names, logger });
   await runServices(
     [createWriteApi(deps)],
     processOptionsFrom(SERVICE_NAME, config, logger, { onClose: () => pool.end() }),

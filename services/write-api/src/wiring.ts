@@ -3,26 +3,36 @@ import type { Pool } from 'pg';
 import { postgresAuthenticator } from '@shortlink/accounts';
 import { createIdempotentProducer, type EventLogClient, type KafkaLogger, type KafkaNames } from '@shortlink/kafka';
 import type { WriteApiDeps } from './app';
+import type { WriteApiConfig } from './config';
+
+/** How often stale slug claims are settled. */
+const SETTLE_INTERVAL_MS = 20_000;
 import { postgresClaimStore } from './links/claims';
 import { kafkaLinkAppender } from './links/link-created-appender';
 import { createClaimSettler } from './links/settle-claims';
 import { generateSlug } from './links/slug';
 
-export interface WriteApiResources {
+/** What the write API takes of its settings (see config.ts). */
+export type WriteApiSettings = Pick<WriteApiConfig, 'PUBLIC_BASE_URL'>;
+
+/** The stores the process opened, shared with the other services of an all-in-one process. */
+export interface WriteApiStores {
   pool: Pool;
   kafka: EventLogClient;
   names: KafkaNames;
-  publicBaseUrl: string;
   logger: KafkaLogger;
-  /** How often stale slug claims are settled. */
-  settleIntervalMs?: number;
-  /** See CreateLinkDeps.onLinkCommitted. */
+  /** See CreateLinkDeps.onLinkCommitted: given when the redirector runs in the same process. */
   onLinkCommitted?: (slug: string) => void;
 }
 
-/** Real adapters for the write API: Postgres claims and keys, an idempotent producer on the event log. */
-export function wireWriteApi(resources: WriteApiResources): WriteApiDeps {
-  const { pool, kafka, names, publicBaseUrl, logger } = resources;
+/**
+ * The write API from its settings, on real adapters (Postgres claims and keys,
+ * an idempotent producer on the event log): what its own entry point,
+ * `npm start` and the tests all run.
+ */
+export function composeWriteApi(settings: WriteApiSettings, stores: WriteApiStores): WriteApiDeps {
+  const { pool, kafka, names, logger } = stores;
+  const publicBaseUrl = settings.PUBLIC_BASE_URL;
   const producer = createIdempotentProducer(kafka);
   const admin = kafka.admin();
   const settle = createClaimSettler({
@@ -44,14 +54,14 @@ export function wireWriteApi(resources: WriteApiResources): WriteApiDeps {
     newId: randomUUID,
     newSlug: () => generateSlug(),
     publicBaseUrl,
-    onLinkCommitted: resources.onLinkCommitted,
+    onLinkCommitted: stores.onLinkCommitted,
     onClaimError: (err, slug) => logger.error({ err, slug }, 'slug claim could not be committed'),
     async start() {
       await producer.connect();
       await admin.connect();
       timer = setInterval(() => {
         settling = settle().catch((err: unknown) => logger.warn({ err }, 'settling slug claims failed'));
-      }, resources.settleIntervalMs ?? 20_000);
+      }, SETTLE_INTERVAL_MS);
       timer.unref();
     },
     async stop() {

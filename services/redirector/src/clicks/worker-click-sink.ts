@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { KafkaLogger } from '@shortlink/kafka';
@@ -23,9 +24,19 @@ export interface WorkerClickSinkOptions extends ClickWorkerData {
  * ids are fixed at capture, so a batch the old worker had already written
  * comes back as the same events, which consumers deduplicate.
  */
+/**
+ * The worker's entry beside this file once built; from the sources (the
+ * tests run them through ts-jest), the built one under dist/, since a worker
+ * thread runs plain JavaScript.
+ */
+function builtWorkerFile(): string {
+  const beside = join(__dirname, 'click-worker.js');
+  return existsSync(beside) ? beside : join(__dirname, '..', '..', 'dist', 'clicks', 'click-worker.js');
+}
+
 export function workerClickSink(options: WorkerClickSinkOptions): ClickSink {
   const { logger } = options;
-  const file = options.workerFile ?? join(__dirname, 'click-worker.js');
+  const file = options.workerFile ?? builtWorkerFile();
   const workerData: ClickWorkerData = {
     brokers: options.brokers,
     clientId: options.clientId,

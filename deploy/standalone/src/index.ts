@@ -1,0 +1,8 @@
+export {
+  composeSystem,
+  systemConfig,
+  type SystemSettings,
+  type SystemStores,
+  type SystemOptions,
+  type ComposedSystem,
+} from './system';

@@ -1,0 +1,28 @@
+import type { ClickHouseClient } from '@clickhouse/client';
+import type { Pool } from 'pg';
+import type { ServiceModule } from '@shortlink/http';
+import { createIdempotentProducer, type EventLogClient, type KafkaLogger, type KafkaNames } from '@shortlink/kafka';
+import { createProjector } from './app';
+import type { ProjectorConfig } from './config';
+
+/** What the projector takes of its settings (see config.ts). */
+export type ProjectorSettings = Pick<ProjectorConfig, 'CLICK_BATCH_SIZE' | 'KAFKA_SESSION_TIMEOUT_MS'>;
+
+/** The stores the process opened, shared with the other services of an all-in-one process. */
+export interface ProjectorStores {
+  kafka: EventLogClient;
+  names: KafkaNames;
+  pool: Pool;
+  clickhouse: ClickHouseClient;
+  logger: KafkaLogger;
+}
+
+/** The projector from its settings: what its own entry point, `npm start` and the tests all run. */
+export function composeProjector(settings: ProjectorSettings, stores: ProjectorStores): ServiceModule {
+  return createProjector({
+    ...stores,
+    newProducer: () => createIdempotentProducer(stores.kafka),
+    clickBatchSize: settings.CLICK_BATCH_SIZE,
+    sessionTimeoutMs: settings.KAFKA_SESSION_TIMEOUT_MS,
+  });
+}
