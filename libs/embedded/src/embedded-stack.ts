@@ -14,7 +14,7 @@ import {
 import { embeddedLogClient } from './event-log/embedded-client';
 import { EventLog } from './event-log/event-log';
 import { startSessionServer } from './postgres/session-server';
-import { listRunning, registerRunning, type RunningServer } from './running-servers';
+import { isAlive, listRunning, registerRunning, type RunningServer } from './running-servers';
 
 /** What a running embedded installation tells other processes (the `apikey` command) about itself. */
 export interface EmbeddedState {
@@ -54,15 +54,6 @@ export class NoEmbeddedStoreError extends Error {
           : 'Start the server first (npm start), or set DATA_DIR to where its data is.'),
     );
     this.name = 'NoEmbeddedStoreError';
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

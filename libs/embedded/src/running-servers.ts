@@ -22,7 +22,8 @@ export async function registerRunning(server: RunningServer): Promise<() => Prom
   return () => rm(file, { force: true });
 }
 
-function isAlive(pid: number): boolean {
+/** True while `pid` runs (a process we may not signal still runs). */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
