@@ -13,3 +13,4 @@ export {
 } from './consumer';
 export { parkDeadLetter, type DeadLetterSource } from './dead-letter';
 export type { EventLogClient, LogAdmin, LogConsumer, LogProducer } from './log-client';
+export { appendEvents, EVENT_HEADERS, type AppendOptions } from './append-events';

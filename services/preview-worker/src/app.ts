@@ -1,14 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  decodeEvent,
-  encodeEvent,
-  linkEvent,
-  type LinkPreviewFailed,
-  type LinkPreviewFetched,
-} from '@shortlink/events';
+import { decodeEvent, linkEvent, type LinkPreviewFailed, type LinkPreviewFetched } from '@shortlink/events';
 import type { ServiceModule } from '@shortlink/http';
 import {
+  appendEvents,
   OK,
   runConsumer,
   type EventLogClient,
@@ -67,19 +62,7 @@ export function previewHandler(deps: PreviewHandlerDeps): MessageHandler {
 
 /** Appends to the links topic, keyed by slug: a preview lands after its LinkCreated, in order. */
 export function kafkaPreviewAppender(producer: LogProducer, topic: string): AppendPreview {
-  return async (event) => {
-    await producer.send({
-      topic,
-      acks: -1,
-      messages: [
-        {
-          key: event.data.slug,
-          value: encodeEvent(event),
-          headers: { 'event-type': event.type, 'event-id': event.eventId },
-        },
-      ],
-    });
-  };
+  return (event) => appendEvents(producer, topic, [event], (e) => e.data.slug);
 }
 
 export interface PreviewWorkerDeps {

@@ -1,5 +1,5 @@
-import { encodeEvent, type ClickRecorded } from '@shortlink/events';
-import type { LogProducer } from '@shortlink/kafka';
+import type { ClickRecorded } from '@shortlink/events';
+import { appendEvents, type LogProducer } from '@shortlink/kafka';
 import { ClickQueue, type ClickQueueStats, type QueueLogger } from './click-queue';
 import { toClickEvent, type ClickEventContext } from './click-event';
 import type { RawClick } from './raw-click';
@@ -30,13 +30,7 @@ export const CLICK_FLUSH_INTERVAL_MS = 50;
 export const CLICK_CAPACITY = 200_000;
 
 export function sendClicks(producer: LogProducer, topic: string) {
-  return async (events: ClickRecorded[]): Promise<void> => {
-    await producer.send({
-      topic,
-      acks: -1,
-      messages: events.map((e) => ({ key: e.data.linkId, value: encodeEvent(e) })),
-    });
-  };
+  return (events: ClickRecorded[]): Promise<void> => appendEvents(producer, topic, events, (e) => e.data.linkId);
 }
 
 export interface InProcessClickSinkOptions extends ClickEventContext {

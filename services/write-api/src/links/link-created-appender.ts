@@ -1,6 +1,6 @@
 import { groupCommit } from '@shortlink/batching';
-import { encodeEvent, type LinkCreated } from '@shortlink/events';
-import type { LogProducer } from '@shortlink/kafka';
+import type { LinkCreated } from '@shortlink/events';
+import { appendEvents, type LogProducer } from '@shortlink/kafka';
 
 export type AppendLinkCreated = (event: LinkCreated) => Promise<void>;
 
@@ -20,22 +20,13 @@ const MAX_BATCH = 500;
 export function kafkaLinkAppender(producer: LogProducer, topic: string, timeoutMs: number): AppendLinkCreated {
   return groupCommit(
     async (events: LinkCreated[]) => {
-      await producer.send({
-        topic,
-        acks: -1,
-        timeout: timeoutMs,
-        messages: events.map((event) => ({
-          key: event.data.slug,
-          value: encodeEvent(event),
-          headers: { 'event-type': event.type, 'event-id': event.eventId },
-        })),
-      });
+      await appendEvents(producer, topic, events, (event) => event.data.slug, { timeoutMs });
       return events.map(() => undefined);
-      // A failed produce request may still have been written in part, so its
-      // events are not sent again one by one (that could append one twice): each
-      // caller's claim stays pending for the settler. Events are parsed before
-      // they join, so none can fail the request for the others.
     },
+    // A failed produce request may still have been written in part, so its
+    // events are not sent again one by one (that could append one twice): each
+    // caller's claim stays pending for the settler. Events are parsed before
+    // they join, so none can fail the request for the others.
     { maxBatch: MAX_BATCH, onFailure: 'fail-all' },
   );
 }
