@@ -87,4 +87,10 @@ export default tseslint.config(
       globals: { ...globals.node },
     },
   },
+  // Worker threads the tests start run plain CommonJS.
+  {
+    files: ['test/support/workers/*.js'],
+    languageOptions: { sourceType: 'commonjs' },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
 );

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { createEvent, encodeEvent, type ClickRecorded } from '@shortlink/events';
 import { createIdempotentProducer, type LogProducer } from '@shortlink/kafka';
-import { clickRow, postgresRangeStore } from '@shortlink/service-projector';
+import { clickRow, insertClickBatch, postgresRangeStore } from '@shortlink/service-projector';
 import { eventually, infraEnv } from '@shortlink/testing';
 import { openTestInfra, type TestInfra } from './support/link-system';
 import { buildOnce, startProcess, type RunningProcess } from './support/processes';
@@ -38,14 +38,16 @@ function click(n: number): ClickRecorded {
 let infra: TestInfra;
 let producer: LogProducer;
 
-beforeAll(async () => {
-  buildOnce();
+beforeAll(() => buildOnce());
+
+// Each test gets its own topics and databases, and sets up the state it starts from.
+beforeEach(async () => {
   infra = await openTestInfra();
   producer = createIdempotentProducer(infra.kafka);
   await producer.connect();
 });
 
-afterAll(async () => {
+afterEach(async () => {
   await producer?.disconnect();
   await infra?.close();
 });
@@ -116,6 +118,17 @@ function projectorProcess(): Promise<RunningProcess> {
   });
 }
 
+/** Sends `count` clicks and lets a projector take them all in and stop cleanly: every offset committed, no range left. */
+async function projected(count: number): Promise<void> {
+  await send(0, count);
+  const projector = await projectorProcess();
+  try {
+    await eventually(async () => ((await totals()).raw >= count ? true : undefined), 60_000, `${count} clicks`);
+  } finally {
+    await projector.stop();
+  }
+}
+
 describe('click projection, exactly once', () => {
   it('re-forms a batch that was inserted but not committed, and ClickHouse drops it', async () => {
     // What a projector that died after its insert and before its commit left behind.
@@ -139,15 +152,11 @@ describe('click projection, exactly once', () => {
     const last = BigInt(rows.at(-1)!.source_offset);
     const ranges = postgresRangeStore(infra.pool, infra.names.groups.clickProjector, infra.names.topics.clicks);
     await ranges.record(first.partition, { first: 0n, last });
-    await infra.clickhouse.insert({
-      table: 'clicks',
-      values: rows,
-      format: 'JSONEachRow',
-      clickhouse_settings: {
-        insert_deduplicate: 1,
-        insert_deduplication_token: `${infra.names.topics.clicks}/${first.partition}/0-${last}`,
-        deduplicate_blocks_in_dependent_materialized_views: 1,
-      },
+    // As the projector inserts a batch: the same function, so the same token.
+    await insertClickBatch(infra.clickhouse, rows, {
+      topic: infra.names.topics.clicks,
+      partition: first.partition,
+      range: { first: 0n, last },
     });
     expect((await totals()).raw).toBe(10);
 
@@ -162,9 +171,10 @@ describe('click projection, exactly once', () => {
   });
 
   it('clears, on start, a range whose batch was committed by a projector that died before clearing it', async () => {
-    // The first test left every partition committed; a range behind that
-    // position is what a kill between commit and clear leaves. No more clicks
-    // arrive on the partition, so only the start-up sweep can remove it.
+    // A range behind a partition's committed position is what a kill between
+    // commit and clear leaves. No more clicks arrive on the partition, so only
+    // the start-up sweep can remove it.
+    await projected(100);
     const admin = infra.kafka.admin();
     await admin.connect();
     const [committed] = await admin.fetchOffsets({
@@ -186,7 +196,7 @@ describe('click projection, exactly once', () => {
   });
 
   it('neither loses nor double counts a click when the projector is killed mid-stream again and again', async () => {
-    let sent = 100;
+    let sent = 0;
     for (let round = 0; round < 6; round++) {
       const projector = await projectorProcess();
       await send(sent, 600);

@@ -29,16 +29,8 @@ function raw(link: string, n: number): RawClick {
   };
 }
 
-/**
- * Worker-script code that ends the worker the moment it would report Kafka's
- * acknowledgement of its first batch: written, but the redirect thread never hears.
- */
-const dieOnFirstAck = (first: string) =>
-  `const post = parentPort.postMessage.bind(parentPort);
-  parentPort.postMessage = (m) => {
-    if (m.type === 'sent') { ${first} process.exit(1); }
-    post(m);
-  };`;
+/** Fault-injecting workers that run the real one behind them (plain JavaScript, as a worker thread needs). */
+const FAULTY_WORKERS = join(ROOT, 'test', 'support', 'workers');
 
 /**
  * The redirector's click worker thread (the built one, as production runs it)
@@ -148,19 +140,9 @@ describe('click worker thread', () => {
 
   it('replaces a worker that dies after Kafka acknowledged a batch, and resends it as the same events', async () => {
     const marker = join(scratch, 'crashed');
-    // Dies once, at the moment of reporting its first acknowledged batch.
-    const crashing = join(scratch, 'crash-once-click-worker.js');
-    await writeFile(
-      crashing,
-      `const { existsSync, writeFileSync } = require('node:fs');
-const { parentPort } = require('node:worker_threads');
-if (!existsSync(${JSON.stringify(marker)})) {
-  ${dieOnFirstAck(`writeFileSync(${JSON.stringify(marker)}, '');`)}
-}
-require(${JSON.stringify(WORKER)});
-`,
+    const sink = workerClickSink(
+      options({ workerFile: join(FAULTY_WORKERS, 'crash-once-after-ack.js'), workerArgs: [WORKER, marker] }),
     );
-    const sink = workerClickSink(options({ workerFile: crashing }));
     const { link, clicks } = await deliverThrough(sink, 1500);
     expect(sink.stats.sent).toBe(1500);
     expect(sink.workerRestarts).toBe(1);
@@ -178,24 +160,9 @@ require(${JSON.stringify(WORKER)});
     await writeFile(counter, '');
     // First worker: dies after Kafka acknowledged its first batch. Second: cannot
     // connect. Third and later: the real worker.
-    const flaky = join(scratch, 'flaky-click-worker.js');
-    await writeFile(
-      flaky,
-      `const { appendFileSync, readFileSync } = require('node:fs');
-const { parentPort } = require('node:worker_threads');
-appendFileSync(${JSON.stringify(counter)}, 'x');
-const instance = readFileSync(${JSON.stringify(counter)}, 'utf8').length;
-if (instance === 2) {
-  parentPort.postMessage({ type: 'start-failed', message: 'broker unreachable (test)' });
-} else {
-  if (instance === 1) {
-    ${dieOnFirstAck('')}
-  }
-  require(${JSON.stringify(WORKER)});
-}
-`,
+    const sink = workerClickSink(
+      options({ workerFile: join(FAULTY_WORKERS, 'flaky.js'), workerArgs: [WORKER, counter] }),
     );
-    const sink = workerClickSink(options({ workerFile: flaky }));
     const { link, clicks } = await deliverThrough(sink, 1200);
     expect(sink.stats.sent).toBe(1200);
     expect(sink.workerRestarts).toBe(2);

@@ -8,3 +8,4 @@ export { postgresRangeStore } from './clicks/ranges';
 export { clickRow, type ClickRow } from './clicks/click-rows';
 export { composeProjector, type ProjectorSettings, type ProjectorStores } from './wiring';
 export { projectorConfig, type ProjectorConfig } from './config';
+export { insertClickBatch, deduplicationToken, type ClickBatchSource } from './clicks/deduplicated-insert';

@@ -8,6 +8,7 @@ import {
   type LogProducer,
 } from '@shortlink/kafka';
 import { clickRow, type ClickRow } from './click-rows';
+import { insertClickBatch } from './deduplicated-insert';
 import type { OffsetRange, RangeStore } from './ranges';
 
 export interface ClickProjectorOptions {
@@ -38,7 +39,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  *
  * Each partition is consumed in batches of consecutive offsets. Before a batch
  * is inserted its offset range is written down (RangeStore), the insert
- * carries a deduplication token made of topic, partition and range, and only
+ * carries a deduplication token made of topic, partition and range
+ * (`deduplicated-insert.ts`), and only
  * after the offsets are committed is the range cleared. If the process dies
  * anywhere in between, or the partition moves to another consumer, the next
  * owner finds the range, re-forms exactly that batch and inserts it with the
@@ -66,21 +68,9 @@ export async function runClickProjector(options: ClickProjectorOptions) {
   });
 
   async function insert(rows: ClickRow[], range: OffsetRange, partition: number, heartbeat: () => Promise<void>) {
-    const token = `${topic}/${partition}/${range.first}-${range.last}`;
     for (let attempt = 0; ; attempt++) {
       try {
-        if (rows.length > 0) {
-          await options.clickhouse.insert({
-            table: 'clicks',
-            values: rows,
-            format: 'JSONEachRow',
-            clickhouse_settings: {
-              insert_deduplicate: 1,
-              insert_deduplication_token: token,
-              deduplicate_blocks_in_dependent_materialized_views: 1,
-            },
-          });
-        }
+        if (rows.length > 0) await insertClickBatch(options.clickhouse, rows, { topic, partition, range });
         return;
       } catch (err) {
         if (stopping) throw err;

@@ -10,8 +10,12 @@ import type { ClickWorkerData, FromClickWorker, ToClickWorker } from './worker-p
 export interface WorkerClickSinkOptions extends ClickWorkerData {
   logger: KafkaLogger;
   capacity?: number;
-  /** The built worker entry; tests may point elsewhere. */
+  /**
+   * The built worker entry, and arguments for it (its `process.argv`): a seam
+   * for tests, which run the real worker behind one that injects a fault.
+   */
   workerFile?: string;
+  workerArgs?: string[];
 }
 
 /**
@@ -53,7 +57,7 @@ export function workerClickSink(options: WorkerClickSinkOptions): ClickSink {
   let onStopped: (() => void) | undefined;
 
   function spawn(): Promise<Worker> {
-    const candidate = new Worker(file, { workerData });
+    const candidate = new Worker(file, { workerData, argv: options.workerArgs ?? [] });
     let refused = false;
     return new Promise<Worker>((resolve, reject) => {
       candidate.on('message', (message: FromClickWorker) => {
