@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import ipaddr from 'ipaddr.js';
 
@@ -40,7 +41,8 @@ export function serviceAddresses(publicBaseUrl: string, interfaces = networkInte
 
 function canonicalIp(text: string): string | null {
   const bare = text.replace(/%.*$/, '');
-  if (!ipaddr.isValid(bare)) return null;
+  // isIP first: most hosts are names, and ipaddr.js's parse attempt costs more than the rest of a create's checks.
+  if (isIP(bare) === 0) return null;
   return ipaddr.process(bare).toString();
 }
 
