@@ -144,6 +144,19 @@ describe('text no store can hold', () => {
     expect(reached).toBe(false);
   });
 
+  it("still refuses prototype poisoning, as fastify's own JSON parser does", async () => {
+    const app = createServer({ logger: false, trustProxy: false });
+    app.post('/things', async (request) => request.body);
+    const res = await app.inject({
+      method: 'POST',
+      url: '/things',
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+      payload: '{"__proto__":{"admin":true}}',
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({ error: 'Invalid request body', code: 'invalid_body' });
+  });
+
   it('lets a whole surrogate pair (an emoji) through', async () => {
     const app = createServer({ logger: false, trustProxy: false });
     app.post('/things', async (request) => request.body);

@@ -86,12 +86,18 @@ export function createServer(options: ServerOptions): FastifyInstance {
     logController: new LogController({ disableRequestLogging: true }),
   });
   // The API speaks JSON only; any other body is refused as a client error.
-  app.removeContentTypeParser('text/plain');
-
-  // Before any route, and so before any I/O: text no store can hold is refused
-  // here, so it can never fail a statement that other requests share.
-  app.addHook('preValidation', async (request) => {
-    if (request.body !== undefined && !isStorableJson(request.body)) throw toHttpError(HTTP_ERRORS.invalidBody);
+  // Text no store can hold is refused as the body is parsed: before any route,
+  // and so before any I/O, it can never fail a statement that other requests
+  // share. Only requests with a body pay for the check, never a redirect.
+  app.removeContentTypeParser(['application/json', 'text/plain']);
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    // parseAs 'string' hands over a string; fastify's type allows a Buffer for other parsers.
+    parseJson(request, body as string, (error, value) => {
+      if (error) done(error, undefined);
+      else if (!isStorableJson(value)) done(toHttpError(HTTP_ERRORS.invalidBody), undefined);
+      else done(null, value);
+    });
   });
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
