@@ -93,7 +93,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     // parseAs 'string' hands over a string; fastify's type allows a Buffer for other parsers.
-    parseJson(request, body as string, (error, value) => {
+    void parseJson(request, body as string, (error, value) => {
       if (error) done(error, undefined);
       else if (!isStorableJson(value)) done(toHttpError(HTTP_ERRORS.invalidBody), undefined);
       else done(null, value);
