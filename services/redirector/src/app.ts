@@ -3,17 +3,10 @@ import { SLUG_PATTERN } from '@shortlink/events';
 import type { ServiceModule } from '@shortlink/http';
 import type { ClickQueueStats } from './clicks/click-queue';
 import type { LinkCache, ResolvedLink } from './link-cache';
-import { REDIRECT_ERRORS } from './redirect-errors';
+import { REDIRECT_ERRORS, type RedirectError } from './redirect-errors';
 
-function lookupFailed(reply: FastifyReply): FastifyReply {
-  const { status, body, retryAfterSeconds } = REDIRECT_ERRORS.lookupFailed;
-  return reply
-    .code(status)
-    .header('content-type', 'application/json; charset=utf-8')
-    .header('cache-control', 'no-store')
-    .header('retry-after', retryAfterSeconds)
-    .send(body);
-}
+const refuse = (reply: FastifyReply, { status, headers, body }: RedirectError): FastifyReply =>
+  reply.code(status).headers(headers).send(body);
 
 export const SERVICE_NAME = 'redirector';
 
@@ -33,13 +26,7 @@ export interface RedirectorDeps {
 }
 
 function answer(reply: FastifyReply, link: ResolvedLink | null): FastifyReply {
-  if (link === null) {
-    return reply
-      .code(REDIRECT_ERRORS.notFound.status)
-      .header('content-type', 'application/json; charset=utf-8')
-      .header('cache-control', 'no-store')
-      .send(REDIRECT_ERRORS.notFound.body);
-  }
+  if (link === null) return refuse(reply, REDIRECT_ERRORS.notFound);
   // A cached redirect would be a click nobody counts.
   return reply
     .code(302)
@@ -84,7 +71,7 @@ export function createRedirector(deps: RedirectorDeps): ServiceModule {
             (link) => redirect(request, reply, link),
             (err: unknown) => {
               request.log.warn({ err, slug }, 'link lookup failed');
-              return lookupFailed(reply);
+              return refuse(reply, REDIRECT_ERRORS.lookupFailed);
             },
           );
         },

@@ -1,6 +1,15 @@
-/** The redirector's answers other than a redirect, as they go on the wire. */
+/** An answer other than a redirect, as it goes on the wire (prebuilt: the 404 path is hot under a scan). */
+export interface RedirectError {
+  status: number;
+  body: string;
+  headers: Readonly<Record<string, string>>;
+}
+
+const JSON_NO_STORE = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
+
+/** The redirector's answers other than a redirect. */
 export const REDIRECT_ERRORS = {
-  notFound: { status: 404, body: '{"error":"Link not found","code":"not_found"}' },
+  notFound: { status: 404, body: '{"error":"Link not found","code":"not_found"}', headers: JSON_NO_STORE },
   /**
    * The link could not be looked up (its store is unreachable). Never a 404:
    * the link may exist, and a client or cache must not remember it as gone.
@@ -8,6 +17,6 @@ export const REDIRECT_ERRORS = {
   lookupFailed: {
     status: 503,
     body: '{"error":"The link cannot be looked up right now. Try again in a moment.","code":"temporarily_unavailable"}',
-    retryAfterSeconds: '1',
+    headers: { ...JSON_NO_STORE, 'retry-after': '1' },
   },
-} as const;
+} as const satisfies Record<string, RedirectError>;

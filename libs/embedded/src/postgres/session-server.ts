@@ -37,8 +37,6 @@ export interface SessionServerOptions {
 
 export interface SessionServer {
   port: number;
-  /** Connections open now and exchanges waiting for the session, for tests and logs. */
-  stats(): { connections: number; waiting: number };
   close(): Promise<void>;
 }
 
@@ -245,10 +243,6 @@ export async function startSessionServer(options: SessionServerOptions): Promise
 
   return {
     port: (server.address() as AddressInfo).port,
-    stats: () => ({
-      connections: connections.size,
-      waiting: [...connections].reduce((n, c) => n + c.exchanges.length, 0),
-    }),
     async close() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       for (const conn of connections) conn.socket.destroy();
