@@ -6,7 +6,8 @@ import { join } from 'node:path';
  * Embedded servers running on this machine, so that a command run with the
  * wrong DATA_DIR (or none) can name the right one instead of quietly opening
  * an empty store. One file per running server, in a per-user folder under
- * the system's temporary directory; a file whose process is gone is ignored.
+ * the system's temporary directory; a file whose process is gone is removed
+ * when next read.
  */
 export interface RunningServer {
   pid: number;
@@ -42,8 +43,11 @@ export async function listRunning(): Promise<RunningServer[]> {
   const running: RunningServer[] = [];
   for (const name of names) {
     try {
-      const server = JSON.parse(await readFile(join(registry(), name), 'utf8')) as RunningServer;
-      if (isAlive(server.pid) && server.pid !== process.pid) running.push(server);
+      const file = join(registry(), name);
+      const server = JSON.parse(await readFile(file, 'utf8')) as RunningServer;
+      if (!isAlive(server.pid))
+        await rm(file, { force: true }); // left by a server killed with no chance to clean up
+      else if (server.pid !== process.pid) running.push(server);
     } catch {
       // being written or removed right now: not a server to name
     }

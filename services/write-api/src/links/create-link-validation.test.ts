@@ -1,4 +1,5 @@
-import { LIMITS, REJECTIONS, validateCreateLink } from './create-link-validation';
+import { LIMITS, REJECTIONS } from '../write-api-errors';
+import { validateCreateLink } from './create-link-validation';
 import { serviceAddresses } from './self-link';
 
 const origin = serviceAddresses('https://sho.rt', {

@@ -4,8 +4,6 @@ import { CUSTOM_SLUG } from './slug';
 import { isReservedSlug } from './reserved-slugs';
 import { pointsAtThisService, type ServiceAddresses } from './self-link';
 
-export { LIMITS, REJECTIONS, type Rejection };
-
 export interface CreateLinkInput {
   destinationUrl: string;
   customSlug: string | null;
