@@ -1,6 +1,6 @@
+import type { Producer } from 'kafkajs';
 import { createHash, randomUUID } from 'node:crypto';
 import { createEvent, encodeEvent, type ClickRecorded } from '@shortlink/events';
-import { createIdempotentProducer, type LogProducer } from '@shortlink/kafka';
 import { clickRow, insertClickBatch, postgresRangeStore } from '@shortlink/service-projector';
 import { eventually, infraEnv } from '@shortlink/testing';
 import { openTestInfra, type TestInfra } from './support/link-system';
@@ -36,14 +36,14 @@ function click(n: number): ClickRecorded {
 }
 
 let infra: TestInfra;
-let producer: LogProducer;
+let producer: Producer;
 
 beforeAll(() => buildOnce());
 
 // Each test gets its own topics and databases, and sets up the state it starts from.
 beforeEach(async () => {
   infra = await openTestInfra();
-  producer = createIdempotentProducer(infra.kafka);
+  producer = infra.kafka.producer();
   await producer.connect();
 });
 

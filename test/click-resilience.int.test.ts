@@ -3,10 +3,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ClickHouseClient } from '@clickhouse/client';
-import type { KafkaMessage } from 'kafkajs';
+import type { KafkaMessage, Producer } from 'kafkajs';
 import { createClickHouse } from '@shortlink/clickhouse';
 import { createEvent, encodeEvent, type ClickRecorded } from '@shortlink/events';
-import { createIdempotentProducer, type LogProducer } from '@shortlink/kafka';
 import { eventually } from '@shortlink/testing';
 import { openTestInfra, type TestInfra } from './support/link-system';
 import { buildOnce, freePort, startProcess, type RunningProcess } from './support/processes';
@@ -40,7 +39,7 @@ function click(n: number): ClickRecorded {
  */
 describe('click projection when things go wrong', () => {
   let infra: TestInfra;
-  let producer: LogProducer;
+  let producer: Producer;
   let dataPath: string;
   let chPort: number;
   let clickhouseServer: RunningProcess | undefined;
@@ -62,7 +61,7 @@ describe('click projection when things go wrong', () => {
   beforeAll(async () => {
     buildOnce();
     infra = await openTestInfra();
-    producer = createIdempotentProducer(infra.kafka);
+    producer = infra.kafka.producer();
     await producer.connect();
     dataPath = await mkdtemp(join(tmpdir(), 'chdb-resilience-'));
     chPort = await freePort();

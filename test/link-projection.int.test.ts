@@ -1,17 +1,18 @@
+import type { Producer } from 'kafkajs';
 import { randomUUID } from 'node:crypto';
 import { createEvent, encodeEvent, type LinkCreated } from '@shortlink/events';
-import { createIdempotentProducer, waitForGroupToCatchUp, type LogProducer } from '@shortlink/kafka';
+import { waitForGroupToCatchUp } from '@shortlink/kafka';
 import { projectorModule, startLinkSystem, type LinkSystem } from './support/link-system';
 import { eventually } from '@shortlink/testing';
 import { createProjector, rebuildLinks } from '@shortlink/service-projector';
 import { createClaimSettler } from '@shortlink/service-write-api';
 
 let system: LinkSystem;
-let producer: LogProducer;
+let producer: Producer;
 
 beforeAll(async () => {
   system = await startLinkSystem();
-  producer = createIdempotentProducer(system.infra.kafka);
+  producer = system.infra.kafka.producer();
   await producer.connect();
 });
 
@@ -56,7 +57,7 @@ async function projected(count: number) {
 
 /** Waits until a consumer group has committed the end of the links topic. */
 async function caughtUp(groupId: string) {
-  const admin = system.infra.kafka.admin();
+  const admin = system.infra.log.admin();
   await admin.connect();
   try {
     expect(await waitForGroupToCatchUp(admin, groupId, system.infra.names.topics.links, 30_000)).toBe(true);
@@ -85,14 +86,14 @@ describe('link projection', () => {
   it('changes nothing when a projector replays the whole topic from the start', async () => {
     const replayGroup = `${system.infra.names.groups.linkProjector}.replay-${randomUUID()}`;
     const replay = createProjector({
-      kafka: system.infra.kafka,
+      kafka: system.infra.log,
       names: {
         ...system.infra.names,
         groups: { ...system.infra.names.groups, linkProjector: replayGroup },
       },
       pool: system.infra.pool,
       clickhouse: system.infra.clickhouse,
-      newProducer: () => createIdempotentProducer(system.infra.kafka),
+      newProducer: () => system.infra.log.producer(),
       logger: { error() {}, warn() {}, info() {}, debug() {} },
     });
     await replay.start!();
@@ -118,7 +119,7 @@ describe('link projection', () => {
     await caughtUp(system.infra.names.groups.linkProjector);
     const expected = await snapshot();
     await system.infra.pool.query('DELETE FROM links');
-    const result = await rebuildLinks(system.infra.kafka, system.infra.pool, system.infra.names);
+    const result = await rebuildLinks(system.infra.log, system.infra.pool, system.infra.names);
     expect(result.applied).toBeGreaterThanOrEqual(expected.length);
     expect(await snapshot()).toEqual(expected);
   });
@@ -157,7 +158,7 @@ describe('link projection', () => {
 
 describe('claim settlement', () => {
   function settler() {
-    const admin = system.infra.kafka.admin();
+    const admin = system.infra.log.admin();
     return {
       admin,
       settle: createClaimSettler({

@@ -1,15 +1,15 @@
+import type { Producer } from 'kafkajs';
 import { randomUUID } from 'node:crypto';
 import { createEvent, encodeEvent, type LinkPreviewFailed, type LinkPreviewFetched } from '@shortlink/events';
-import { createIdempotentProducer, type LogProducer } from '@shortlink/kafka';
 import { eventually } from '@shortlink/testing';
 import { startLinkSystem, type LinkSystem } from './support/link-system';
 
 let system: LinkSystem;
-let producer: LogProducer;
+let producer: Producer;
 
 beforeAll(async () => {
   system = await startLinkSystem();
-  producer = createIdempotentProducer(system.infra.kafka);
+  producer = system.infra.kafka.producer();
   await producer.connect();
 });
 

@@ -1,6 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createEvent, encodeEvent, type ClickRecorded } from '@shortlink/events';
-import { createIdempotentProducer } from '@shortlink/kafka';
 import { CHROME_UA } from './redirect';
 import { percentiles, round, sleep } from './measure';
 import { createLinks, scalar, type BenchStack } from './stack';
@@ -60,15 +59,14 @@ export async function benchIngestion(
   await admin.connect();
   // Timing starts once the projector holds its partitions, not while it joins.
   for (let i = 0; i < 300; i++) {
-    const { groups } = await admin.describeGroups([stack.names.groups.clickProjector]);
-    if (groups[0]?.state === 'Stable') break;
+    if (await admin.groupIsActive(stack.names.groups.clickProjector)) break;
     await sleep(100);
   }
   await admin.disconnect();
 
   const linkIds = Array.from({ length: 100 }, () => randomUUID());
   const messages = clickMessages(options.clicks, linkIds, stack.accountId);
-  const producer = createIdempotentProducer(stack.kafka);
+  const producer = stack.kafka.producer();
   await producer.connect();
   const started = performance.now();
   let nextBatch = 0;
@@ -78,11 +76,7 @@ export async function benchIngestion(
       for (;;) {
         const from = nextBatch++ * batchSize;
         if (from >= messages.length) return;
-        await producer.send({
-          topic: stack.names.topics.clicks,
-          acks: -1,
-          messages: messages.slice(from, from + batchSize),
-        });
+        await producer.append(stack.names.topics.clicks, messages.slice(from, from + batchSize));
       }
     }),
   );
@@ -109,11 +103,7 @@ export async function benchIngestion(
     const perTick = Math.max(1, Math.round(options.backgroundPerSecond / 10));
     while (streaming) {
       const tick = performance.now();
-      await producer.send({
-        topic: stack.names.topics.clicks,
-        acks: -1,
-        messages: clickMessages(perTick, linkIds, stack.accountId),
-      });
+      await producer.append(stack.names.topics.clicks, clickMessages(perTick, linkIds, stack.accountId));
       await sleep(Math.max(0, 100 - (performance.now() - tick)));
     }
   })();

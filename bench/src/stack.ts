@@ -1,9 +1,8 @@
 import type { ClickHouseClient } from '@clickhouse/client';
-import type { Kafka } from 'kafkajs';
 import type { Pool } from 'pg';
 import { createAccountWithKey } from '@shortlink/accounts';
 import { CLICKHOUSE_MIGRATIONS_DIR, createClickHouse, migrateClickHouse } from '@shortlink/clickhouse';
-import { kafkaNames, openKafka, type KafkaNames } from '@shortlink/kafka';
+import { kafkaNames, openKafka, type EventLogClient, type KafkaNames } from '@shortlink/kafka';
 import { MIGRATIONS_DIR, openDatabase } from '@shortlink/postgres';
 import {
   createScratchClickHouse,
@@ -25,7 +24,7 @@ export type ServiceName = 'redirector' | 'write-api' | 'projector' | 'analytics'
 export interface BenchStack {
   pool: Pool;
   clickhouse: ClickHouseClient;
-  kafka: Kafka;
+  kafka: EventLogClient;
   names: KafkaNames;
   /** An API key of a Pro account, and that account. */
   key: string;

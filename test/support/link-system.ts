@@ -5,7 +5,7 @@ import type { Pool } from 'pg';
 import { createAccountWithKey, type Plan } from '@shortlink/accounts';
 import { buildProcessServer, createLogger, type ServiceModule } from '@shortlink/http';
 import { loadConfig } from '@shortlink/config';
-import { kafkaNames, openKafka, type KafkaNames } from '@shortlink/kafka';
+import { createKafka, kafkaNames, openKafka, type EventLogClient, type KafkaNames } from '@shortlink/kafka';
 import { MIGRATIONS_DIR, openDatabase } from '@shortlink/postgres';
 import type { FetchPolicy } from '@shortlink/service-preview-worker';
 import { composeProjector } from '@shortlink/service-projector';
@@ -31,6 +31,9 @@ export interface TestInfra {
   clickhouse: ClickHouseClient;
   /** The scratch ClickHouse database behind `clickhouse`, for child processes. */
   clickhouseDatabase: string;
+  /** The event log the services are given. */
+  log: EventLogClient;
+  /** A plain kafkajs client on the same cluster: what a data team or a hostile producer would use. */
   kafka: Kafka;
   names: KafkaNames;
   /** The KAFKA_TOPIC_PREFIX behind `names`, for child processes. */
@@ -60,12 +63,14 @@ export async function openTestInfra(): Promise<TestInfra> {
   const topicPrefix = `test-${uniqueSuffix()}.`;
   const names = kafkaNames(topicPrefix);
   const brokers = env.KAFKA_BROKERS.split(',');
-  const kafka = await openKafka({ brokers, clientId: 'test', logger: silentLogger, names });
+  const log = await openKafka({ brokers, clientId: 'test', logger: silentLogger, names });
+  const kafka = createKafka({ brokers, clientId: 'test-outsider' });
   return {
     db,
     pool,
     clickhouse,
     clickhouseDatabase: chScratch.name,
+    log,
     kafka,
     names,
     topicPrefix,
@@ -108,7 +113,7 @@ export function testSettings(infra: TestInfra, env: Record<string, string> = {})
 
 const storesOf = (infra: TestInfra): SystemStores => ({
   pool: infra.pool,
-  kafka: infra.kafka,
+  kafka: infra.log,
   names: infra.names,
   clickhouse: infra.clickhouse,
   logger: silentLogger,

@@ -4,26 +4,14 @@ import type { TopicSpec } from './topics';
 
 /** Creates the topics that do not exist yet; existing ones are left as they are. */
 export async function ensureTopics(
-  kafka: EventLogClient,
+  log: EventLogClient,
   specs: readonly TopicSpec[],
   replicationFactor = 1,
 ): Promise<string[]> {
-  const admin = kafka.admin();
+  const admin = log.admin();
   await admin.connect();
   try {
-    const existing = new Set(await admin.listTopics());
-    const missing = specs.filter((s) => !existing.has(s.topic));
-    if (missing.length === 0) return [];
-    await admin.createTopics({
-      waitForLeaders: true,
-      topics: missing.map((s) => ({
-        topic: s.topic,
-        numPartitions: s.numPartitions,
-        replicationFactor,
-        configEntries: s.configEntries,
-      })),
-    });
-    return missing.map((s) => s.topic);
+    return await admin.createMissingTopics(specs, replicationFactor);
   } finally {
     await admin.disconnect();
   }
@@ -72,11 +60,11 @@ export async function waitForGroupToCatchUp(
   topic: string,
   timeoutMs: number,
 ): Promise<boolean> {
-  const ends = await admin.fetchTopicOffsets(topic);
+  const ends = await admin.partitionOffsets(topic);
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const [committed] = await admin.fetchOffsets({ groupId, topics: [topic] });
-    const done = new Map((committed?.partitions ?? []).map((p) => [p.partition, BigInt(p.offset)]));
+    const committed = await admin.committedOffsets(groupId, topic);
+    const done = new Map(committed.map((p) => [p.partition, BigInt(p.offset)]));
     const behind = ends.filter(
       (e) => BigInt(e.high) > BigInt(e.low) && BigInt(e.high) > (done.get(e.partition) ?? -1n),
     );

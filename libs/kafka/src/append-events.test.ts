@@ -1,13 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { createEvent, decodeEvent, clickRecorded, type ClickRecorded } from '@shortlink/events';
 import { appendEvents } from './append-events';
-import type { LogProducer } from './log-client';
+import type { LogProducer, OutgoingRecord } from './log-client';
 
 /** A producer that keeps what it is asked to send: the helper's output is the subject here. */
 function recordingProducer() {
-  const sent: Parameters<LogProducer['send']>[0][] = [];
-  const producer = { send: async (record: Parameters<LogProducer['send']>[0]) => void sent.push(record) };
-  return { producer: producer as unknown as LogProducer, sent };
+  const sent: { topic: string; records: readonly OutgoingRecord[]; options?: { timeoutMs?: number } }[] = [];
+  const producer: LogProducer = {
+    connect: async () => undefined,
+    disconnect: async () => undefined,
+    append: async (topic, records, options) => void sent.push({ topic, records, options }),
+  };
+  return { producer, sent };
 }
 
 const click = (n: number): ClickRecorded =>
@@ -28,14 +32,14 @@ const click = (n: number): ClickRecorded =>
   );
 
 describe('appendEvents', () => {
-  it('sends every event keyed, as its JSON envelope, with the same headers, acks=all', async () => {
+  it('sends every event keyed, as its JSON envelope, with the same headers, in one append', async () => {
     const { producer, sent } = recordingProducer();
     const events = [click(1), click(2)];
     await appendEvents(producer, 'shortlink.clicks.v1', events, (e) => e.data.linkId, { timeoutMs: 5000 });
     expect(sent).toHaveLength(1);
     const [request] = sent;
-    expect(request).toMatchObject({ topic: 'shortlink.clicks.v1', acks: -1, timeout: 5000 });
-    request!.messages.forEach((message, i) => {
+    expect(request).toMatchObject({ topic: 'shortlink.clicks.v1', options: { timeoutMs: 5000 } });
+    request!.records.forEach((message, i) => {
       const event = events[i]!;
       expect(message.key).toBe(event.data.linkId);
       expect(message.headers).toEqual({ 'event-type': 'ClickRecorded', 'event-id': event.eventId });

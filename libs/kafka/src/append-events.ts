@@ -24,14 +24,13 @@ export async function appendEvents<E extends Envelope>(
   keyOf: (event: E) => string,
   options: AppendOptions = {},
 ): Promise<void> {
-  await producer.send({
+  await producer.append(
     topic,
-    acks: -1,
-    ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
-    messages: events.map((event) => ({
+    events.map((event) => ({
       key: keyOf(event),
       value: encodeEvent(event),
       headers: { [EVENT_HEADERS.type]: event.type, [EVENT_HEADERS.id]: event.eventId },
     })),
-  });
+    options,
+  );
 }

@@ -1,6 +1,4 @@
 import { Kafka, logLevel, type LogEntry } from 'kafkajs';
-import type { EventLogClient, LogProducer } from './log-client';
-import { MemoizedDefaultPartitioner } from './partitioner';
 
 /** The subset of a pino logger this library writes to. */
 export interface KafkaLogger {
@@ -40,19 +38,5 @@ export function createKafka({ brokers, clientId, logger }: KafkaConnection): Kaf
         else if (level === logLevel.INFO) logger.debug(fields, message);
         else logger.debug(fields, message);
       },
-  });
-}
-
-/**
- * An idempotent producer: with `acks=all` (set per send) a retried batch is
- * written once, so an acknowledged send is durable and not duplicated.
- */
-export function createIdempotentProducer(kafka: EventLogClient): LogProducer {
-  return kafka.producer({
-    idempotent: true,
-    maxInFlightRequests: 1,
-    allowAutoTopicCreation: false,
-    // Murmur2, as the Java client: a key lands in the same partition whoever produces it.
-    createPartitioner: MemoizedDefaultPartitioner,
   });
 }

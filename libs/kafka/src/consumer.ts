@@ -1,7 +1,6 @@
-import type { KafkaMessage } from 'kafkajs';
 import type { KafkaLogger } from './client';
 import { parkDeadLetter } from './dead-letter';
-import type { EventLogClient, LogConsumer, LogProducer } from './log-client';
+import type { EventLogClient, LogProducer, LogRecord } from './log-client';
 
 /**
  * What a handler decided about one message. Anything thrown is treated as
@@ -23,7 +22,7 @@ export interface MessageContext {
   offset: string;
 }
 
-export type MessageHandler = (message: KafkaMessage, context: MessageContext) => Promise<HandlerResult>;
+export type MessageHandler = (message: LogRecord, context: MessageContext) => Promise<HandlerResult>;
 
 export interface ConsumerMetrics {
   /** Per topic: messages by outcome, and retries. */
@@ -67,55 +66,72 @@ export async function runConsumer(options: RunConsumerOptions): Promise<RunningC
   };
   let stopping = false;
 
-  const sessionTimeout = options.sessionTimeoutMs ?? 30_000;
-  const consumer: LogConsumer = kafka.consumer({
-    groupId,
-    sessionTimeout,
-    heartbeatInterval: Math.min(3000, sessionTimeout / 3),
-  });
-  await consumer.connect();
-  await consumer.subscribe({ topics, fromBeginning: options.fromBeginning ?? true });
-  await consumer.run({
-    autoCommit: true,
-    partitionsConsumedConcurrently: options.partitionsConcurrently ?? 1,
-    eachMessage: async (payload) => {
-      const { topic, partition, message } = payload;
-      const context = { topic, partition, offset: message.offset };
-      for (let attempt = 0; ; attempt++) {
-        try {
-          const result = await handler(message, context);
-          const c = counters(topic);
-          if (result.kind === 'ok') c.ok++;
-          else if (result.kind === 'drop') c.drop++;
-          else {
-            await parkDeadLetter(
-              deadLetterProducer,
-              deadLetterTopic,
-              message,
-              { topic, partition, groupId },
-              result.reason,
-            );
-            c.deadLetter++;
-            logger.warn({ ...context, reason: result.reason }, 'message parked on the dead-letter topic');
-          }
-          return;
-        } catch (err) {
-          if (stopping) throw err; // uncommitted: the next owner of the partition retries it
-          counters(topic).retries++;
-          const backoff = Math.min(maxBackoffMs, 100 * 2 ** Math.min(attempt, 10));
-          logger.warn({ ...context, err, attempt, backoff }, 'retriable failure; retrying');
-          await sleep(backoff);
-          await payload.heartbeat();
+  /** Handles one record, retrying until it is handled or the consumer stops; false when it stopped first. */
+  async function handle(message: LogRecord, topic: string, partition: number, heartbeat: () => Promise<void>) {
+    const context = { topic, partition, offset: message.offset };
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const result = await handler(message, context);
+        const c = counters(topic);
+        if (result.kind === 'ok') c.ok++;
+        else if (result.kind === 'drop') c.drop++;
+        else {
+          await parkDeadLetter(
+            deadLetterProducer,
+            deadLetterTopic,
+            message,
+            { topic, partition, groupId },
+            result.reason,
+          );
+          c.deadLetter++;
+          logger.warn({ ...context, reason: result.reason }, 'message parked on the dead-letter topic');
+        }
+        return true;
+      } catch (err) {
+        if (stopping) return false; // uncommitted: the next owner of the partition retries it
+        counters(topic).retries++;
+        const backoff = Math.min(maxBackoffMs, 100 * 2 ** Math.min(attempt, 10));
+        logger.warn({ ...context, err, attempt, backoff }, 'retriable failure; retrying');
+        await sleep(backoff);
+        await heartbeat();
+      }
+    }
+  }
+
+  const consumer = await kafka.consume(
+    {
+      groupId,
+      topics,
+      fromBeginning: options.fromBeginning ?? true,
+      sessionTimeoutMs: options.sessionTimeoutMs,
+      partitionsConcurrently: options.partitionsConcurrently,
+    },
+    async ({ topic, partition, records }, control) => {
+      let next: string | null = null;
+      try {
+        for (const record of records) {
+          if (!control.owned() || !(await handle(record, topic, partition, control.heartbeat))) break;
+          next = (BigInt(record.offset) + 1n).toString();
+          await control.heartbeat();
+        }
+      } finally {
+        // What was handled stays handled, even when the batch ended early. A
+        // member that lost the partition meanwhile is refused, which is right:
+        // the new owner handles the rest again.
+        if (next !== null) {
+          await control.commit(next).catch((err: unknown) => {
+            if (control.owned()) throw err;
+          });
         }
       }
     },
-  });
+  );
 
   return {
     metrics: { byTopic },
     async stop() {
       stopping = true;
-      await consumer.disconnect();
+      await consumer.stop();
     },
   };
 }

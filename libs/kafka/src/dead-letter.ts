@@ -1,5 +1,4 @@
-import type { KafkaMessage } from 'kafkajs';
-import type { LogProducer } from './log-client';
+import type { LogProducer, LogRecord } from './log-client';
 
 export interface DeadLetterSource {
   topic: string;
@@ -14,26 +13,22 @@ export interface DeadLetterSource {
 export async function parkDeadLetter(
   producer: LogProducer,
   deadLetterTopic: string,
-  message: KafkaMessage,
+  message: LogRecord,
   source: DeadLetterSource,
   reason: string,
 ): Promise<void> {
-  await producer.send({
-    topic: deadLetterTopic,
-    acks: -1,
-    messages: [
-      {
-        key: message.key,
-        value: message.value,
-        headers: {
-          ...message.headers,
-          'dlq-source-topic': source.topic,
-          'dlq-source-partition': String(source.partition),
-          'dlq-source-offset': message.offset,
-          'dlq-consumer-group': source.groupId,
-          'dlq-reason': reason.slice(0, 1000),
-        },
+  await producer.append(deadLetterTopic, [
+    {
+      key: message.key,
+      value: message.value,
+      headers: {
+        ...message.headers,
+        'dlq-source-topic': source.topic,
+        'dlq-source-partition': String(source.partition),
+        'dlq-source-offset': message.offset,
+        'dlq-consumer-group': source.groupId,
+        'dlq-reason': reason.slice(0, 1000),
       },
-    ],
-  });
+    },
+  ]);
 }

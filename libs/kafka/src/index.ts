@@ -1,5 +1,7 @@
 export { TOPICS, CONSUMER_GROUPS, kafkaNames, topicSpecs, type KafkaNames, type TopicSpec } from './topics';
-export { createKafka, createIdempotentProducer, type KafkaConnection, type KafkaLogger } from './client';
+export { createKafka, type KafkaConnection, type KafkaLogger } from './client';
+export { kafkaLogClient } from './kafkajs-log-client';
+export { partitionOfKey } from './partitioner';
 export { ensureTopics, waitForKafka, waitForGroupToCatchUp, DEFAULT_PARTITIONS } from './admin';
 export { openKafka } from './open';
 export {
@@ -12,5 +14,18 @@ export {
   type ConsumerMetrics,
 } from './consumer';
 export { parkDeadLetter, type DeadLetterSource } from './dead-letter';
-export type { EventLogClient, LogAdmin, LogConsumer, LogProducer } from './log-client';
+export type {
+  BatchControl,
+  BatchHandler,
+  EventLogClient,
+  LogAdmin,
+  LogProducer,
+  LogRecord,
+  OutgoingRecord,
+  PartitionOffsets,
+  RecordBatch,
+  RecordHeaders,
+  RunningLogConsumer,
+  Subscription,
+} from './log-client';
 export { appendEvents, EVENT_HEADERS, type AppendOptions } from './append-events';

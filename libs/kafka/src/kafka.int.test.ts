@@ -1,7 +1,8 @@
 import type { Consumer, Kafka } from 'kafkajs';
 import { eventually, infraEnv, uniqueSuffix } from '@shortlink/testing';
-import { createIdempotentProducer, createKafka } from './client';
+import { createKafka } from './client';
 import { ensureTopics } from './admin';
+import { kafkaLogClient } from './kafkajs-log-client';
 
 const env = infraEnv(process.env);
 
@@ -12,14 +13,14 @@ describe('kafka adapter (real broker)', () => {
 
   beforeAll(async () => {
     kafka = createKafka({ brokers: env.KAFKA_BROKERS.split(','), clientId: 'kafka-int-test' });
-    const created = await ensureTopics(kafka, [{ topic, numPartitions: 2, configEntries: [] }]);
+    const created = await ensureTopics(kafkaLogClient(kafka), [{ topic, numPartitions: 2, configEntries: [] }]);
     expect(created).toEqual([topic]);
     // A second call finds the topic and leaves it alone.
-    expect(await ensureTopics(kafka, [{ topic, numPartitions: 2, configEntries: [] }])).toEqual([]);
+    expect(await ensureTopics(kafkaLogClient(kafka), [{ topic, numPartitions: 2, configEntries: [] }])).toEqual([]);
   });
 
   async function produce(values: string[]): Promise<void> {
-    const producer = createIdempotentProducer(kafka);
+    const producer = kafka.producer();
     await producer.connect();
     try {
       await producer.send({ topic, acks: -1, messages: values.map((value) => ({ key: value, value })) });

@@ -1,16 +1,19 @@
-import type { Kafka } from 'kafkajs';
 import { DEFAULT_PARTITIONS, ensureTopics } from './admin';
 import { createKafka, type KafkaLogger } from './client';
+import { kafkaLogClient } from './kafkajs-log-client';
+import type { EventLogClient } from './log-client';
 import { topicSpecs, type KafkaNames } from './topics';
 
-/** A Kafka client on a cluster that has the project's topics. */
+/** The event log on a Kafka cluster that has the project's topics. */
 export async function openKafka(options: {
   brokers: string[];
   clientId: string;
   logger: KafkaLogger;
   names: KafkaNames;
-}): Promise<Kafka> {
-  const kafka = createKafka(options);
-  await ensureTopics(kafka, topicSpecs(options.names, DEFAULT_PARTITIONS));
-  return kafka;
+  /** For topics this call creates; existing topics keep theirs. */
+  replicationFactor?: number;
+}): Promise<EventLogClient> {
+  const log = kafkaLogClient(createKafka(options));
+  await ensureTopics(log, topicSpecs(options.names, DEFAULT_PARTITIONS), options.replicationFactor);
+  return log;
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Partitioners, type PartitionerArgs, type PartitionMetadata } from 'kafkajs';
-import { MemoizedDefaultPartitioner } from './partitioner';
+import { MemoizedDefaultPartitioner, partitionOfKey } from './partitioner';
 
 const metadata = (count: number): PartitionMetadata[] =>
   Array.from({ length: count }, (_, partitionId) => ({
@@ -32,5 +32,17 @@ describe('MemoizedDefaultPartitioner', () => {
   it('honours an explicit partition', () => {
     const memoized = MemoizedDefaultPartitioner();
     expect(memoized({ ...args('k', 6), message: { key: 'k', value: 'x', partition: 4 } })).toBe(4);
+  });
+});
+
+describe('partitionOfKey', () => {
+  it('is the partition Kafka’s default partitioner chooses for the key', () => {
+    const reference = Partitioners.DefaultPartitioner();
+    for (const count of [1, 3, 12]) {
+      for (const key of Array.from({ length: 200 }, () => randomUUID())) {
+        expect(partitionOfKey(key, count)).toBe(reference(args(key, count)));
+        expect(partitionOfKey(Buffer.from(key), count)).toBe(reference(args(key, count)));
+      }
+    }
   });
 });

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { Partitioners, type ICustomPartitioner, type PartitionerArgs } from 'kafkajs';
+import { Partitioners, type ICustomPartitioner, type PartitionerArgs, type PartitionMetadata } from 'kafkajs';
 
 /**
  * Kafka's default partitioning (murmur2 of the key, as the Java client, so a
@@ -30,3 +30,22 @@ export const MemoizedDefaultPartitioner: ICustomPartitioner = () => {
     return chosen;
   };
 };
+
+const keyPartitioner = MemoizedDefaultPartitioner();
+const metadataByCount = new Map<number, PartitionMetadata[]>();
+
+/** The partition Kafka's producers choose for `key` among `partitionCount` (for logs that are not Kafka). */
+export function partitionOfKey(key: Buffer | string, partitionCount: number): number {
+  let partitionMetadata = metadataByCount.get(partitionCount);
+  if (!partitionMetadata) {
+    partitionMetadata = Array.from({ length: partitionCount }, (_, partitionId) => ({
+      partitionId,
+      leader: 0,
+      partitionErrorCode: 0,
+      replicas: [0],
+      isr: [0],
+    }));
+    metadataByCount.set(partitionCount, partitionMetadata);
+  }
+  return keyPartitioner({ topic: '', partitionMetadata, message: { key, value: null } });
+}

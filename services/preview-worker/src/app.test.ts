@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { KafkaMessage } from 'kafkajs';
+import type { LogRecord } from '@shortlink/kafka';
 import { createEvent, encodeEvent, type LinkCreated, type LinkPreviewFetched } from '@shortlink/events';
 import { previewHandler, type AppendPreview } from './app';
 import type { FetchedPage } from './fetch/fetch-page';
@@ -7,7 +7,7 @@ import { PreviewFetchError } from './fetch/fetch-errors';
 
 const quiet = { error() {}, warn() {}, info() {}, debug() {} };
 const context = { topic: 'links', partition: 0, offset: '0' };
-const message = (value: Buffer | null) => ({ value }) as KafkaMessage;
+const message = (value: Buffer | null) => ({ value }) as LogRecord;
 const NOW = new Date('2026-11-22T10:00:00.000Z');
 
 const linkCreated = createEvent<LinkCreated>(

@@ -1,5 +1,5 @@
 import type { ServiceModule } from '@shortlink/http';
-import { createIdempotentProducer, type EventLogClient, type KafkaLogger, type KafkaNames } from '@shortlink/kafka';
+import { type EventLogClient, type KafkaLogger, type KafkaNames } from '@shortlink/kafka';
 import { createPreviewWorker, previewUserAgent } from './app';
 import type { PreviewWorkerConfig } from './config';
 import type { FetchPolicy } from './fetch/fetch-page';
@@ -37,7 +37,7 @@ export function composePreviewWorker(
   return createPreviewWorker({
     kafka,
     names: stores.names,
-    newProducer: () => createIdempotentProducer(kafka),
+    newProducer: () => kafka.producer(),
     fetchPolicy: {
       allowPrivateNetworks: settings.PREVIEW_ALLOW_PRIVATE_NETWORKS,
       userAgent: previewUserAgent(settings.PUBLIC_BASE_URL),

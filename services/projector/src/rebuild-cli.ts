@@ -6,7 +6,7 @@
  */
 import { deploymentFrom, kafkaEnv, loadConfig, postgresEnv } from '@shortlink/config';
 import { startEmbeddedStack } from '@shortlink/embedded';
-import { createKafka, kafkaNames, type EventLogClient } from '@shortlink/kafka';
+import { createKafka, kafkaLogClient, kafkaNames, type EventLogClient } from '@shortlink/kafka';
 import { MIGRATIONS_DIR, openDatabase } from '@shortlink/postgres';
 import { rebuildLinks } from './links/rebuild';
 
@@ -15,7 +15,9 @@ async function main(): Promise<void> {
   const config = loadConfig(kafkaEnv.extend(postgresEnv.shape), process.env);
   const names = kafkaNames(config.KAFKA_TOPIC_PREFIX);
   let databaseUrl = config.DATABASE_URL;
-  let kafka: EventLogClient = createKafka({ brokers: config.KAFKA_BROKERS, clientId: 'shortlink-rebuild' });
+  let kafka: EventLogClient = kafkaLogClient(
+    createKafka({ brokers: config.KAFKA_BROKERS, clientId: 'shortlink-rebuild' }),
+  );
   let closeStack = async (): Promise<void> => undefined;
   if (deployment.mode === 'embedded') {
     const stack = await startEmbeddedStack({ dataDir: deployment.dataDir, names });

@@ -1,7 +1,7 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { Pool } from 'pg';
 import type { ServiceModule } from '@shortlink/http';
-import { createIdempotentProducer, type EventLogClient, type KafkaLogger, type KafkaNames } from '@shortlink/kafka';
+import { type EventLogClient, type KafkaLogger, type KafkaNames } from '@shortlink/kafka';
 import { createProjector } from './app';
 import type { ProjectorConfig } from './config';
 
@@ -21,7 +21,7 @@ export interface ProjectorStores {
 export function composeProjector(settings: ProjectorSettings, stores: ProjectorStores): ServiceModule {
   return createProjector({
     ...stores,
-    newProducer: () => createIdempotentProducer(stores.kafka),
+    newProducer: () => stores.kafka.producer(),
     clickBatchSize: settings.CLICK_BATCH_SIZE,
     sessionTimeoutMs: settings.KAFKA_SESSION_TIMEOUT_MS,
   });

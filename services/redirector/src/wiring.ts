@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
-import { createIdempotentProducer, type EventLogClient, type KafkaLogger, type KafkaNames } from '@shortlink/kafka';
+import { type EventLogClient, type KafkaLogger, type KafkaNames } from '@shortlink/kafka';
 import { instanceSecret } from '@shortlink/postgres';
 import { SERVICE_NAME, type RedirectorDeps } from './app';
 import type { RedirectorConfig } from './config';
@@ -68,7 +68,7 @@ async function wireRedirector(resources: RedirectorResources): Promise<Redirecto
   const sink: ClickSink = resources.clickWorker
     ? workerClickSink({ ...resources.clickWorker, topic, visitorSecret, logger })
     : inProcessClickSink({
-        producer: createIdempotentProducer(kafka),
+        producer: kafka.producer(),
         topic,
         visitorSecret,
         countryOf: loadCountryLookup(),

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
 import { postgresAuthenticator } from '@shortlink/accounts';
-import { createIdempotentProducer, type EventLogClient, type KafkaLogger, type KafkaNames } from '@shortlink/kafka';
+import { type EventLogClient, type KafkaLogger, type KafkaNames } from '@shortlink/kafka';
 import type { WriteApiDeps } from './app';
 import type { WriteApiConfig } from './config';
 
@@ -33,7 +33,7 @@ export interface WriteApiStores {
 export function composeWriteApi(settings: WriteApiSettings, stores: WriteApiStores): WriteApiDeps {
   const { pool, kafka, names, logger } = stores;
   const publicBaseUrl = settings.PUBLIC_BASE_URL;
-  const producer = createIdempotentProducer(kafka);
+  const producer = kafka.producer();
   const admin = kafka.admin();
   const settle = createClaimSettler({
     pool,

@@ -1,11 +1,12 @@
 import type { ClickHouseClient } from '@clickhouse/client';
-import type { Batch, KafkaMessage } from 'kafkajs';
 import {
   parkDeadLetter,
+  type BatchControl,
   type EventLogClient,
   type KafkaLogger,
-  type LogConsumer,
   type LogProducer,
+  type LogRecord,
+  type RecordBatch,
 } from '@shortlink/kafka';
 import { clickRow, type ClickRow } from './click-rows';
 import { insertClickBatch } from './deduplicated-insert';
@@ -57,43 +58,34 @@ export async function runClickProjector(options: ClickProjectorOptions) {
   const maxBatch = options.maxBatch ?? 5000;
   const { topic, groupId, ranges, logger } = options;
   const stats: ClickProjectorStats = { inserted: 0, deadLettered: 0, retries: 0, batches: 0 };
-  let stopping = false;
 
-  const consumer: LogConsumer = options.kafka.consumer({
-    groupId,
-    sessionTimeout: options.sessionTimeoutMs ?? 30_000,
-    heartbeatInterval: Math.min(3000, (options.sessionTimeoutMs ?? 30_000) / 3),
-    maxBytesPerPartition: 32 * 1024 * 1024,
-    maxBytes: 64 * 1024 * 1024,
-  });
-
-  async function insert(rows: ClickRow[], range: OffsetRange, partition: number, heartbeat: () => Promise<void>) {
+  async function insert(rows: ClickRow[], range: OffsetRange, partition: number, control: BatchControl) {
     for (let attempt = 0; ; attempt++) {
       try {
         if (rows.length > 0) await insertClickBatch(options.clickhouse, rows, { topic, partition, range });
         return;
       } catch (err) {
-        if (stopping) throw err;
+        // The range stays recorded: whoever owns the partition next inserts it with the same token.
+        if (!control.owned()) throw err;
         stats.retries++;
         const backoff = Math.min(10_000, 200 * 2 ** Math.min(attempt, 6));
         logger.warn({ err, partition, attempt, backoff }, 'ClickHouse insert failed; retrying');
         await sleep(backoff);
-        await heartbeat();
+        await control.heartbeat();
       }
     }
   }
 
-  async function projectBatch(batch: Batch, resolveOffset: (o: string) => void, heartbeat: () => Promise<void>) {
-    const { partition } = batch;
-    const messages = batch.messages;
+  async function projectBatch(batch: RecordBatch, control: BatchControl) {
+    const { partition, records: messages } = batch;
     let pending = await ranges.get(partition);
     let i = 0;
-    while (i < messages.length && !stopping) {
+    while (i < messages.length && control.owned()) {
       const first = BigInt(messages[i]!.offset);
       // A range older than the committed position was committed just before a
       // crash; the range recorded next replaces it.
       if (pending && pending.first < first) pending = null;
-      let chunk: KafkaMessage[];
+      let chunk: LogRecord[];
       let range: OffsetRange;
       if (pending && pending.first === first) {
         const end = messages.findIndex((m) => BigInt(m.offset) === pending!.last);
@@ -113,13 +105,13 @@ export async function runClickProjector(options: ClickProjectorOptions) {
       }
 
       const rows: ClickRow[] = [];
-      const rejected: { message: KafkaMessage; reason: string }[] = [];
+      const rejected: { message: LogRecord; reason: string }[] = [];
       for (const message of chunk) {
         const outcome = clickRow(message, partition);
         if (outcome.ok) rows.push(outcome.row);
         else rejected.push({ message, reason: outcome.reason });
       }
-      await insert(rows, range, partition, heartbeat);
+      await insert(rows, range, partition, control);
       for (const { message, reason } of rejected) {
         await parkDeadLetter(
           options.deadLetterProducer,
@@ -130,41 +122,34 @@ export async function runClickProjector(options: ClickProjectorOptions) {
         );
         logger.warn({ partition, offset: message.offset, reason }, 'click parked on the dead-letter topic');
       }
-      const next = (range.last + 1n).toString();
-      resolveOffset(range.last.toString());
-      await consumer.commitOffsets([{ topic, partition, offset: next }]);
+      await control.commit((range.last + 1n).toString());
       await ranges.clear(partition);
       stats.inserted += rows.length;
       stats.deadLettered += rejected.length;
       stats.batches++;
       pending = null;
       i += chunk.length;
-      await heartbeat();
+      await control.heartbeat();
     }
   }
 
   await sweepSettledRanges(options.kafka, groupId, topic, ranges);
   await options.deadLetterProducer.connect();
-  await consumer.connect();
-  await consumer.subscribe({ topics: [topic], fromBeginning: true });
-  await consumer.run({
-    autoCommit: false,
-    eachBatchAutoResolve: false,
-    eachBatch: async (payload) => {
-      if (!payload.isRunning() || payload.isStale()) return;
-      await projectBatch(
-        payload.batch,
-        (offset) => payload.resolveOffset(offset),
-        () => payload.heartbeat(),
-      );
+  const consumer = await options.kafka.consume(
+    {
+      groupId,
+      topics: [topic],
+      fromBeginning: true,
+      sessionTimeoutMs: options.sessionTimeoutMs,
+      maxBytesPerPartition: 32 * 1024 * 1024,
     },
-  });
+    projectBatch,
+  );
 
   return {
     stats,
     async stop() {
-      stopping = true;
-      await consumer.disconnect();
+      await consumer.stop();
       await options.deadLetterProducer.disconnect();
     },
   };
@@ -180,8 +165,7 @@ async function sweepSettledRanges(kafka: EventLogClient, groupId: string, topic:
   const admin = kafka.admin();
   await admin.connect();
   try {
-    const [committed] = await admin.fetchOffsets({ groupId, topics: [topic] });
-    for (const { partition, offset } of committed?.partitions ?? []) {
+    for (const { partition, offset } of await admin.committedOffsets(groupId, topic)) {
       // -1: nothing committed yet, so no range can be settled.
       if (BigInt(offset) >= 0n) await ranges.clearSettled(partition, BigInt(offset));
     }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { KafkaMessage } from 'kafkajs';
+import type { LogRecord } from '@shortlink/kafka';
 import { createEvent, encodeEvent, type ClickRecorded } from '@shortlink/events';
 import { clickRow, type RowOutcome } from './click-rows';
 
@@ -33,7 +33,7 @@ function clickRecorded(over: Partial<ClickRecorded['data']> = {}): ClickRecorded
 const given = (value: Buffer | null, offset = '42') => ({
   when: (partition: number) => ({
     then: (expected: RowOutcome | ((outcome: RowOutcome) => void)) => {
-      const outcome = clickRow({ value, offset } as KafkaMessage, partition);
+      const outcome = clickRow({ value, offset } as LogRecord, partition);
       if (typeof expected === 'function') expected(outcome);
       else expect(outcome).toEqual(expected);
     },

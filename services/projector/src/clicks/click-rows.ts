@@ -1,4 +1,4 @@
-import type { KafkaMessage } from 'kafkajs';
+import type { LogRecord } from '@shortlink/kafka';
 import { clickEvent, decodeEvent } from '@shortlink/events';
 import { classifyUserAgent } from './user-agent';
 
@@ -27,7 +27,7 @@ function clickHouseTime(ms: number): string {
 export type RowOutcome = { ok: true; row: ClickRow } | { ok: false; reason: string };
 
 /** Parses one message of the clicks topic at the boundary and turns it into a fact row. */
-export function clickRow(message: KafkaMessage, partition: number): RowOutcome {
+export function clickRow(message: LogRecord, partition: number): RowOutcome {
   const decoded = decodeEvent(clickEvent, message.value);
   if (!decoded.ok) return { ok: false, reason: `${decoded.reason}: ${decoded.detail}` };
   const { eventId, data } = decoded.event;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { EventLogClient } from '@shortlink/kafka';
+import type { EventLogClient, RunningLogConsumer } from '@shortlink/kafka';
 import type { Pool } from 'pg';
 import type { KafkaNames } from '@shortlink/kafka';
 import { linkEventHandler } from './link-handler';
@@ -21,9 +21,9 @@ export async function rebuildLinks(kafka: EventLogClient, pool: Pool, names: Kaf
   const admin = kafka.admin();
   await admin.connect();
   const groupId = `${names.groups.linkProjector}.rebuild.${randomUUID()}`;
-  const consumer = kafka.consumer({ groupId });
+  let consumer: RunningLogConsumer | undefined;
   try {
-    const ends = await admin.fetchTopicOffsets(topic);
+    const ends = await admin.partitionOffsets(topic);
     const remaining = new Map(
       ends.filter((e) => BigInt(e.high) > BigInt(e.low)).map((e) => [e.partition, BigInt(e.high)]),
     );
@@ -34,27 +34,29 @@ export async function rebuildLinks(kafka: EventLogClient, pool: Pool, names: Kaf
     const handle = linkEventHandler(pool);
     let finish: () => void = () => undefined;
     const finished = new Promise<void>((resolve) => (finish = resolve));
-    await consumer.connect();
-    await consumer.subscribe({ topics: [topic], fromBeginning: true });
-    await consumer.run({
-      autoCommit: false,
-      eachMessage: async ({ partition, message }) => {
-        const end = remaining.get(partition);
-        if (end === undefined || BigInt(message.offset) >= end) return;
-        const outcome = await handle(message, { topic, partition, offset: message.offset });
-        if (outcome.kind === 'ok') result.applied++;
-        else result.skipped++;
-        if (BigInt(message.offset) + 1n >= end) {
-          remaining.delete(partition);
-          if (remaining.size === 0) finish();
+    consumer = await kafka.consume(
+      { groupId, topics: [topic], fromBeginning: true },
+      async ({ partition, records }, control) => {
+        for (const message of records) {
+          const end = remaining.get(partition);
+          if (end === undefined || BigInt(message.offset) >= end) return;
+          const outcome = await handle(message, { topic, partition, offset: message.offset });
+          if (outcome.kind === 'ok') result.applied++;
+          else result.skipped++;
+          // Committed only so the batch is not fetched again; the group is deleted at the end.
+          await control.commit((BigInt(message.offset) + 1n).toString());
+          if (BigInt(message.offset) + 1n >= end) {
+            remaining.delete(partition);
+            if (remaining.size === 0) finish();
+          }
         }
       },
-    });
+    );
     await finished;
     return result;
   } finally {
-    await consumer.disconnect().catch(() => undefined);
-    await admin.deleteGroups([groupId]).catch(() => undefined);
+    await consumer?.stop().catch(() => undefined);
+    await admin.deleteGroup(groupId).catch(() => undefined);
     await admin.disconnect();
   }
 }

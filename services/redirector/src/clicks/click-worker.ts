@@ -1,5 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { createIdempotentProducer, createKafka, type KafkaLogger } from '@shortlink/kafka';
+import { createKafka, kafkaLogClient, type KafkaLogger } from '@shortlink/kafka';
 import { toClickEvent } from './click-event';
 import { sendClicks } from './click-sink';
 import { loadCountryLookup } from './country';
@@ -35,7 +35,7 @@ const log =
   };
 const logger: KafkaLogger = { error: log('error'), warn: log('warn'), info: log('info'), debug: () => undefined };
 
-const producer = createIdempotentProducer(createKafka({ brokers: data.brokers, clientId: data.clientId, logger }));
+const producer = kafkaLogClient(createKafka({ brokers: data.brokers, clientId: data.clientId, logger })).producer();
 const send = sendClicks(producer, data.topic);
 const context = { visitorSecret: data.visitorSecret, countryOf: loadCountryLookup() };
 

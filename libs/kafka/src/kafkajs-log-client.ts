@@ -1,0 +1,112 @@
+import type { Consumer, Kafka, Message } from 'kafkajs';
+import type { EventLogClient, LogAdmin, LogProducer, RunningLogConsumer } from './log-client';
+import { MemoizedDefaultPartitioner } from './partitioner';
+
+/** The event log on a Kafka cluster, through kafkajs. */
+export function kafkaLogClient(kafka: Kafka): EventLogClient {
+  return {
+    producer: () => kafkaProducer(kafka),
+    async consume(subscription, eachBatch) {
+      const sessionTimeout = subscription.sessionTimeoutMs ?? 30_000;
+      const consumer: Consumer = kafka.consumer({
+        groupId: subscription.groupId,
+        sessionTimeout,
+        heartbeatInterval: Math.min(3000, sessionTimeout / 3),
+        ...(subscription.maxBytesPerPartition === undefined
+          ? {}
+          : {
+              maxBytesPerPartition: subscription.maxBytesPerPartition,
+              maxBytes: Math.max(subscription.maxBytesPerPartition * 2, 10 * 1024 * 1024),
+            }),
+      });
+      await consumer.connect();
+      await consumer.subscribe({ topics: subscription.topics, fromBeginning: subscription.fromBeginning });
+      await consumer.run({
+        autoCommit: false,
+        eachBatchAutoResolve: false,
+        partitionsConsumedConcurrently: subscription.partitionsConcurrently ?? 1,
+        eachBatch: async (payload) => {
+          const owned = () => payload.isRunning() && !payload.isStale();
+          if (!owned()) return;
+          const { topic, partition, messages } = payload.batch;
+          await eachBatch(
+            { topic, partition, records: messages },
+            {
+              async commit(nextOffset) {
+                // Resolving moves kafkajs's own fetch position; committing makes it the group's.
+                payload.resolveOffset((BigInt(nextOffset) - 1n).toString());
+                await consumer.commitOffsets([{ topic, partition, offset: nextOffset }]);
+              },
+              heartbeat: () => payload.heartbeat(),
+              owned,
+            },
+          );
+        },
+      });
+      const running: RunningLogConsumer = { stop: () => consumer.disconnect() };
+      return running;
+    },
+    admin: () => kafkaAdmin(kafka),
+  };
+}
+
+function kafkaProducer(kafka: Kafka): LogProducer {
+  const producer = kafka.producer({
+    idempotent: true,
+    maxInFlightRequests: 1,
+    allowAutoTopicCreation: false,
+    // Murmur2, as the Java client: a key lands in the same partition whoever produces it.
+    createPartitioner: MemoizedDefaultPartitioner,
+  });
+  return {
+    connect: () => producer.connect(),
+    disconnect: () => producer.disconnect(),
+    async append(topic, records, options = {}) {
+      await producer.send({
+        topic,
+        acks: -1,
+        ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
+        // Our records are kafkajs messages without its optional fields.
+        messages: records as Message[],
+      });
+    },
+  };
+}
+
+function kafkaAdmin(kafka: Kafka): LogAdmin {
+  const admin = kafka.admin();
+  return {
+    connect: () => admin.connect(),
+    disconnect: () => admin.disconnect(),
+    async createMissingTopics(specs, replicationFactor) {
+      const existing = new Set(await admin.listTopics());
+      const missing = specs.filter((s) => !existing.has(s.topic));
+      if (missing.length === 0) return [];
+      await admin.createTopics({
+        waitForLeaders: true,
+        topics: missing.map((s) => ({
+          topic: s.topic,
+          numPartitions: s.numPartitions,
+          replicationFactor,
+          configEntries: s.configEntries,
+        })),
+      });
+      return missing.map((s) => s.topic);
+    },
+    async partitionOffsets(topic) {
+      const offsets = await admin.fetchTopicOffsets(topic);
+      return offsets.map(({ partition, low, high }) => ({ partition, low, high }));
+    },
+    async committedOffsets(groupId, topic) {
+      const [committed] = await admin.fetchOffsets({ groupId, topics: [topic] });
+      return (committed?.partitions ?? []).map(({ partition, offset }) => ({ partition, offset }));
+    },
+    async groupIsActive(groupId) {
+      const { groups } = await admin.describeGroups([groupId]);
+      return groups.some((g) => g.members.length > 0);
+    },
+    async deleteGroup(groupId) {
+      await admin.deleteGroups([groupId]);
+    },
+  };
+}

@@ -1,0 +1,257 @@
+/**
+ * What every adapter of the project's event-log interface must do, whether
+ * the events live on Kafka or in the embedded log: the services are written
+ * against this behaviour, not against either implementation.
+ */
+import {
+  partitionOfKey,
+  runConsumer,
+  waitForGroupToCatchUp,
+  type BatchHandler,
+  type EventLogClient,
+  type LogRecord,
+  type RunningLogConsumer,
+} from '@shortlink/kafka';
+
+export interface EventLogUnderTest {
+  client: EventLogClient;
+  /** A new, empty topic with this many partitions. */
+  newTopic(partitions: number): Promise<string>;
+  newGroup(): string;
+}
+
+/** Polls until the assertion holds, then returns; fails with its last error after the timeout. */
+async function eventually(assertion: () => unknown, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await assertion();
+      return;
+    } catch (e) {
+      if (Date.now() > deadline) throw e;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const quiet = { error() {}, warn() {}, info() {}, debug() {} };
+const text = (b: Buffer | null) => (b === null ? null : b.toString('utf8'));
+const headerText = (r: LogRecord, name: string) => {
+  const v = r.headers?.[name];
+  const last = Array.isArray(v) ? v[v.length - 1] : v;
+  return last === undefined ? undefined : String(last);
+};
+
+export function eventLogContract(open: () => Promise<EventLogUnderTest>, close: () => Promise<void>) {
+  let log: EventLogUnderTest;
+  const running: RunningLogConsumer[] = [];
+
+  beforeAll(async () => {
+    log = await open();
+  });
+  afterEach(async () => {
+    await Promise.all(running.splice(0).map((c) => c.stop()));
+  });
+  afterAll(close);
+
+  async function append(
+    topic: string,
+    records: { key: string | null; value: string; headers?: Record<string, string> }[],
+  ) {
+    const producer = log.client.producer();
+    await producer.connect();
+    try {
+      await producer.append(topic, records);
+    } finally {
+      await producer.disconnect();
+    }
+  }
+
+  /** Consumes into `seen`, committing each batch in full unless the handler says otherwise. */
+  async function consume(
+    topic: string,
+    groupId: string,
+    options: { fromBeginning?: boolean; onBatch?: BatchHandler } = {},
+  ) {
+    const seen: { partition: number; record: LogRecord }[] = [];
+    const consumer = await log.client.consume(
+      { groupId, topics: [topic], fromBeginning: options.fromBeginning ?? true, sessionTimeoutMs: 10_000 },
+      options.onBatch ??
+        (async (batch, control) => {
+          for (const record of batch.records) seen.push({ partition: batch.partition, record });
+          const last = batch.records[batch.records.length - 1];
+          if (last) await control.commit((BigInt(last.offset) + 1n).toString());
+        }),
+    );
+    running.push(consumer);
+    const stop = async () => {
+      running.splice(running.indexOf(consumer), 1);
+      await consumer.stop();
+    };
+    return { seen, stop };
+  }
+
+  it('delivers what was appended, byte for byte, each key in the partition Kafka’s producers choose', async () => {
+    const topic = await log.newTopic(3);
+    const keys = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot'];
+    await append(
+      topic,
+      keys.map((key) => ({ key, value: `{"k":"${key}","é":"\u0000"}`, headers: { 'event-type': 'X' } })),
+    );
+    const { seen } = await consume(topic, log.newGroup());
+    await eventually(() => expect(seen).toHaveLength(keys.length), 30_000);
+    for (const { partition, record } of seen) {
+      const key = text(record.key)!;
+      expect(partition).toBe(partitionOfKey(key, 3));
+      expect(text(record.value)).toBe(`{"k":"${key}","é":"\u0000"}`);
+      expect(headerText(record, 'event-type')).toBe('X');
+      expect(Number(record.timestamp)).toBeGreaterThan(Date.now() - 600_000);
+    }
+  });
+
+  it('resumes a group after its committed offsets, and reports them', async () => {
+    const topic = await log.newTopic(2);
+    const groupId = log.newGroup();
+    await append(
+      topic,
+      ['a', 'b', 'c'].map((v) => ({ key: v, value: v })),
+    );
+    const first = await consume(topic, groupId);
+    await eventually(() => expect(first.seen).toHaveLength(3), 30_000);
+    await first.stop();
+
+    await append(
+      topic,
+      ['d', 'e'].map((v) => ({ key: v, value: v })),
+    );
+    const second = await consume(topic, groupId);
+    await eventually(() => expect(second.seen.map((s) => text(s.record.value)).sort()).toEqual(['d', 'e']), 30_000);
+    await second.stop();
+
+    const admin = log.client.admin();
+    await admin.connect();
+    try {
+      const committed = await admin.committedOffsets(groupId, topic);
+      expect(committed.reduce((sum, p) => sum + Math.max(0, Number(p.offset)), 0)).toBe(5);
+      const ends = await admin.partitionOffsets(topic);
+      expect(ends.reduce((sum, p) => sum + Number(p.high) - Number(p.low), 0)).toBe(5);
+    } finally {
+      await admin.disconnect();
+    }
+  });
+
+  it('starts a new group at the end of the topic unless asked for the beginning', async () => {
+    const topic = await log.newTopic(1);
+    await append(topic, [{ key: 'k', value: 'old' }]);
+    const groupId = log.newGroup();
+    const late = await consume(topic, groupId, { fromBeginning: false });
+    const admin = log.client.admin();
+    await admin.connect();
+    await eventually(async () => expect(await admin.groupIsActive(groupId)).toBe(true), 30_000);
+    await admin.disconnect();
+    await new Promise((r) => setTimeout(r, 500)); // the new member has taken its position
+    await append(topic, [{ key: 'k', value: 'new' }]);
+    await eventually(() => expect(late.seen.map((s) => text(s.record.value))).toEqual(['new']), 30_000);
+  });
+
+  it('delivers again, from the last commit, what a failed handler did not commit', async () => {
+    const topic = await log.newTopic(1);
+    await append(
+      topic,
+      ['1', '2', '3', '4'].map((v) => ({ key: 'same', value: v })),
+    );
+    const batches: string[][] = [];
+    let fail = true;
+    await consume(topic, log.newGroup(), {
+      onBatch: async (batch, control) => {
+        batches.push(batch.records.map((r) => text(r.value)!));
+        if (fail) {
+          fail = false;
+          await control.commit((BigInt(batch.records[1]!.offset) + 1n).toString());
+          throw new Error('insert failed');
+        }
+        const last = batch.records[batch.records.length - 1]!;
+        await control.commit((BigInt(last.offset) + 1n).toString());
+      },
+    });
+    await eventually(() => expect(batches.length).toBeGreaterThanOrEqual(2), 30_000);
+    expect(batches[0]).toEqual(['1', '2', '3', '4']);
+    expect(batches[1]).toEqual(['3', '4']);
+  });
+
+  it('runs the project’s consumer on it: retries, dead letters, and a catch-up check that sees the end', async () => {
+    const topic = await log.newTopic(3);
+    const deadLetters = await log.newTopic(1);
+    const groupId = log.newGroup();
+    await append(
+      topic,
+      Array.from({ length: 30 }, (_, i) => ({ key: `k${i}`, value: `${i}` })),
+    );
+    const handled: string[] = [];
+    let failures = 0;
+    const deadLetterProducer = log.client.producer();
+    await deadLetterProducer.connect();
+    const consumer = await runConsumer({
+      kafka: log.client,
+      groupId,
+      topics: [topic],
+      logger: quiet,
+      deadLetterProducer,
+      deadLetterTopic: deadLetters,
+      maxBackoffMs: 10,
+      partitionsConcurrently: 3,
+      sessionTimeoutMs: 10_000,
+      handler: async (message) => {
+        const value = text(message.value)!;
+        if (value === '7' && failures++ < 2) throw new Error('transient');
+        if (value === '13') return { kind: 'dead-letter', reason: 'unlucky' };
+        handled.push(value);
+        return { kind: 'ok' };
+      },
+    });
+    const admin = log.client.admin();
+    await admin.connect();
+    try {
+      await expect(waitForGroupToCatchUp(admin, groupId, topic, 30_000)).resolves.toBe(true);
+      await consumer.stop();
+      await deadLetterProducer.disconnect();
+      expect(handled.sort((a, b) => Number(a) - Number(b))).toEqual(
+        Array.from({ length: 30 }, (_, i) => `${i}`).filter((v) => v !== '13'),
+      );
+      expect(consumer.metrics.byTopic.get(topic)).toMatchObject({ ok: 29, deadLetter: 1, retries: 2 });
+      const parked = await consume(deadLetters, log.newGroup());
+      await eventually(() => expect(parked.seen).toHaveLength(1), 30_000);
+      const record = parked.seen[0]!.record;
+      expect([text(record.value), headerText(record, 'dlq-reason'), headerText(record, 'dlq-source-topic')]).toEqual([
+        '13',
+        'unlucky',
+        topic,
+      ]);
+    } finally {
+      await admin.disconnect();
+    }
+  });
+
+  it('tells whether a group is consuming, and forgets a deleted group’s offsets', async () => {
+    const topic = await log.newTopic(1);
+    const groupId = log.newGroup();
+    await append(topic, [{ key: 'k', value: 'v' }]);
+    const admin = log.client.admin();
+    await admin.connect();
+    try {
+      expect(await admin.groupIsActive(groupId)).toBe(false);
+      const member = await consume(topic, groupId);
+      await eventually(() => expect(member.seen).toHaveLength(1), 30_000);
+      expect(await admin.groupIsActive(groupId)).toBe(true);
+      await member.stop();
+      await eventually(async () => expect(await admin.groupIsActive(groupId)).toBe(false), 30_000);
+      expect(await admin.committedOffsets(groupId, topic)).toEqual([{ partition: 0, offset: '1' }]);
+      await admin.deleteGroup(groupId);
+      expect(await admin.committedOffsets(groupId, topic)).toEqual([{ partition: 0, offset: '-1' }]);
+      expect(await admin.createMissingTopics([{ topic, numPartitions: 5, configEntries: [] }], 1)).toEqual([]);
+      expect(await admin.partitionOffsets(topic)).toEqual([{ partition: 0, low: '0', high: '1' }]);
+    } finally {
+      await admin.disconnect();
+    }
+  });
+}
