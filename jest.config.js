@@ -19,6 +19,7 @@ const shared = {
   moduleNameMapper: {
     '^@shortlink/service-(.*)$': '<rootDir>/services/$1/src/index.ts',
     '^@shortlink/standalone$': '<rootDir>/deploy/standalone/src/index.ts',
+    '^@shortlink/fleet$': '<rootDir>/deploy/fleet/src/index.ts',
     '^@shortlink/(.*)$': '<rootDir>/libs/$1/src/index.ts',
   },
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],

@@ -7,6 +7,7 @@
 #   bash deploy/local/infra.sh down     # stops Kafka and the chdb endpoint (keeps their data)
 #   bash deploy/local/infra.sh status
 #   bash deploy/local/infra.sh reset    # down, then deletes Kafka's and ClickHouse's data
+#   bash deploy/local/infra.sh jars     # only fetches the Kafka jars (the fleet uses them too)
 #
 # State lives in .infra/ at the repository root.
 set -euo pipefail
@@ -149,11 +150,12 @@ case "${1:-}" in
     stop_pid "Kafka" "$KAFKA_PID"
     ;;
   status) status ;;
+  jars) mkdir -p "$STATE" "$KAFKA_HOME"; kafka_jars ;;
   reset)
     stop_pid "chdb endpoint" "$CH_PID"
     stop_pid "Kafka" "$KAFKA_PID"
     rm -rf "$KAFKA_DATA" "$CH_DATA"
     log "deleted Kafka and ClickHouse data"
     ;;
-  *) echo "usage: $0 up|down|status|reset" >&2; exit 2 ;;
+  *) echo "usage: $0 up|down|status|reset|jars" >&2; exit 2 ;;
 esac

@@ -52,6 +52,11 @@ export const httpEnv = z.object({
   HOST: z.string().default('0.0.0.0'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   TRUST_PROXY: booleanFlag.default(false),
+  /**
+   * On SIGTERM, how long the process keeps serving while /healthz already
+   * answers 503, so a load balancer stops sending before the port closes.
+   */
+  SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).max(60_000).default(0),
 });
 export type HttpEnv = z.infer<typeof httpEnv>;
 

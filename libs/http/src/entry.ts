@@ -7,6 +7,7 @@ export interface HttpProcessConfig {
   HOST: string;
   PORT: number;
   TRUST_PROXY: boolean;
+  SHUTDOWN_DRAIN_MS: number;
   LOG_LEVEL: string;
 }
 
@@ -21,7 +22,15 @@ export function processOptionsFrom(
   logger: FastifyBaseLogger,
   extra: Partial<ProcessOptions> = {},
 ): ProcessOptions {
-  return { name, host: config.HOST, port: config.PORT, trustProxy: config.TRUST_PROXY, logger, ...extra };
+  return {
+    name,
+    host: config.HOST,
+    port: config.PORT,
+    trustProxy: config.TRUST_PROXY,
+    drainMs: config.SHUTDOWN_DRAIN_MS,
+    logger,
+    ...extra,
+  };
 }
 
 /** Runs an entry point; a failure to start is printed plainly and exits non-zero. */

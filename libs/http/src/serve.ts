@@ -6,6 +6,10 @@ export interface ServeOptions {
   port: number;
   /** How long in-flight work may take to finish on SIGTERM/SIGINT. */
   graceMs?: number;
+  /** On a signal, how long to keep serving after `onDrain` before closing the port. */
+  drainMs?: number;
+  /** Called first on a signal: the process reports itself not ready. */
+  onDrain?: () => void;
   /** Runs after the server stopped accepting requests (consumers, pools, producers). */
   onClose?: () => Promise<void>;
 }
@@ -15,9 +19,15 @@ export interface ServeOptions {
  * closes everything else, within a grace period. The only place a service exits.
  */
 export async function serveUntilSignalled(app: FastifyInstance, options: ServeOptions): Promise<string> {
-  closeWithGrace({ delay: options.graceMs ?? 10_000 }, async ({ signal, err }) => {
+  const drainMs = options.drainMs ?? 0;
+  closeWithGrace({ delay: (options.graceMs ?? 10_000) + drainMs }, async ({ signal, err }) => {
+    options.onDrain?.();
     if (err) app.log.error({ err }, 'fatal error, shutting down');
-    else app.log.info({ signal }, 'shutting down');
+    else {
+      app.log.info({ signal, drainMs }, 'shutting down');
+      // Load balancers see /healthz fail and stop sending; requests already on their way are still served.
+      if (drainMs > 0) await new Promise((resolve) => setTimeout(resolve, drainMs));
+    }
     await app.close();
     await options.onClose?.();
   });

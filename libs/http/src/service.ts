@@ -24,6 +24,8 @@ export interface ProcessOptions {
   trustProxy: boolean;
   logger: FastifyBaseLogger | false;
   bodyLimit?: number;
+  /** On SIGTERM, how long to keep serving while /healthz answers 503 (see SHUTDOWN_DRAIN_MS). */
+  drainMs?: number;
   /** Released after every module has stopped: pools, producers, clients. */
   onClose?: () => Promise<void>;
 }
@@ -66,7 +68,13 @@ export async function runServices(
       await module.start?.();
       started.push(module);
     }
-    await serveUntilSignalled(app, { host: options.host, port: options.port, onClose: stopAll });
+    await serveUntilSignalled(app, {
+      host: options.host,
+      port: options.port,
+      drainMs: options.drainMs,
+      onDrain: () => (ready = false),
+      onClose: stopAll,
+    });
   } catch (err) {
     await app.close();
     await stopAll();

@@ -2,11 +2,16 @@ import type { Kafka } from 'kafkajs';
 import type { EventLogClient, LogAdmin } from './log-client';
 import type { TopicSpec } from './topics';
 
-/** Creates the topics that do not exist yet; existing ones are left as they are. */
+/**
+ * Creates the topics that do not exist yet; existing ones are left as they
+ * are. Replicated as the cluster's `default.replication.factor` says unless
+ * told otherwise: three brokers with `min.insync.replicas=2` in a fleet, one
+ * on a developer's machine.
+ */
 export async function ensureTopics(
   log: EventLogClient,
   specs: readonly TopicSpec[],
-  replicationFactor = 1,
+  replicationFactor?: number,
 ): Promise<string[]> {
   const admin = log.admin();
   await admin.connect();

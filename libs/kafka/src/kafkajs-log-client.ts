@@ -87,7 +87,7 @@ function kafkaAdmin(kafka: Kafka): LogAdmin {
         topics: missing.map((s) => ({
           topic: s.topic,
           numPartitions: s.numPartitions,
-          replicationFactor,
+          ...(replicationFactor === undefined ? {} : { replicationFactor }),
           configEntries: s.configEntries,
         })),
       });

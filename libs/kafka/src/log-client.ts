@@ -101,8 +101,12 @@ export interface PartitionOffsets {
 export interface LogAdmin {
   connect(): Promise<void>;
   disconnect(): Promise<void>;
-  /** Creates the topics that do not exist yet (existing ones are left as they are); returns those created. */
-  createMissingTopics(specs: readonly TopicSpec[], replicationFactor: number): Promise<string[]>;
+  /**
+   * Creates the topics that do not exist yet (existing ones are left as they
+   * are); returns those created. Without a replication factor, the cluster's
+   * `default.replication.factor` applies.
+   */
+  createMissingTopics(specs: readonly TopicSpec[], replicationFactor?: number): Promise<string[]>;
   partitionOffsets(topic: string): Promise<PartitionOffsets[]>;
   /** The group's committed position per partition of `topic`; -1 where it has committed nothing. */
   committedOffsets(groupId: string, topic: string): Promise<{ partition: number; offset: string }[]>;

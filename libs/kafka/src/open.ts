@@ -10,10 +10,8 @@ export async function openKafka(options: {
   clientId: string;
   logger: KafkaLogger;
   names: KafkaNames;
-  /** For topics this call creates; existing topics keep theirs. */
-  replicationFactor?: number;
 }): Promise<EventLogClient> {
   const log = kafkaLogClient(createKafka(options));
-  await ensureTopics(log, topicSpecs(options.names, DEFAULT_PARTITIONS), options.replicationFactor);
+  await ensureTopics(log, topicSpecs(options.names, DEFAULT_PARTITIONS));
   return log;
 }

@@ -23,6 +23,8 @@ export interface ProjectorDeps {
   clickhouse: ClickHouseClient;
   /** One producer per consumer that parks dead letters. */
   newProducer: () => LogProducer;
+  /** Which projections to run (PROJECTIONS); both when not given. */
+  projections?: readonly ('links' | 'clicks')[];
   /** Most clicks per ClickHouse insert (CLICK_BATCH_SIZE). */
   clickBatchSize?: number;
   /** KAFKA_SESSION_TIMEOUT_MS */
@@ -33,7 +35,8 @@ export interface ProjectorDeps {
 /**
  * Consumes link events into the Postgres `links` table, and clicks into the
  * ClickHouse `clicks` table (whose materialized views fill the aggregates).
- * It owns the ClickHouse schema and migrates it on start.
+ * The click projection owns the ClickHouse schema and migrates it on start.
+ * A process runs both projections, or one (PROJECTIONS).
  */
 export function createProjector(deps: ProjectorDeps): ServiceModule {
   let links: RunningConsumer | undefined;
@@ -42,31 +45,9 @@ export function createProjector(deps: ProjectorDeps): ServiceModule {
   return {
     name: SERVICE_NAME,
     async start() {
-      await migrateClickHouse(deps.clickhouse, CLICKHOUSE_MIGRATIONS_DIR);
-      linksDeadLetters = deps.newProducer();
-      await linksDeadLetters.connect();
-      links = await runConsumer({
-        kafka: deps.kafka,
-        groupId: deps.names.groups.linkProjector,
-        topics: [deps.names.topics.links],
-        handler: linkEventHandler(deps.pool),
-        logger: deps.logger,
-        deadLetterProducer: linksDeadLetters,
-        deadLetterTopic: deps.names.topics.deadLetter,
-        sessionTimeoutMs: deps.sessionTimeoutMs,
-      });
-      clicks = await runClickProjector({
-        kafka: deps.kafka,
-        clickhouse: deps.clickhouse,
-        topic: deps.names.topics.clicks,
-        groupId: deps.names.groups.clickProjector,
-        deadLetterTopic: deps.names.topics.deadLetter,
-        deadLetterProducer: deps.newProducer(),
-        ranges: postgresRangeStore(deps.pool, deps.names.groups.clickProjector, deps.names.topics.clicks),
-        logger: deps.logger,
-        maxBatch: deps.clickBatchSize,
-        sessionTimeoutMs: deps.sessionTimeoutMs,
-      });
+      const projections = new Set(deps.projections ?? ['links', 'clicks']);
+      if (projections.has('links')) await startLinks();
+      if (projections.has('clicks')) await startClicks();
     },
     async stop() {
       await clicks?.stop();
@@ -74,4 +55,35 @@ export function createProjector(deps: ProjectorDeps): ServiceModule {
       await linksDeadLetters?.disconnect();
     },
   };
+
+  async function startLinks() {
+    linksDeadLetters = deps.newProducer();
+    await linksDeadLetters.connect();
+    links = await runConsumer({
+      kafka: deps.kafka,
+      groupId: deps.names.groups.linkProjector,
+      topics: [deps.names.topics.links],
+      handler: linkEventHandler(deps.pool),
+      logger: deps.logger,
+      deadLetterProducer: linksDeadLetters,
+      deadLetterTopic: deps.names.topics.deadLetter,
+      sessionTimeoutMs: deps.sessionTimeoutMs,
+    });
+  }
+
+  async function startClicks() {
+    await migrateClickHouse(deps.clickhouse, CLICKHOUSE_MIGRATIONS_DIR);
+    clicks = await runClickProjector({
+      kafka: deps.kafka,
+      clickhouse: deps.clickhouse,
+      topic: deps.names.topics.clicks,
+      groupId: deps.names.groups.clickProjector,
+      deadLetterTopic: deps.names.topics.deadLetter,
+      deadLetterProducer: deps.newProducer(),
+      ranges: postgresRangeStore(deps.pool, deps.names.groups.clickProjector, deps.names.topics.clicks),
+      logger: deps.logger,
+      maxBatch: deps.clickBatchSize,
+      sessionTimeoutMs: deps.sessionTimeoutMs,
+    });
+  }
 }

@@ -6,7 +6,7 @@ import { createProjector } from './app';
 import type { ProjectorConfig } from './config';
 
 /** What the projector takes of its settings (see config.ts). */
-export type ProjectorSettings = Pick<ProjectorConfig, 'CLICK_BATCH_SIZE' | 'KAFKA_SESSION_TIMEOUT_MS'>;
+export type ProjectorSettings = Pick<ProjectorConfig, 'CLICK_BATCH_SIZE' | 'KAFKA_SESSION_TIMEOUT_MS' | 'PROJECTIONS'>;
 
 /** The stores the process opened, shared with the other services of an all-in-one process. */
 export interface ProjectorStores {
@@ -22,6 +22,7 @@ export function composeProjector(settings: ProjectorSettings, stores: ProjectorS
   return createProjector({
     ...stores,
     newProducer: () => stores.kafka.producer(),
+    projections: settings.PROJECTIONS,
     clickBatchSize: settings.CLICK_BATCH_SIZE,
     sessionTimeoutMs: settings.KAFKA_SESSION_TIMEOUT_MS,
   });

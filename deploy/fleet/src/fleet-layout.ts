@@ -1,0 +1,137 @@
+import { join } from 'node:path';
+import { bootstrapOf, kafkaNodeProcess, type KafkaClusterLayout, type KafkaNode } from './kafka-cluster';
+import { entryPointProcess, type Upstream } from './entry-point';
+import type { ProcessSpec } from './supervisor';
+
+/** Where the fleet listens and keeps its state; all on loopback. */
+export interface FleetOptions {
+  root: string;
+  stateDir: string;
+  entryPort: number;
+  databaseUrl: string;
+  visitorHashSecret: string;
+}
+
+export interface ServiceInstance extends Upstream {
+  service: 'write-api' | 'redirector' | 'projector' | 'analytics' | 'preview-worker';
+  env?: Record<string, string>;
+}
+
+export interface FleetLayout {
+  options: FleetOptions;
+  kafka: KafkaClusterLayout;
+  brokers: string[];
+  clickhouse: { port: number; url: string; dataDir: string };
+  entryUrl: string;
+  instances: ServiceInstance[];
+  /** Every process in the order they start. */
+  processes: ProcessSpec[];
+  byName: ReadonlyMap<string, ProcessSpec>;
+}
+
+const KAFKA_NODES: KafkaNode[] = [1, 2, 3].map((id) => ({ id, port: 29090 + id, controllerPort: 29190 + id }));
+const CLICKHOUSE_PORT = 28123;
+
+/**
+ * The fleet: three Kafka nodes, the ClickHouse endpoint, and the services as
+ * separate processes (two write APIs, two redirectors, two click projectors
+ * sharing the clicks partitions, one link projector, one preview worker, one
+ * analytics), behind one HAProxy entry point. Postgres is the machine's own.
+ */
+export const INSTANCES: ServiceInstance[] = [
+  // The first to start creates the topics (replicated by the cluster's default, 3) and migrates Postgres.
+  { name: 'write-api-1', service: 'write-api', port: 3101 },
+  { name: 'write-api-2', service: 'write-api', port: 3102 },
+  { name: 'link-projector', service: 'projector', port: 3401, env: { PROJECTIONS: 'links' } },
+  { name: 'click-projector-1', service: 'projector', port: 3402, env: { PROJECTIONS: 'clicks' } },
+  { name: 'click-projector-2', service: 'projector', port: 3403, env: { PROJECTIONS: 'clicks' } },
+  { name: 'redirector-1', service: 'redirector', port: 3201 },
+  { name: 'redirector-2', service: 'redirector', port: 3202 },
+  { name: 'analytics', service: 'analytics', port: 3301 },
+  { name: 'preview-worker', service: 'preview-worker', port: 3501 },
+];
+
+async function healthy(port: number): Promise<boolean> {
+  const res = await fetch(`http://127.0.0.1:${port}/healthz`, { signal: AbortSignal.timeout(1000) });
+  await res.arrayBuffer();
+  return res.status === 200;
+}
+
+export function fleetLayout(options: FleetOptions): FleetLayout {
+  const { root, stateDir } = options;
+  const kafka: KafkaClusterLayout = {
+    nodes: KAFKA_NODES,
+    libsDir: join(root, '.infra', 'kafka', 'libs'),
+    dataDir: join(stateDir, 'kafka'),
+    log4jConfig: join(root, 'deploy', 'kafka', 'log4j2.yaml'),
+    template: join(root, 'deploy', 'fleet', 'kafka-broker.properties'),
+  };
+  const brokers = bootstrapOf(KAFKA_NODES);
+  const clickhouse = {
+    port: CLICKHOUSE_PORT,
+    url: `http://127.0.0.1:${CLICKHOUSE_PORT}`,
+    dataDir: join(stateDir, 'clickhouse'),
+  };
+  const entryUrl = `http://127.0.0.1:${options.entryPort}`;
+  const shared: Record<string, string> = {
+    KAFKA_BROKERS: brokers.join(','),
+    DATABASE_URL: options.databaseUrl,
+    CLICKHOUSE_URL: clickhouse.url,
+    PUBLIC_BASE_URL: entryUrl,
+    VISITOR_HASH_SECRET: options.visitorHashSecret,
+    HOST: '127.0.0.1',
+    // Behind the entry point: the visitor's address comes from X-Forwarded-For.
+    TRUST_PROXY: 'true',
+    // Longer than the entry point needs to see a failing /healthz (two checks a second apart).
+    SHUTDOWN_DRAIN_MS: '3000',
+    // A dead member's partitions move to the other within seconds, not the default 30.
+    KAFKA_SESSION_TIMEOUT_MS: '10000',
+    LOG_LEVEL: 'warn',
+    PREVIEW_ALLOW_PRIVATE_NETWORKS: 'false',
+  };
+  const serviceProcess = (instance: ServiceInstance): ProcessSpec => ({
+    name: instance.name,
+    command: process.execPath,
+    args: [join(root, 'services', instance.service, 'dist', 'main.js')],
+    env: { ...shared, PORT: String(instance.port), ...instance.env },
+    ready: () => healthy(instance.port),
+  });
+  const entry = entryPointProcess({
+    port: options.entryPort,
+    template: join(root, 'deploy', 'fleet', 'haproxy.cfg.template'),
+    configFile: join(stateDir, 'haproxy.cfg'),
+    redirectors: INSTANCES.filter((i) => i.service === 'redirector'),
+    writeApis: INSTANCES.filter((i) => i.service === 'write-api'),
+    analytics: INSTANCES.filter((i) => i.service === 'analytics'),
+  });
+  const clickhouseProcess: ProcessSpec = {
+    name: 'clickhouse',
+    command: process.execPath,
+    args: [
+      join(root, 'libs', 'chdb-server', 'dist', 'cli.js'),
+      '--path',
+      clickhouse.dataDir,
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(clickhouse.port),
+    ],
+    ready: async () => (await fetch(`${clickhouse.url}/ping`, { signal: AbortSignal.timeout(1000) })).ok,
+  };
+  const processes = [
+    ...KAFKA_NODES.map((node) => kafkaNodeProcess(kafka, node)),
+    clickhouseProcess,
+    ...INSTANCES.map(serviceProcess),
+    entry,
+  ];
+  return {
+    options,
+    kafka,
+    brokers,
+    clickhouse,
+    entryUrl,
+    instances: INSTANCES,
+    processes,
+    byName: new Map(processes.map((p) => [p.name, p])),
+  };
+}
