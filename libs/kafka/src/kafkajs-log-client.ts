@@ -1,6 +1,7 @@
 import type { Consumer, Kafka, Message } from 'kafkajs';
 import type { EventLogClient, LogAdmin, LogProducer, RunningLogConsumer } from './log-client';
 import { MemoizedDefaultPartitioner } from './partitioner';
+import { producerIdentityLost } from './producer-identity';
 
 /** The event log on a Kafka cluster, through kafkajs. */
 export function kafkaLogClient(kafka: Kafka): EventLogClient {
@@ -12,6 +13,9 @@ export function kafkaLogClient(kafka: Kafka): EventLogClient {
         groupId: subscription.groupId,
         sessionTimeout,
         heartbeatInterval: Math.min(3000, sessionTimeout / 3),
+        ...(subscription.fetchMinBytes === undefined
+          ? {}
+          : { minBytes: subscription.fetchMinBytes, maxWaitTimeInMs: subscription.fetchMaxWaitMs ?? 500 }),
         ...(subscription.maxBytesPerPartition === undefined
           ? {}
           : {
@@ -51,24 +55,50 @@ export function kafkaLogClient(kafka: Kafka): EventLogClient {
 }
 
 function kafkaProducer(kafka: Kafka): LogProducer {
-  const producer = kafka.producer({
-    idempotent: true,
-    maxInFlightRequests: 1,
-    allowAutoTopicCreation: false,
-    // Murmur2, as the Java client: a key lands in the same partition whoever produces it.
-    createPartitioner: MemoizedDefaultPartitioner,
-  });
+  const create = () =>
+    kafka.producer({
+      idempotent: true,
+      maxInFlightRequests: 1,
+      allowAutoTopicCreation: false,
+      // Murmur2, as the Java client: a key lands in the same partition whoever produces it.
+      createPartitioner: MemoizedDefaultPartitioner,
+    });
+  let producer = create();
+  let connected = false;
+  /** A replaced producer connects on its first append (the broker may still be away when it is made). */
+  let fresh = false;
   return {
-    connect: () => producer.connect(),
-    disconnect: () => producer.disconnect(),
+    async connect() {
+      await producer.connect();
+      connected = true;
+    },
+    async disconnect() {
+      connected = false;
+      await producer.disconnect();
+    },
     async append(topic, records, options = {}) {
-      await producer.send({
-        topic,
-        acks: -1,
-        ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
-        // Our records are kafkajs messages without its optional fields.
-        messages: records as Message[],
-      });
+      if (fresh && connected) {
+        await producer.connect();
+        fresh = false;
+      }
+      const used = producer;
+      try {
+        await used.send({
+          topic,
+          acks: -1,
+          ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
+          // Our records are kafkajs messages without its optional fields.
+          messages: records as Message[],
+        });
+      } catch (err) {
+        // The caller retries (or settles) as for any failed append; the next append goes out under a new identity.
+        if (producerIdentityLost(err) && used === producer) {
+          producer = create();
+          fresh = true;
+          await used.disconnect().catch(() => undefined);
+        }
+        throw err;
+      }
     },
   };
 }

@@ -65,6 +65,13 @@ export interface Subscription {
   partitionsConcurrently?: number;
   /** Most bytes one fetch returns per partition (default 1 MiB). */
   maxBytesPerPartition?: number;
+  /**
+   * How long a fetch may wait for more records when fewer than `fetchMinBytes`
+   * are there: larger batches for consumers whose cost is per batch, at the
+   * price of this much latency. Default: answered as soon as anything is there.
+   */
+  fetchMaxWaitMs?: number;
+  fetchMinBytes?: number;
 }
 
 /** Consecutive records of one partition. */

@@ -11,7 +11,7 @@ import {
   type RunningConsumer,
 } from '@shortlink/kafka';
 import { runClickProjector } from './clicks/click-projector';
-import { postgresRangeStore } from './clicks/ranges';
+import { postgresBatchLedger } from './clicks/batch-ledger';
 import { linkEventHandler } from './links/link-handler';
 
 export const SERVICE_NAME = 'projector';
@@ -80,7 +80,7 @@ export function createProjector(deps: ProjectorDeps): ServiceModule {
       groupId: deps.names.groups.clickProjector,
       deadLetterTopic: deps.names.topics.deadLetter,
       deadLetterProducer: deps.newProducer(),
-      ranges: postgresRangeStore(deps.pool, deps.names.groups.clickProjector, deps.names.topics.clicks),
+      ledger: postgresBatchLedger(deps.pool, deps.names.groups.clickProjector, deps.names.topics.clicks),
       logger: deps.logger,
       maxBatch: deps.clickBatchSize,
       sessionTimeoutMs: deps.sessionTimeoutMs,

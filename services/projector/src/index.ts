@@ -4,7 +4,7 @@ export { projectLinkCreated } from './links/project-link';
 export { linkEventHandler } from './links/link-handler';
 export { rebuildLinks, type RebuildResult } from './links/rebuild';
 export { runClickProjector, type ClickProjectorStats } from './clicks/click-projector';
-export { postgresRangeStore } from './clicks/ranges';
+export { postgresBatchLedger, decideClaim, type BatchLedger, type Claim } from './clicks/batch-ledger';
 export { clickRow, type ClickRow } from './clicks/click-rows';
 export { composeProjector, type ProjectorSettings, type ProjectorStores } from './wiring';
 export { projectorConfig, type ProjectorConfig } from './config';

@@ -49,7 +49,8 @@ export function composeWriteApi(settings: WriteApiSettings, stores: WriteApiStor
   return {
     authenticate: postgresAuthenticator(pool),
     claims: postgresClaimStore(pool),
-    appendLinkCreated: kafkaLinkAppender(producer, names.topics.links, 10_000),
+    // A create is answered within 5 s (201, or 503 with Retry-After): the append gets 4 of them.
+    appendLinkCreated: kafkaLinkAppender(producer, names.topics.links, 4000),
     now: () => new Date(),
     newId: randomUUID,
     newSlug: () => generateSlug(),

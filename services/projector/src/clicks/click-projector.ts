@@ -10,7 +10,8 @@ import {
 } from '@shortlink/kafka';
 import { clickRow, type ClickRow } from './click-rows';
 import { insertClickBatch } from './deduplicated-insert';
-import type { OffsetRange, RangeStore } from './ranges';
+import { withoutCountedClicks } from './already-counted';
+import type { BatchLedger, OffsetRange } from './batch-ledger';
 
 export interface ClickProjectorOptions {
   kafka: EventLogClient;
@@ -19,7 +20,7 @@ export interface ClickProjectorOptions {
   groupId: string;
   deadLetterTopic: string;
   deadLetterProducer: LogProducer;
-  ranges: RangeStore;
+  ledger: BatchLedger;
   logger: KafkaLogger;
   /** Most clicks in one ClickHouse insert; far below what one fetch returns (see below). */
   maxBatch?: number;
@@ -38,32 +39,36 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /**
  * Projects the clicks topic into ClickHouse exactly once.
  *
- * Each partition is consumed in batches of consecutive offsets. Before a batch
- * is inserted its offset range is written down (RangeStore), the insert
- * carries a deduplication token made of topic, partition and range
- * (`deduplicated-insert.ts`), and only
- * after the offsets are committed is the range cleared. If the process dies
- * anywhere in between, or the partition moves to another consumer, the next
- * owner finds the range, re-forms exactly that batch and inserts it with the
- * same token: ClickHouse drops the blocks it already has, in the `clicks`
- * table and in every materialized view
- * (`deduplicate_blocks_in_dependent_materialized_views`). Nothing is lost
- * (offsets are committed only after the insert) and nothing is counted twice.
+ * Each partition is consumed in batches of consecutive offsets, and every
+ * batch goes through the partition's ledger in Postgres (`batch-ledger.ts`):
+ * claimed before its insert, marked inserted after it, and only then are the
+ * offsets committed to Kafka. The insert carries a deduplication token made
+ * of topic, partition and range (`deduplicated-insert.ts`). Whoever owns the
+ * partition next (after a crash, a rebalance, or while a replaced member
+ * still finishes its batch) re-forms a pending batch exactly, with the same
+ * token, so ClickHouse drops the blocks it already has, in `clicks` and in
+ * every materialized view (`deduplicate_blocks_in_dependent_materialized_views`);
+ * and it skips what the ledger says is inserted. A click the topic holds
+ * twice (a redirector that sent a batch again) is inserted once
+ * (`already-counted.ts`). Nothing is lost (offsets are committed only after
+ * the insert) and nothing is counted twice.
  *
  * A batch is at most `maxBatch` messages and a fetch returns up to
- * `maxBytesPerPartition`, set far larger, so a recorded range always fits in
+ * `maxBytesPerPartition`, set far larger, so a claimed range always fits in
  * the fetch that starts at its first offset.
  */
 export async function runClickProjector(options: ClickProjectorOptions) {
   const maxBatch = options.maxBatch ?? 5000;
-  const { topic, groupId, ranges, logger } = options;
+  const { topic, groupId, ledger, logger } = options;
   const stats: ClickProjectorStats = { inserted: 0, deadLettered: 0, retries: 0, batches: 0 };
 
+  /** Inserts the batch's clicks not yet counted, retrying while ClickHouse is away; returns how many went in. */
   async function insert(rows: ClickRow[], range: OffsetRange, partition: number, control: BatchControl) {
     for (let attempt = 0; ; attempt++) {
       try {
-        if (rows.length > 0) await insertClickBatch(options.clickhouse, rows, { topic, partition, range });
-        return;
+        const uncounted = await withoutCountedClicks(options.clickhouse, rows);
+        if (uncounted.length > 0) await insertClickBatch(options.clickhouse, uncounted, { topic, partition, range });
+        return uncounted.length;
       } catch (err) {
         // The range stays recorded: whoever owns the partition next inserts it with the same token.
         if (!control.owned()) throw err;
@@ -78,32 +83,30 @@ export async function runClickProjector(options: ClickProjectorOptions) {
 
   async function projectBatch(batch: RecordBatch, control: BatchControl) {
     const { partition, records: messages } = batch;
-    let pending = await ranges.get(partition);
+    const indexOf = (offset: bigint) => messages.findIndex((m) => BigInt(m.offset) === offset);
     let i = 0;
     while (i < messages.length && control.owned()) {
       const first = BigInt(messages[i]!.offset);
-      // A range older than the committed position was committed just before a
-      // crash; the range recorded next replaces it.
-      if (pending && pending.first < first) pending = null;
-      let chunk: LogRecord[];
-      let range: OffsetRange;
-      if (pending && pending.first === first) {
-        const end = messages.findIndex((m) => BigInt(m.offset) === pending!.last);
-        if (end === -1) {
-          // Cannot happen with the fetch sizes above; refetch rather than guess.
-          logger.error({ partition, pending: String(pending.first) }, 'recorded click batch not in this fetch');
-          return;
-        }
-        chunk = messages.slice(i, end + 1);
-        range = pending;
-      } else {
-        // Stop short of a recorded range that starts further on (after a manual offset reset).
-        const limit = pending ? messages.findIndex((m) => BigInt(m.offset) >= pending!.first) : -1;
-        chunk = messages.slice(i, Math.min(i + maxBatch, limit === -1 ? messages.length : limit));
-        range = { first, last: BigInt(chunk[chunk.length - 1]!.offset) };
-        await ranges.record(partition, range);
+      const proposedEnd = Math.min(i + maxBatch, messages.length) - 1;
+      const claim = await ledger.claim(partition, { first, last: BigInt(messages[proposedEnd]!.offset) });
+      if (claim.kind === 'skip') {
+        // Inserted by an owner that could not commit its offsets (it died, or lost the partition).
+        while (i < messages.length && BigInt(messages[i]!.offset) <= claim.through) i++;
+        await control.commit((claim.through + 1n).toString());
+        continue;
       }
-
+      const { range } = claim;
+      const start = indexOf(range.first);
+      const end = indexOf(range.last);
+      if (start === -1 || end === -1) {
+        // Another owner's batch that this fetch does not hold whole: fetch again rather than guess.
+        logger.warn(
+          { partition, first: String(range.first), last: String(range.last) },
+          'claimed click batch not in this fetch',
+        );
+        return;
+      }
+      const chunk = messages.slice(start, end + 1);
       const rows: ClickRow[] = [];
       const rejected: { message: LogRecord; reason: string }[] = [];
       for (const message of chunk) {
@@ -111,7 +114,7 @@ export async function runClickProjector(options: ClickProjectorOptions) {
         if (outcome.ok) rows.push(outcome.row);
         else rejected.push({ message, reason: outcome.reason });
       }
-      await insert(rows, range, partition, control);
+      const inserted = await insert(rows, range, partition, control);
       for (const { message, reason } of rejected) {
         await parkDeadLetter(
           options.deadLetterProducer,
@@ -122,18 +125,20 @@ export async function runClickProjector(options: ClickProjectorOptions) {
         );
         logger.warn({ partition, offset: message.offset, reason }, 'click parked on the dead-letter topic');
       }
+      if (!(await ledger.settle(partition, range))) {
+        // Another owner moved the partition on meanwhile; what it does next starts from the ledger, not from here.
+        logger.warn({ partition, first: String(range.first) }, 'click batch settled by another owner; leaving it');
+        return;
+      }
       await control.commit((range.last + 1n).toString());
-      await ranges.clear(partition);
-      stats.inserted += rows.length;
+      stats.inserted += inserted;
       stats.deadLettered += rejected.length;
       stats.batches++;
-      pending = null;
-      i += chunk.length;
+      i = end + 1;
       await control.heartbeat();
     }
   }
 
-  await sweepSettledRanges(options.kafka, groupId, topic, ranges);
   await options.deadLetterProducer.connect();
   const consumer = await options.kafka.consume(
     {
@@ -142,6 +147,12 @@ export async function runClickProjector(options: ClickProjectorOptions) {
       fromBeginning: true,
       sessionTimeoutMs: options.sessionTimeoutMs,
       maxBytesPerPartition: 32 * 1024 * 1024,
+      // Each batch costs a ledger claim, a lookup and an insert whatever its size: a fetch waits up to
+      // a quarter of a second for a few hundred clicks rather than bringing each handful on its own.
+      fetchMinBytes: 128 * 1024,
+      fetchMaxWaitMs: 250,
+      // The partitions' round trips to Postgres and ClickHouse overlap; each partition stays in order.
+      partitionsConcurrently: 4,
     },
     projectBatch,
   );
@@ -153,23 +164,4 @@ export async function runClickProjector(options: ClickProjectorOptions) {
       await options.deadLetterProducer.disconnect();
     },
   };
-}
-
-/**
- * A projector killed between its offset commit and clearing its range leaves
- * the range behind. Harmless (the next batch of the partition starts past it
- * and overwrites it), but if that partition gets no more clicks the row would
- * stay, telling operators a batch is in flight when none is.
- */
-async function sweepSettledRanges(kafka: EventLogClient, groupId: string, topic: string, ranges: RangeStore) {
-  const admin = kafka.admin();
-  await admin.connect();
-  try {
-    for (const { partition, offset } of await admin.committedOffsets(groupId, topic)) {
-      // -1: nothing committed yet, so no range can be settled.
-      if (BigInt(offset) >= 0n) await ranges.clearSettled(partition, BigInt(offset));
-    }
-  } finally {
-    await admin.disconnect();
-  }
 }

@@ -1,6 +1,6 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { ClickRow } from './click-rows';
-import type { OffsetRange } from './ranges';
+import type { OffsetRange } from './batch-ledger';
 
 /** Where a batch of clicks came from: a topic, one of its partitions, and a range of consecutive offsets. */
 export interface ClickBatchSource {

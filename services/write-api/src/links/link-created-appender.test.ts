@@ -66,3 +66,28 @@ describe('kafkaLinkAppender', () => {
     await expect(d).resolves.toBeUndefined();
   });
 });
+
+describe('kafkaLinkAppender under a broker that does not answer', () => {
+  it('answers the caller when the deadline passes, and the next append still goes out after the stuck one', async () => {
+    jest.useFakeTimers();
+    try {
+      const { producer, sends } = heldProducer();
+      const append = kafkaLinkAppender(producer, 'links', 4000);
+      const stuck = append(event('aaa'));
+      const outcome = stuck.then(
+        () => 'confirmed',
+        (e: Error) => e.name,
+      );
+      await jest.advanceTimersByTimeAsync(4000);
+      await expect(outcome).resolves.toBe('AppendNotConfirmedError');
+      const next = append(event('bbb'));
+      sends[0]!.finish(new Error('request timed out'));
+      await jest.advanceTimersByTimeAsync(0);
+      expect(sends).toHaveLength(2);
+      sends[1]!.finish();
+      await expect(next).resolves.toBeUndefined();
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+});

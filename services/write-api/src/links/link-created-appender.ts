@@ -18,7 +18,7 @@ const MAX_BATCH = 500;
  * fails fails every append in it; each caller then settles its own claim.
  */
 export function kafkaLinkAppender(producer: LogProducer, topic: string, timeoutMs: number): AppendLinkCreated {
-  return groupCommit(
+  const append = groupCommit(
     async (events: LinkCreated[]) => {
       await appendEvents(producer, topic, events, (event) => event.data.slug, { timeoutMs });
       return events.map(() => undefined);
@@ -29,4 +29,25 @@ export function kafkaLinkAppender(producer: LogProducer, topic: string, timeoutM
     // they join, so none can fail the request for the others.
     { maxBatch: MAX_BATCH, onFailure: 'fail-all' },
   );
+  // The client's own retries can outlast the broker's timeout (a broker killed
+  // mid-request, then a new leader): a caller is answered within `timeoutMs`
+  // whatever the request does; unconfirmed, its claim waits for the settler.
+  return (event) => withinDeadline(append(event), timeoutMs);
+}
+
+export class AppendNotConfirmedError extends Error {
+  constructor(ms: number) {
+    super(`the event log did not confirm the append within ${ms} ms`);
+    this.name = 'AppendNotConfirmedError';
+  }
+}
+
+function withinDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new AppendNotConfirmedError(ms)), ms);
+  });
+  // A late failure of the work is the settler's to resolve, not an unhandled rejection.
+  work.catch(() => undefined);
+  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }

@@ -1,0 +1,39 @@
+import type { ClickHouseClient } from '@clickhouse/client';
+import type { ClickRow } from './click-rows';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * A click's event id is fixed when it is captured, and a redirector that does
+ * not know whether Kafka took a batch sends the same events again: the topic
+ * can then hold a click twice, at two offsets. Such a click is counted once:
+ * a row whose event id is in ClickHouse already, or earlier in the same
+ * batch, is not inserted. Duplicates share their link, time and partition
+ * (they are the same event, keyed by link), so the lookup reads the primary
+ * key's range of this batch's links and time span, nothing else.
+ */
+export async function withoutCountedClicks(clickhouse: ClickHouseClient, rows: ClickRow[]): Promise<ClickRow[]> {
+  const seen = new Set<string>();
+  const unique = rows.filter((row) => !seen.has(row.event_id) && seen.add(row.event_id));
+  if (unique.length === 0) return unique;
+  // Inlined, not bound: a batch can hold thousands of links, too many for URL parameters.
+  // Every link id was parsed as a UUID at the boundary; checked again as it enters SQL.
+  const list = (values: Iterable<string>) =>
+    [...values]
+      .map((v) => {
+        if (!UUID.test(v)) throw new Error(`not a UUID: ${v}`);
+        return `'${v}'`;
+      })
+      .join(',');
+  const times = unique.map((r) => r.clicked_at).sort();
+  const result = await clickhouse.query({
+    query: `SELECT toString(event_id) AS id FROM clicks
+             WHERE link_id IN (${list(new Set(unique.map((r) => r.link_id)))})
+               AND clicked_at BETWEEN {from:DateTime64(3, 'UTC')} AND {to:DateTime64(3, 'UTC')}
+               AND source_partition = {partition:UInt32}`,
+    query_params: { from: times[0], to: times[times.length - 1], partition: unique[0]!.source_partition },
+    format: 'JSONEachRow',
+  });
+  const counted = new Set((await result.json<{ id: string }>()).map((r) => r.id));
+  return counted.size === 0 ? unique : unique.filter((row) => !counted.has(row.event_id));
+}
