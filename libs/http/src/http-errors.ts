@@ -16,6 +16,7 @@ export const HTTP_ERRORS = {
   badUrl: { status: 400, error: 'Malformed request URL', code: 'malformed_url' },
   notFound: { status: 404, error: 'Not found', code: 'not_found' },
   requestTimeout: { status: 408, error: 'Request Timeout', code: 'request_timeout' },
+  expectationFailed: { status: 417, error: 'Expectation Failed', code: 'expectation_failed' },
   bodyTooLarge: { status: 413, error: 'Request body too large', code: 'body_too_large' },
   headersTooLarge: { status: 431, error: 'Request Header Fields Too Large', code: 'headers_too_large' },
   internal: { status: 500, error: 'Internal server error', code: 'internal' },

@@ -91,6 +91,19 @@ describe('createServer', () => {
     }
   });
 
+  it('answers a path that does not decode with a JSON 400, not echoing it back', async () => {
+    const app = build();
+    app.get('/:slug', async () => ({ ok: true }));
+    for (const url of ['/%zz', '/%E0%A4%A', '/%ED%A0%80', '/nope/%']) {
+      const res = await app.inject({ method: 'GET', url });
+      expect([url, res.statusCode, res.json()]).toEqual([
+        url,
+        400,
+        { error: 'Malformed request URL', code: 'malformed_url' },
+      ]);
+    }
+  });
+
   it('answers unknown routes with a JSON 404', async () => {
     const res = await build().inject({ method: 'GET', url: '/nope/nope' });
     expect(res.statusCode).toBe(404);
@@ -228,6 +241,36 @@ describe('errors of the HTTP layer, over a real socket', () => {
       status: 400,
       body: { error: 'Malformed HTTP request', code: 'malformed_request' },
     });
+  });
+
+  it('answers an HTTP/1.1 request without Host with a JSON 400 (Node alone sends an empty one)', async () => {
+    const answer = await raw([
+      { data: 'POST /echo HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}' },
+    ]);
+    expect(statusAndBody(answer)).toEqual({
+      status: 400,
+      body: { error: 'Malformed HTTP request', code: 'malformed_request' },
+    });
+  });
+
+  it('still serves an HTTP/1.0 request without Host', async () => {
+    const answer = await raw([
+      { data: 'POST /echo HTTP/1.0\r\nContent-Type: application/json\r\nContent-Length: 7\r\n\r\n{"a":1}' },
+    ]);
+    expect(statusAndBody(answer)).toEqual({ status: 200, body: { a: 1 } });
+  });
+
+  it('answers an Expect it cannot meet with a JSON 417 (Node alone sends an empty one)', async () => {
+    const answer = await raw([{ data: 'GET /healthz HTTP/1.1\r\nHost: a\r\nExpect: the-unexpected\r\n\r\n' }]);
+    expect(statusAndBody(answer)).toEqual({
+      status: 417,
+      body: { error: 'Expectation Failed', code: 'expectation_failed' },
+    });
+  });
+
+  it('answers CONNECT with a JSON 404, as any method without a route (Node alone drops the connection)', async () => {
+    const answer = await raw([{ data: 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n' }]);
+    expect(statusAndBody(answer)).toEqual({ status: 404, body: { error: 'Not found', code: 'not_found' } });
   });
 
   it('answers a body that never finishes (Content-Length larger than sent) with a JSON 408', async () => {

@@ -1,6 +1,13 @@
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
 import { isStorableJson } from '@shortlink/events';
 import { isDependencyOutage } from './dependency-outage';
 import { errorBody, HttpError } from './errors';
@@ -36,6 +43,78 @@ function parserError(error: NodeJS.ErrnoException): HttpErrorText {
 
 const toHttpError = (e: HttpErrorText) => new HttpError(e.status, e.error, e.code);
 
+/** An error written straight on the socket, beneath Node's HTTP server; the connection is closed after it. */
+function writeOnSocket(socket: Socket, { status, error, code }: HttpErrorText): void {
+  const body = JSON.stringify(errorBody(error, code));
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${error}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
+}
+
+/** An error answered by Node's HTTP server before fastify sees the request; the connection is closed after it. */
+function answerBeforeFastify(res: ServerResponse, { status, error, code }: HttpErrorText): void {
+  const body = JSON.stringify(errorBody(error, code));
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+    connection: 'close',
+  });
+  res.end(body);
+}
+
+/**
+ * Node's HTTP server under fastify. Node answers a few requests itself, before
+ * any handler, with an empty body: an HTTP/1.1 request without Host (400), an
+ * Expect other than 100-continue (417); and it drops a CONNECT without a word.
+ * Each is answered here instead, in the error format of every other answer.
+ */
+function createNodeServer(limits: HttpLimits, handler: (req: IncomingMessage, res: ServerResponse) => void) {
+  const server = createHttpServer(
+    {
+      // Node's own limits on a slow or stalled client (a body sent a byte at a
+      // time, a Content-Length larger than the body), checked every second.
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      keepAliveTimeout: limits.keepAliveTimeoutMs,
+      connectionsCheckingInterval: Math.min(1000, limits.headersTimeoutMs),
+      requireHostHeader: false,
+    },
+    (req, res) => {
+      // RFC 9112 3.2: an HTTP/1.1 request without Host is refused with a 400.
+      if (req.headers.host === undefined && req.httpVersion === '1.1') {
+        answerBeforeFastify(res, HTTP_ERRORS.malformedRequest);
+        return;
+      }
+      handler(req, res);
+    },
+  );
+  server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) =>
+    answerBeforeFastify(res, HTTP_ERRORS.expectationFailed),
+  );
+  // No route takes CONNECT: answered as any method without a route is.
+  server.on('connect', (_req: IncomingMessage, socket: Socket) => writeOnSocket(socket, HTTP_ERRORS.notFound));
+  return server;
+}
+
+/**
+ * A path that does not decode (`/%zz`) is refused by fastify before routing,
+ * through this handler and not the error handler; left to fastify, it would
+ * leave in another shape, echoing the path back.
+ */
+function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const known = FASTIFY_ERRORS[error.code];
+  if (known) {
+    void reply.code(known.status).send(errorBody(known.error, known.code));
+    return;
+  }
+  request.log.error({ err: error }, 'unhandled framework error');
+  void reply.code(500).send(errorBody(HTTP_ERRORS.internal.error, HTTP_ERRORS.internal.code));
+}
+
 /**
  * The one place that shapes HTTP errors: every error, from any route of any
  * service or from the HTTP layer beneath them, leaves as
@@ -52,30 +131,12 @@ export function createServer(options: ServerOptions): FastifyInstance {
     // own 503 for it has a body of another shape, and the process can still
     // serve it: the stores close only after the last request).
     return503OnClosing: false,
-    // Node's own limits on a slow or stalled client (a body sent a byte at a
-    // time, a Content-Length larger than the body), checked every second.
-    serverFactory: (handler: (req: IncomingMessage, res: ServerResponse) => void) =>
-      createHttpServer(
-        {
-          headersTimeout: limits.headersTimeoutMs,
-          requestTimeout: limits.requestTimeoutMs,
-          keepAliveTimeout: limits.keepAliveTimeoutMs,
-          connectionsCheckingInterval: Math.min(1000, limits.headersTimeoutMs),
-        },
-        handler,
-      ),
+    serverFactory: (handler: (req: IncomingMessage, res: ServerResponse) => void) => createNodeServer(limits, handler),
     clientErrorHandler: (error: NodeJS.ErrnoException, socket: Socket) => {
       if (error.code === 'ECONNRESET' || socket.destroyed) return;
-      const { status, error: text, code } = parserError(error);
-      const body = JSON.stringify(errorBody(text, code));
-      if (socket.writable) {
-        socket.write(
-          `HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-            `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-        );
-      }
-      socket.destroy();
+      writeOnSocket(socket, parserError(error));
     },
+    frameworkErrors: answerFrameworkError,
     // Slugs are case-sensitive in the contract; a trailing slash is not a
     // different resource. A path segment of any length reaches its route, which
     // answers it as the contract says (a 404 for an unknown slug), never a 414.
