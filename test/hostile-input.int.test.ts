@@ -1,0 +1,580 @@
+import { connect, type Socket } from 'node:net';
+import fc from 'fast-check';
+import { hashApiKey } from '@shortlink/accounts';
+import { eventually, infraEnv } from '@shortlink/testing';
+import { createKeyWithCli } from './support/cli';
+import {
+  ACCOUNTS,
+  analyticsCase,
+  anyCase,
+  cleanTag,
+  cleanUrl,
+  createCase,
+  freshSlug,
+  healthCase,
+  readCase,
+  redirectCase,
+  type Account,
+  type Endpoint,
+  type HostileCase,
+  type HostileWorld,
+} from './support/hostile-arbitraries';
+import { openTestInfra, type TestInfra } from './support/link-system';
+import { buildOnce, startProcess, type RunningProcess } from './support/processes';
+import { encodeRequest, exchange, type RawRequest, type RawResponse } from './support/raw-http';
+
+/**
+ * Hostile input at volume, property-based (fast-check): generated bodies,
+ * slugs, URLs, tags, headers, queries and paths for every endpoint of the
+ * real `npm start` process on Kafka, Postgres and ClickHouse, over raw TCP.
+ *
+ * Properties, for every request: no 5xx; every 4xx is JSON
+ * `{"error": text, "code": code}`; a 302 only for a slug that is stored, to the
+ * stored destination; a 200 or 201 only for the account whose key was sent,
+ * and nothing of one account visible to the other; a request that is hostile
+ * only where it must not matter gets what a plain request gets. Afterwards
+ * every stored link was answered 201, the service is healthy, and no click
+ * worker died. Then, over TCP: 200 idle connections and a 100 KB header do not
+ * stop normal requests, and a burst of 2,000 concurrent requests is answered.
+ *
+ * HOSTILE_RUNS sets how many generated requests the properties send (default
+ * 1,200, for `npm test`); `npm run test:hostile` sends 10,000. HOSTILE_SEED
+ * replays a failing run with the seed fast-check printed.
+ */
+const RUNS = Number(process.env.HOSTILE_RUNS ?? 1200);
+const SEED = process.env.HOSTILE_SEED === undefined ? undefined : Number(process.env.HOSTILE_SEED);
+const BURST = 2000;
+const PUBLIC_BASE_URL = 'https://sho.rt';
+/** A request that is answered later than this is a hang. */
+const ANSWER_WITHIN_MS = 15_000;
+
+const SHARES: Record<Exclude<Endpoint, never>, number> = {
+  create: 0.3,
+  read: 0.14,
+  analytics: 0.14,
+  redirect: 0.2,
+  any: 0.17,
+  health: 0.05,
+};
+const runsOf = (endpoint: Endpoint): number => Math.max(1, Math.round(RUNS * SHARES[endpoint]));
+
+let infra: TestInfra;
+let server: RunningProcess;
+let port: number;
+const world: HostileWorld & { slugs: Record<Account, string[]> } = {
+  keys: { pro: '', free: '' },
+  slugs: { pro: [], free: [] },
+};
+/** Every link the service answered 201 for, by slug: the model the properties are checked against. */
+const links = new Map<string, { owner: Account; destinationUrl: string }>();
+const tally = new Map<string, number>();
+let sent = 0;
+const started = Date.now();
+
+beforeAll(async () => {
+  buildOnce();
+  infra = await openTestInfra();
+  const env = infraEnv(process.env);
+  server = await startProcess('deploy/standalone/dist/main.js', {
+    KAFKA_BROKERS: infra.brokers.join(','),
+    KAFKA_TOPIC_PREFIX: infra.topicPrefix,
+    DATABASE_URL: infra.db.url,
+    CLICKHOUSE_URL: env.CLICKHOUSE_URL,
+    CLICKHOUSE_DATABASE: infra.clickhouseDatabase,
+    PUBLIC_BASE_URL,
+    // Behind a proxy, as in production: X-Forwarded-For garbage reaches the click path.
+    TRUST_PROXY: 'true',
+    ...(process.env.HOSTILE_LOG_LEVEL ? { LOG_LEVEL: process.env.HOSTILE_LOG_LEVEL } : {}),
+  });
+  port = Number(new URL(server.url).port);
+  const [pro, free] = await Promise.all(ACCOUNTS.map((plan) => createKeyWithCli({ DATABASE_URL: infra.db.url }, plan)));
+  world.keys = { pro: pro as string, free: free as string };
+  // A few links of each account, so that reads and redirects meet existing slugs from the first run on.
+  for (const owner of ACCOUNTS) {
+    for (const [url, i] of [
+      ['https://example.com/seed', 0],
+      ['https://exämple.com/ü?q=a b#frag', 1],
+      ['https://example.com\\@evil.example/', 2],
+    ] as const) {
+      const responses = await send(plainCreate(owner, { url, customSlug: `zq-seed-${owner}-${i}` }));
+      expect(responses[0]?.status).toBe(201);
+    }
+  }
+}, 120_000);
+
+afterAll(async () => {
+  console.log(
+    `[hostile] ${sent} requests in ${((Date.now() - started) / 1000).toFixed(1)} s (HOSTILE_RUNS=${RUNS}); ` +
+      `statuses: ${[...tally].map(([k, n]) => `${k}×${n}`).join(' ')}`,
+  );
+  if (server) {
+    const stopping = Date.now();
+    const exitCode = await server.stop();
+    // Its exit code is not asserted: on SIGTERM the preview worker first finishes the previews in flight, retries
+    // included (about 4 s for a destination that does not resolve, as no generated one does here), and after a run
+    // that created hundreds of links this can cross the 10 s grace on a loaded machine, which then exits with 1.
+    // That the process never crashed is asserted while it runs (see 'afterwards').
+    console.log(`[hostile] the process stopped in ${Date.now() - stopping} ms with code ${exitCode}`);
+    if (process.env.HOSTILE_LOG_LEVEL) console.log(server.output());
+  }
+  await infra?.close();
+});
+
+// ---------------------------------------------------------------- sending and checking
+
+const KNOWN_STATUSES = new Set([200, 201, 302, 400, 401, 403, 404, 405, 408, 409, 413, 415, 417, 431]);
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+function show(request: RawRequest): string {
+  const cut = (s: string, n = 160) => (s.length > n ? `${s.slice(0, n)}…(${s.length})` : s);
+  const body =
+    request.body === undefined
+      ? ''
+      : typeof request.body === 'string'
+        ? JSON.stringify(cut(request.body, 300))
+        : `bytes ${Buffer.from(request.body).subarray(0, 60).toString('hex')}`;
+  return [
+    `${JSON.stringify(request.method)} ${JSON.stringify(cut(request.target))} framing=${request.framing ?? 'content-length'}`,
+    ...request.headers.map(([n, v]) => `  ${JSON.stringify(cut(n, 40))}: ${JSON.stringify(cut(v, 80))}`),
+    `  body ${body}`,
+  ].join('\n');
+}
+
+/** The path of a request target as the router sees it: absolute form and fragment dropped, one trailing slash ignored. */
+function routedPath(target: string): string {
+  const path = target.replace(/^https?:\/\/[^/]*/i, '').split(/[?#]/)[0] ?? '';
+  return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+}
+
+const decoded = (segment: string): string | undefined => {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+};
+
+/** The slug a redirect path names, decoded as the router decodes it. */
+const redirectSlug = (target: string): string | undefined => {
+  const match = /^\/([^/]+)$/.exec(routedPath(target));
+  return match ? decoded(match[1] as string) : undefined;
+};
+
+/** The slug and route of an API read path. */
+const apiSlug = (target: string): { slug?: string; analytics: boolean } | undefined => {
+  const match = /^\/api\/v1\/links\/([^/]+)(\/analytics)?$/.exec(routedPath(target));
+  return match ? { slug: decoded(match[1] as string), analytics: match[2] !== undefined } : undefined;
+};
+
+/** What the body decodes to on the server, if it is JSON at all (a leading byte order mark is skipped, as RFC 8259 allows). */
+function parsedBody(request: RawRequest): unknown {
+  if (request.body === undefined) return undefined;
+  try {
+    return JSON.parse(
+      Buffer.from(request.body)
+        .toString('utf8')
+        .replace(/^\ufeff/, ''),
+    ) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The destination the redirector may serve for a slug: the projection's, or the committed claim's. */
+async function storedDestination(slug: string): Promise<string | undefined> {
+  const { rows } = await infra.pool.query<{ destination_url: string }>(
+    `SELECT destination_url FROM links WHERE slug = $1
+     UNION ALL SELECT destination_url FROM slug_claims WHERE slug = $1 AND state = 'committed' LIMIT 1`,
+    [slug],
+  );
+  return rows[0]?.destination_url;
+}
+
+const PLAN_RANGES: Record<Account, readonly string[]> = { pro: ['7d', '30d', '90d', 'all'], free: ['7d', '30d'] };
+
+/** The status a clean case must get (one of several when the model cannot tell). */
+function expectedStatuses(c: HostileCase): number[] | undefined {
+  if (!c.clean || c.endpoint === 'any') return undefined;
+  if (c.endpoint === 'health') return [200];
+  if (c.endpoint === 'redirect') return [c.slug !== undefined && links.has(c.slug) ? 302 : 404];
+  if (!c.authenticates || c.account === null) return [401];
+  const owned = c.slug !== undefined && links.get(c.slug)?.owner === c.account;
+  if (c.endpoint === 'read') return [owned ? 200 : 404];
+  if (c.endpoint === 'analytics') {
+    if (!PLAN_RANGES[c.account].includes(c.range ?? '7d')) return [403];
+    return [owned ? 200 : 404];
+  }
+  if (c.endpoint === 'create') {
+    const slug = (parsedBody(c.request) as { customSlug?: string } | undefined)?.customSlug;
+    return [slug !== undefined && links.has(slug) ? 409 : 201];
+  }
+  return undefined;
+}
+
+/**
+ * Checks one exchange against every property; throws a readable violation.
+ * Under overload a JSON 503 is an answer too.
+ */
+async function check(c: HostileCase, responses: RawResponse[], overload = false): Promise<void> {
+  const fail = (what: string, r?: RawResponse): never => {
+    throw new Error(
+      `${what}\n${show(c.request)}\n← ${r ? `${r.status} ${JSON.stringify(r.headers)} ${r.body.slice(0, 300)}` : ''}`,
+    );
+  };
+  // Before this answer changes the model (a 201 adds its link).
+  const expected = expectedStatuses(c);
+  const [first, ...leftovers] = responses;
+  if (!first) return fail('no response');
+  for (const [i, r] of responses.entries()) {
+    const tallyKey = `${c.endpoint}:${r.status}`;
+    tally.set(tallyKey, (tally.get(tallyKey) ?? 0) + 1);
+    if (r.status >= 500 && !(overload && r.status === 503)) fail('a 5xx', r);
+    if (!KNOWN_STATUSES.has(r.status) && r.status < 500) fail(`an unexpected status ${r.status}`, r);
+    if (i > 0 && r.status < 400) fail('a second request smuggled in the first one was served', r);
+    if (r.status >= 400) {
+      if (!/^application\/json\b/i.test(r.headers['content-type'] ?? '')) fail('an error that is not JSON', r);
+      const head = i === 0 && c.request.method === 'HEAD';
+      if (!head) {
+        let body: unknown;
+        try {
+          body = JSON.parse(r.body);
+        } catch {
+          fail('an error body that does not parse', r);
+        }
+        const shape = body as Record<string, unknown>;
+        if (typeof shape !== 'object' || shape === null || Array.isArray(shape))
+          fail('an error body that is no object', r);
+        if (typeof shape.error !== 'string' || shape.error === '') fail('an error body without an error text', r);
+        if (typeof shape.code !== 'string' || !/^[a-z_]+$/.test(shape.code)) fail('an error body without a code', r);
+        const extra = Object.keys(shape).filter((k) => k !== 'error' && k !== 'code');
+        if (extra.length > 0) fail(`an error body with more than error and code: ${extra.join(', ')}`, r);
+      }
+    }
+  }
+  void leftovers;
+  const r = first;
+  const path = routedPath(c.request.target);
+
+  if (r.status === 302) {
+    if (c.request.method !== 'GET' && c.request.method !== 'HEAD')
+      fail('a redirect for a method other than GET or HEAD', r);
+    const slug = redirectSlug(c.request.target);
+    if (slug === undefined) fail('a redirect for a path that names no slug', r);
+    const stored = await storedDestination(slug as string);
+    if (stored === undefined) fail(`a redirect for ${JSON.stringify(slug)}, which is not stored`, r);
+    if (r.headers.location !== new URL(stored as string).href) fail(`a redirect not to the stored ${stored}`, r);
+  }
+
+  if (r.status === 201) {
+    if (c.request.method !== 'POST' || path !== '/api/v1/links') fail('a 201 that is no link creation', r);
+    if (c.account === null) fail('a link created without a key', r);
+    const link = JSON.parse(r.body) as Record<string, unknown>;
+    const sentBody = parsedBody(c.request) as Record<string, unknown> | undefined;
+    const slug = link.slug as string;
+    if (typeof slug !== 'string' || !/^[a-z0-9-]{3,30}$/.test(slug)) fail('a created slug of the wrong shape', r);
+    if (!UUID.test(String(link.id)) || link.shortUrl !== `${PUBLIC_BASE_URL}/${slug}`)
+      fail('a Link of the wrong shape', r);
+    if (link.destinationUrl !== sentBody?.url) fail('a created destination that is not the one sent', r);
+    if (typeof sentBody?.customSlug === 'string' && slug !== sentBody.customSlug) fail('not the custom slug sent', r);
+    if (link.tag !== (sentBody?.tag ?? null)) fail('a created tag that is not the one sent', r);
+    if (links.has(slug)) fail('a slug created twice', r);
+    const owner = c.account as Account;
+    links.set(slug, { owner, destinationUrl: link.destinationUrl as string });
+    world.slugs[owner].push(slug);
+  }
+
+  if (r.status === 200) {
+    const api = apiSlug(c.request.target);
+    if (api) {
+      if (c.account === null) fail('an API read answered without a key', r);
+      const link = api.slug === undefined ? undefined : links.get(api.slug);
+      if (!link) fail('a 200 for a link that was never created', r);
+      if (link?.owner !== c.account) fail(`another account's link shown to ${c.account}`, r);
+      const body = JSON.parse(r.body) as Record<string, unknown>;
+      if (body.slug !== api.slug) fail('a read of another slug', r);
+      if (!api.analytics && body.destinationUrl !== link?.destinationUrl) fail('a read of another destination', r);
+    } else if (!/^\/(healthz|metrics)$/.test(path)) {
+      fail('a 200 for a path with no resource', r);
+    }
+  }
+
+  if (expected && !expected.includes(r.status) && !(overload && r.status === 503)) {
+    fail(`a clean ${c.endpoint} answered ${r.status}, not ${expected.join(' or ')}`, r);
+  }
+}
+
+async function send(c: HostileCase, overload = false): Promise<RawResponse[]> {
+  sent++;
+  let responses: RawResponse[];
+  try {
+    responses = await exchange(port, encodeRequest(c.request), {
+      timeoutMs: overload ? 90_000 : ANSWER_WITHIN_MS,
+      head: c.request.method === 'HEAD',
+    });
+  } catch (error) {
+    throw new Error(`no answer (${(error as Error).message})\n${show(c.request)}`);
+  }
+  await check(c, responses, overload);
+  return responses;
+}
+
+function plainCreate(owner: Account, body: Record<string, string>): HostileCase {
+  return {
+    endpoint: 'create',
+    request: {
+      method: 'POST',
+      target: '/api/v1/links',
+      headers: [
+        ['Host', '127.0.0.1'],
+        ['Authorization', `Bearer ${world.keys[owner]}`],
+        ['Content-Type', 'application/json'],
+      ],
+      body: JSON.stringify(body),
+    },
+    account: owner,
+    authenticates: true,
+    clean: true,
+  };
+}
+
+function plainGet(target: string, endpoint: Endpoint, account: Account | null, extra: Partial<HostileCase> = {}) {
+  const headers: Array<readonly [string, string]> = [['Host', '127.0.0.1']];
+  if (account) headers.push(['Authorization', `Bearer ${world.keys[account]}`]);
+  return {
+    endpoint,
+    request: { method: 'GET', target, headers },
+    account,
+    authenticates: account !== null,
+    clean: true,
+    ...extra,
+  } satisfies HostileCase;
+}
+
+const property = (arbitrary: fc.Arbitrary<HostileCase>, numRuns: number) =>
+  fc.assert(
+    fc.asyncProperty(arbitrary, async (c) => {
+      await send(c);
+    }),
+    { numRuns, seed: SEED, verbose: 1 },
+  );
+
+const timeFor = (runs: number) => 60_000 + runs * 200;
+
+// ---------------------------------------------------------------- the properties
+
+describe('hostile input, generated (fast-check)', () => {
+  it(
+    `POST /api/v1/links: ${runsOf('create')} generated requests`,
+    async () => {
+      await property(createCase(world), runsOf('create'));
+    },
+    timeFor(runsOf('create')),
+  );
+
+  it(
+    `GET /api/v1/links/:slug: ${runsOf('read')} generated requests`,
+    async () => {
+      await property(readCase(world), runsOf('read'));
+    },
+    timeFor(runsOf('read')),
+  );
+
+  it(
+    `GET /api/v1/links/:slug/analytics: ${runsOf('analytics')} generated requests`,
+    async () => {
+      await property(analyticsCase(world), runsOf('analytics'));
+    },
+    timeFor(runsOf('analytics')),
+  );
+
+  it(
+    `GET and HEAD /:slug: ${runsOf('redirect')} generated requests`,
+    async () => {
+      await property(redirectCase(world), runsOf('redirect'));
+    },
+    timeFor(runsOf('redirect')),
+  );
+
+  it(
+    `any method on any path: ${runsOf('any')} generated requests`,
+    async () => {
+      await property(anyCase(world), runsOf('any'));
+    },
+    timeFor(runsOf('any')),
+  );
+
+  it(
+    `GET /healthz: ${runsOf('health')} generated requests`,
+    async () => {
+      await property(healthCase(world), runsOf('health'));
+    },
+    timeFor(runsOf('health')),
+  );
+
+  it('met every kind of answer, not only refusals', () => {
+    const seen = (key: string) => tally.get(key) ?? 0;
+    // Too few runs (a quick HOSTILE_RUNS=100 while debugging) may miss some by chance.
+    if (RUNS < 500) return;
+    const kinds = ['create:201', 'create:400', 'create:401', 'create:409', 'create:413', 'read:200', 'read:404'];
+    kinds.push('analytics:200', 'analytics:400', 'analytics:403', 'redirect:302', 'redirect:404', 'any:404');
+    expect(kinds.filter((kind) => seen(kind) === 0)).toEqual([]);
+  });
+
+  it('stored exactly the links it answered 201 for, each under its owner', async () => {
+    const accountIds = new Map<string, Account>();
+    for (const owner of ACCOUNTS) {
+      const { rows } = await infra.pool.query<{ account_id: string }>(
+        'SELECT account_id FROM api_keys WHERE key_hash = $1',
+        [hashApiKey(world.keys[owner])],
+      );
+      accountIds.set(rows[0]?.account_id as string, owner);
+    }
+    const { rows } = await infra.pool.query<{ slug: string; account_id: string; destination_url: string }>(
+      `SELECT slug, account_id, destination_url FROM slug_claims`,
+    );
+    const stored = new Map(
+      rows.map((row) => [row.slug, { owner: accountIds.get(row.account_id), destinationUrl: row.destination_url }]),
+    );
+    expect(stored).toEqual(links);
+    // The projection catches up with the same links.
+    await eventually(async () => {
+      const { rows: projected } = await infra.pool.query<{ n: string }>('SELECT count(*) AS n FROM links');
+      return Number(projected[0]?.n) === links.size ? true : undefined;
+    }, 30_000);
+  }, 60_000);
+});
+
+describe('over TCP', () => {
+  /** A clean create and its redirect, read and analytics: what must keep working. */
+  async function normalTraffic(): Promise<void> {
+    const slug = fc.sample(freshSlug, 1)[0] as string;
+    const url = fc.sample(cleanUrl, 1)[0] as string;
+    const tag = fc.sample(cleanTag, 1)[0] as string;
+    const [created] = await send(plainCreate('pro', { url, customSlug: slug, tag }));
+    expect(created?.status).toBe(201);
+    const [redirected] = await send(plainGet(`/${slug}`, 'redirect', null, { slug }));
+    expect([redirected?.status, redirected?.headers.location]).toEqual([302, new URL(url).href]);
+    const [read] = await send(plainGet(`/api/v1/links/${slug}`, 'read', 'pro', { slug }));
+    expect(read?.status).toBe(200);
+    const [hidden] = await send(plainGet(`/api/v1/links/${slug}`, 'read', 'free', { slug }));
+    expect(hidden?.status).toBe(404);
+    const [health] = await send(plainGet('/healthz', 'health', null));
+    expect(health?.status).toBe(200);
+  }
+
+  it('200 idle connections and a 100 KB header do not stop normal requests', async () => {
+    const idle: Socket[] = await Promise.all(
+      Array.from(
+        { length: 200 },
+        (_, i) =>
+          new Promise<Socket>((resolve, reject) => {
+            const socket = connect(port, '127.0.0.1', () => {
+              // Half say nothing at all; half start a request and stall in its headers.
+              if (i % 2 === 1) socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ');
+              resolve(socket);
+            });
+            socket.on('error', reject);
+          }),
+      ),
+    );
+    try {
+      const big = await send({
+        endpoint: 'any',
+        request: {
+          method: 'GET',
+          target: '/healthz',
+          headers: [
+            ['Host', '127.0.0.1'],
+            ['X-Big', 'b'.repeat(100_000)],
+          ],
+        },
+        account: null,
+        authenticates: false,
+        clean: false,
+      });
+      expect(big[0]?.status).toBe(431);
+      expect(JSON.parse(big[0]?.body ?? '')).toEqual({
+        error: 'Request Header Fields Too Large',
+        code: 'headers_too_large',
+      });
+      const before = Date.now();
+      await normalTraffic();
+      expect(Date.now() - before).toBeLessThan(10_000);
+      expect(idle.filter((s) => !s.destroyed).length).toBe(200);
+    } finally {
+      for (const socket of idle) socket.destroy();
+    }
+  }, 60_000);
+
+  it(`a burst of ${BURST} concurrent requests is answered: 2xx, 3xx, 4xx or a JSON 503, never a hang`, async () => {
+    const hostile = fc.sample(fc.oneof(createCase(world), anyCase(world), redirectCase(world)), BURST / 10);
+    const linked = [...links.entries()];
+    const cases = Array.from({ length: BURST }, (_, i): HostileCase => {
+      const [slug, link] = linked[i % linked.length] as [string, { owner: Account }];
+      switch (i % 10) {
+        case 0:
+        case 1:
+        case 2:
+        case 3:
+          return {
+            ...plainGet(`/${slug}`, 'redirect', null, { slug }),
+            request: {
+              method: 'GET',
+              target: `/${slug}`,
+              headers: [
+                ['Host', '127.0.0.1'],
+                ['User-Agent', 'Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0.0.0 Safari/537.36'],
+                ['X-Forwarded-For', `203.0.113.${i % 250}`],
+              ],
+            },
+          };
+        case 4:
+        case 5:
+          return plainCreate(i % 4 === 0 ? 'pro' : 'free', { url: `https://example.com/burst/${i}` });
+        case 6:
+          return plainGet(`/api/v1/links/${slug}`, 'read', link.owner, { slug });
+        case 7:
+          return plainGet(`/api/v1/links/${slug}/analytics?range=30d`, 'analytics', link.owner, {
+            slug,
+            range: '30d',
+          });
+        case 8:
+          return plainGet('/healthz', 'health', null);
+        default:
+          return hostile[Math.floor(i / 10)] as HostileCase;
+      }
+    });
+    const before = Date.now();
+    const outcomes = await Promise.allSettled(cases.map((c) => send(c, true)));
+    const seconds = (Date.now() - before) / 1000;
+    const failures = outcomes.flatMap((o) => (o.status === 'rejected' ? [String(o.reason)] : []));
+    const unavailable = tally.get('create:503') ?? 0;
+    console.log(`[hostile] burst of ${BURST} answered in ${seconds.toFixed(1)} s; ${unavailable} creates answered 503`);
+    expect(failures.slice(0, 5)).toEqual([]);
+    // Still serving afterwards.
+    await normalTraffic();
+  }, 180_000);
+});
+
+describe('afterwards', () => {
+  it('is healthy: /healthz 200, a create and its redirect work, no click worker died or dropped a click', async () => {
+    // Still the process started at first: it never crashed.
+    expect(() => process.kill(server.pid, 0)).not.toThrow();
+    const [health] = await send(plainGet('/healthz', 'health', null));
+    expect(health?.status).toBe(200);
+    const slug = fc.sample(freshSlug, 1)[0] as string;
+    const [created] = await send(plainCreate('free', { url: 'https://example.com/after', customSlug: slug }));
+    expect(created?.status).toBe(201);
+    const [redirected] = await send(plainGet(`/${slug}`, 'redirect', null, { slug }));
+    expect(redirected?.headers.location).toBe('https://example.com/after');
+    const metric = (text: string, name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1]);
+    const metrics = await eventually(async () => {
+      const [res] = await send(plainGet('/metrics', 'any', null));
+      const text = res?.body ?? '';
+      return metric(text, 'shortlink_click_queue_depth') === 0 ? text : undefined;
+    }, 30_000);
+    expect(metric(metrics, 'shortlink_click_worker_restarts_total')).toBe(0);
+    expect(metric(metrics, 'shortlink_clicks_dropped_total')).toBe(0);
+    expect(metric(metrics, 'shortlink_clicks_sent_total')).toBe(metric(metrics, 'shortlink_clicks_queued_total'));
+  }, 60_000);
+});

@@ -1,0 +1,807 @@
+import fc from 'fast-check';
+import type { RawRequest } from './raw-http';
+
+/**
+ * Generators of what hostile and careless clients send: request bodies,
+ * slugs, URLs, tags, headers, query strings and paths, for every endpoint.
+ * Each case says what it is allowed to change: a `clean` case is hostile only
+ * in what must not matter (odd but valid headers, an encoded slug), so its
+ * outcome is known; any other case may be refused, but only as the contract
+ * says (a JSON 4xx), never with a 5xx, a hang or a link it should not make.
+ */
+
+export type Account = 'pro' | 'free';
+export const ACCOUNTS: readonly Account[] = ['pro', 'free'];
+
+export type Endpoint = 'create' | 'read' | 'analytics' | 'redirect' | 'health' | 'any';
+
+export interface HostileCase {
+  endpoint: Endpoint;
+  request: RawRequest;
+  /** The account the first Authorization line carries a key of: the only one it may authenticate as. */
+  account: Account | null;
+  /** A well-formed bearer of that key, so the request must authenticate. */
+  authenticates: boolean;
+  /** Hostile only where it must not matter: the outcome is what a plain request gets. */
+  clean: boolean;
+  /** For reads, analytics and redirects: the slug the path names, when it names one plainly. */
+  slug?: string;
+  /** For analytics: the `range` the query gives, when it is one plain value (absent: the default). */
+  range?: string | null;
+}
+
+/** What the generators need from the running test: the keys, and the links made so far. */
+export interface HostileWorld {
+  keys: Readonly<Record<Account, string>>;
+  /** Slugs of links created so far, by owner (read when a case is generated). */
+  slugs: Readonly<Record<Account, readonly string[]>>;
+}
+
+// ---------------------------------------------------------------- text
+
+const CONTROL = [
+  '\u0000',
+  '\u0001',
+  '\u0007',
+  '\b',
+  '\t',
+  '\n',
+  '\r',
+  '\u000b',
+  '\u001b',
+  '\u007f',
+  '\u0085',
+  '\u009f',
+];
+/** Text no store can hold (U+0000, lone surrogates) and text that fools eyes and parsers. */
+const POISON = [
+  '\u0000',
+  '\ud800',
+  '\udbff',
+  '\udc00',
+  '\udfff',
+  '\ufeff',
+  '\ufffe',
+  '\uffff',
+  '\u2028',
+  '\u202e',
+  '\u200b',
+];
+const PRINTABLE = ['a', 'Z', '9', '-', '_', '.', '/', '%', '?', '#', '&', '=', '@', ':', ';', '\\', '"', "'", '<', '>'];
+const WIDE = [' ', '€', 'ü', '日本', '😀', 'é', 'İ', 'ß', 'ﬀ', 'Ω', '\u0301'];
+
+const anyCodePoint = fc.string({ unit: 'binary', minLength: 1, maxLength: 1 });
+
+/** Any text at all: printable, wide, control characters, U+0000 and lone surrogates. */
+export const hostileText = (maxLength = 40): fc.Arbitrary<string> =>
+  fc.string({
+    unit: fc.oneof(
+      { weight: 4, arbitrary: fc.constantFrom(...PRINTABLE) },
+      { weight: 2, arbitrary: fc.constantFrom(...WIDE) },
+      { weight: 1, arbitrary: fc.constantFrom(...CONTROL, ...POISON) },
+      { weight: 1, arbitrary: anyCodePoint },
+    ),
+    maxLength,
+  });
+
+/** Text a header can carry as it is: no control characters (any other code point goes out as UTF-8 obs-text). */
+const headerText = (maxLength = 40): fc.Arbitrary<string> =>
+  fc
+    .string({
+      unit: fc.oneof(
+        { weight: 4, arbitrary: fc.constantFrom(...PRINTABLE, ' ', ',', '(', ')', '[', ']', '{', '}') },
+        { weight: 1, arbitrary: fc.constantFrom(...WIDE) },
+        { weight: 1, arbitrary: anyCodePoint },
+      ),
+      maxLength,
+    })
+    // eslint-disable-next-line no-control-regex -- control characters are what a valid header value cannot hold
+    .map((s) => s.replace(/[\u0000-\u0008\u000a-\u001f\u007f]/g, '').trim());
+
+/** A long run of one character: past every limit (URL 2048, tag 100, body 64 KiB). */
+const hugeText = (min: number, max: number): fc.Arbitrary<string> =>
+  fc
+    .tuple(fc.constantFrom('a', 'é', '😀', '%', '-', '\u0000', '\ud800'), fc.integer({ min, max }))
+    .map(([c, n]) => c.repeat(Math.ceil(n / c.length)));
+
+// ---------------------------------------------------------------- slugs, URLs, tags
+
+/** Slugs no link can have yet: a prefix no reserved word starts with keeps them off the reserved list. */
+export const freshSlug = fc.stringMatching(/^[a-z0-9-]{2,28}$/).map((s) => `zq${s}`);
+
+const RESERVED = ['api', 'admin', 'docs', 'healthz', 'metrics', 'login', 'favicon.ico', 'robots.txt', '.well-known'];
+
+/** A slug of a link already made (by the given owner, or either), or a fresh one when there is none yet. */
+const existingSlug = (world: HostileWorld, owner?: Account): fc.Arbitrary<string> =>
+  fc.tuple(fc.constantFrom(...ACCOUNTS), fc.nat(), freshSlug).map(([who, i, fallback]) => {
+    const slugs = world.slugs[owner ?? who];
+    return slugs.length > 0 ? (slugs[i % slugs.length] as string) : fallback;
+  });
+
+const invalidSlug = fc.oneof(
+  fc.constantFrom('', 'ab', 'a'.repeat(31), 'Upper', 'has space', 'under_score', 'dot.dot', 'a/b', '..', '%2e%2e'),
+  fc.constantFrom('ünï', '😀😀😀', 'abc\u0000', 'abc\n', ' abc', 'abc ', '\ud800bc', '-'.repeat(31)),
+  hostileText(40),
+  hugeText(31, 5000),
+);
+
+/** URLs the contract accepts: http(s), a host that is not this service, at most 2048 characters. */
+export const cleanUrl: fc.Arbitrary<string> = fc.oneof(
+  fc
+    .webUrl({ validSchemes: ['http', 'https'], withQueryParameters: true, withFragments: true })
+    .filter((url) => url.length <= 2048 && !/localhost|sho\.rt/i.test(new URL(url).hostname)),
+  fc
+    .tuple(
+      fc.constantFrom(
+        'https://example.com',
+        'http://example.org:8080',
+        'https://exämple.com',
+        'https://xn--mnchen-3ya.de',
+      ),
+      fc.string({ unit: fc.constantFrom(...PRINTABLE.filter((c) => c !== '"'), ...WIDE.filter((c) => c !== ' ')) }),
+    )
+    .map(([origin, path]) => `${origin}/${path}`),
+  fc.constantFrom(
+    'https://example.com\\@evil.example/',
+    'https://example.com/a b c',
+    'https://example.com/?q=<script>alert(1)</script>',
+    'https://例え.テスト/パス?クエリ=値#断片',
+    'https://example.com/%zz%%/..%2f../',
+    'HTTPS://EXAMPLE.COM/UPPER',
+    'https://example.com:443/default-port',
+    'http://[2001:db8::1]/ipv6',
+    'https://8.8.8.8/ip',
+  ),
+);
+
+const hostileUrl: fc.Arbitrary<string> = fc.oneof(
+  fc.constantFrom(
+    '',
+    ' ',
+    'not a url',
+    'javascript:alert(1)',
+    'data:text/html,<script>alert(1)</script>',
+    'ftp://example.com/file',
+    'file:///etc/passwd',
+    'https://',
+    '//example.com/',
+    'https:example.com',
+    'https://user:pass@example.com/',
+    'https://user@example.com/',
+    'https://sho.rt/self',
+    'http://localhost:3000/x',
+    'http://127.0.0.1/',
+    'http://0x7f.1/',
+    'http://[::1]/',
+    'http://0.0.0.0/',
+    'https://example.com:99999/',
+    'http://a b.com/',
+    ' https://example.com/',
+    'https://example.com/ ',
+    'https://example.com/\t',
+    'https://example.com/\u0000',
+    'https://example.com/\ud800',
+    'https://example.com/\u0085',
+  ),
+  fc.tuple(cleanUrl, hostileText(30)).map(([url, tail]) => url + tail),
+  fc.tuple(hostileText(10), cleanUrl).map(([head, url]) => head + url),
+  fc.integer({ min: 2030, max: 2070 }).map((n) => `https://example.com/${'a'.repeat(n - 20)}`),
+  hugeText(2049, 70_000).map((s) => `https://example.com/${s}`),
+  hostileText(60),
+);
+
+export const cleanTag: fc.Arbitrary<string> = fc.string({
+  unit: fc.constantFrom(...PRINTABLE, ...WIDE),
+  minLength: 1,
+  maxLength: 50,
+});
+
+const hostileTag: fc.Arbitrary<string> = fc.oneof(
+  fc.constant(''),
+  hostileText(120),
+  hugeText(101, 60_000),
+  fc.constantFrom('a\u0000b', '\ud800', 'tab\there', 'line\nbreak', '\u009f', 'x'.repeat(100), 'x'.repeat(101)),
+);
+
+// ---------------------------------------------------------------- JSON bodies
+
+/** A JSON value of the wrong kind: numbers at the edges, arrays, objects, booleans. */
+const wrongType: fc.Arbitrary<string> = fc.oneof(
+  fc.constantFrom('0', '-0', '1e308', '1e999', '-1', '3.14', 'true', 'false', '[]', '{}', '[null]', '""'),
+  fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)),
+);
+
+/** Nesting deep enough to overflow a recursive walk, within the 64 KiB body limit and past it. */
+const deeplyNested: fc.Arbitrary<string> = fc
+  .tuple(fc.integer({ min: 50, max: 40_000 }), fc.constantFrom('array', 'object', 'mixed'))
+  .map(([depth, shape]) =>
+    shape === 'array'
+      ? '['.repeat(depth) + ']'.repeat(depth)
+      : shape === 'object'
+        ? '{"a":'.repeat(depth) + '1' + '}'.repeat(depth)
+        : '[{"a":'.repeat(depth / 2) + '"\\u0000"' + '}]'.repeat(depth / 2),
+  );
+
+/** A field's value as JSON text: usually a string of the kind asked for, sometimes anything at all. */
+const field = (text: fc.Arbitrary<string>): fc.Arbitrary<string> =>
+  fc.oneof(
+    { weight: 8, arbitrary: text.map((s) => JSON.stringify(s)) },
+    { weight: 1, arbitrary: fc.constant('null') },
+    { weight: 1, arbitrary: wrongType },
+    { weight: 1, arbitrary: deeplyNested },
+  );
+
+/** Keys that poison prototypes, shadow fields, or are no text a store can hold. */
+const hostileKey = fc.oneof(
+  fc.constantFrom('__proto__', 'constructor', 'prototype', 'url', 'customSlug', 'tag', 'toString', 'hasOwnProperty'),
+  fc.constantFrom('', ' ', 'URL', 'custom_slug', '\u0000', '\ud800', 'a'.repeat(1000)),
+  hostileText(20),
+);
+const hostileValue = fc.oneof(
+  fc.constantFrom('{"prototype":{"polluted":true}}', '{"polluted":true}', '{"__proto__":{"polluted":true}}'),
+  wrongType,
+  hostileText(30).map((s) => JSON.stringify(s)),
+);
+
+export interface BodyCase {
+  body: string | Uint8Array;
+  /** A plain, valid create: the outcome is a 201 (or a 409 when its slug is taken). */
+  clean: boolean;
+}
+
+const objectText = (fields: ReadonlyArray<readonly [string, string]>): string =>
+  `{${fields.map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(',')}}`;
+
+/** Create bodies: valid-ish objects with one or more hostile parts, and things that are no JSON object at all. */
+export function createBody(world: HostileWorld): fc.Arbitrary<BodyCase> {
+  const cleanFields = fc.record(
+    {
+      url: cleanUrl,
+      customSlug: freshSlug,
+      tag: cleanTag,
+    },
+    { requiredKeys: ['url'] },
+  );
+  const clean: fc.Arbitrary<BodyCase> = cleanFields.map((fields) => ({
+    body: objectText(Object.entries(fields).map(([k, v]) => [k, JSON.stringify(v)] as const)),
+    clean: true,
+  }));
+  const validIsh: fc.Arbitrary<BodyCase> = fc
+    .record(
+      {
+        url: fc.oneof({ weight: 3, arbitrary: field(cleanUrl) }, { weight: 2, arbitrary: field(hostileUrl) }),
+        customSlug: fc.oneof(
+          field(freshSlug),
+          field(existingSlug(world)),
+          field(fc.constantFrom(...RESERVED)),
+          field(fc.stringMatching(/^[a-z0-9]{3}$/)),
+          field(invalidSlug),
+        ),
+        tag: fc.oneof(field(cleanTag), field(hostileTag)),
+        extra: fc.array(fc.tuple(hostileKey, hostileValue), { maxLength: 3 }),
+      },
+      { requiredKeys: [] },
+    )
+    .map(({ extra, ...known }) => ({
+      body: objectText([...Object.entries(known), ...(extra ?? [])]),
+      clean: false,
+    }));
+  const notAnObject: fc.Arbitrary<BodyCase> = fc
+    .oneof(
+      wrongType,
+      deeplyNested,
+      fc.constantFrom('', ' ', 'null', '"https://example.com"', '["https://example.com"]', '{', '{"url":', '}{'),
+      fc.constantFrom('{"url":"https://example.com",}', "{'url':'https://example.com'}", '{url:"https://example.com"}'),
+      fc.constantFrom(
+        '{"url":"https://example.com"} {"url":"https://example.org"}',
+        '{"url":"\\x41"}',
+        '{"url":"\\u12"}',
+      ),
+      fc.constantFrom('\ufeff{"url":"https://example.com"}', '/*c*/{"url":"https://example.com"}', '{"url":NaN}'),
+      hostileText(200),
+    )
+    .map((body) => ({ body, clean: false }));
+  const bytes: fc.Arbitrary<BodyCase> = fc.oneof(
+    fc.uint8Array({ maxLength: 512 }).map((body) => ({ body, clean: false })),
+    // Bytes that are no UTF-8 inside a string: a lone continuation byte, an overlong slash, an encoded surrogate.
+    fc
+      .tuple(
+        cleanUrl,
+        fc.constantFrom([0xff], [0x80], [0xc3], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80]),
+      )
+      .map(([url, bad]) => ({
+        body: Buffer.concat([Buffer.from(`{"url":"${url}`), Buffer.from(bad), Buffer.from('"}')]),
+        clean: false,
+      })),
+  );
+  const truncated: fc.Arbitrary<BodyCase> = fc.tuple(cleanFields, fc.nat()).map(([fields, cut]) => {
+    const text = JSON.stringify(fields);
+    return { body: text.slice(0, cut % text.length), clean: false };
+  });
+  const huge: fc.Arbitrary<BodyCase> = hugeText(60_000, 70_000).map((s) => ({
+    body: JSON.stringify({ url: 'https://example.com/', tag: s }),
+    clean: false,
+  }));
+  return fc.oneof(
+    { weight: 4, arbitrary: clean },
+    { weight: 8, arbitrary: validIsh },
+    { weight: 2, arbitrary: notAnObject },
+    { weight: 1, arbitrary: bytes },
+    { weight: 1, arbitrary: truncated },
+    { weight: 1, arbitrary: huge },
+  );
+}
+
+// ---------------------------------------------------------------- headers
+
+interface AuthCase {
+  lines: readonly string[];
+  account: Account | null;
+  authenticates: boolean;
+}
+
+/** Authorization as sent right, sent wrong, sent twice, or not at all; each account's key side by side. */
+export function authorization(world: HostileWorld): fc.Arbitrary<AuthCase> {
+  const keyOf = fc.constantFrom(...ACCOUNTS);
+  const valid = fc
+    .tuple(keyOf, fc.constantFrom('Bearer ', 'bearer ', 'BEARER ', 'Bearer   ', 'BeArEr '))
+    .map(([account, scheme]) => ({ lines: [scheme + world.keys[account]], account, authenticates: true }));
+  const spoiled = fc
+    .tuple(
+      keyOf,
+      fc.constantFrom<(key: string) => string>(
+        (k) => `Bearer ${k}x`,
+        (k) => `Bearer ${k.slice(0, -1)}`,
+        (k) => `Bearer ${k.toUpperCase()}`,
+        (k) => `Bearer ${k} ${k}`,
+        (k) => `Bearer ${k},`,
+        (k) => `Bearer "${k}"`,
+        (k) => `Bearer\t${k}`,
+        (k) => `Bearer ${k}\u00a0`,
+        (k) => `Bearer${k}`,
+        (k) => `Basic ${Buffer.from(`${k}:`).toString('base64')}`,
+        (k) => `Token ${k}`,
+        (k) => k,
+        (k) => `Bearer ${encodeURIComponent(k)}%00`,
+      ),
+    )
+    .map(([account, spoil]) => ({ lines: [spoil(world.keys[account])], account, authenticates: false }));
+  const keyless = fc
+    .oneof(
+      fc.constantFrom('Bearer', 'Bearer ', 'Basic', 'Bearer null', 'Bearer undefined', 'Bearer slk_', ''),
+      fc.stringMatching(/^[A-Za-z0-9_-]{32}$/).map((s) => `Bearer slk_${s}`),
+      headerText(60).map((s) => `Bearer ${s}`),
+      headerText(60),
+      fc.integer({ min: 1000, max: 8000 }).map((n) => `Bearer slk_${'A'.repeat(n)}`),
+    )
+    .map((line) => ({ lines: [line], account: null, authenticates: false }));
+  // Node keeps the first of repeated Authorization lines: the second key must never count.
+  const twice = fc.tuple(keyOf, keyOf).map(([first, second]) => ({
+    lines: [`Bearer ${world.keys[first]}`, `Bearer ${world.keys[second]}`],
+    account: first,
+    authenticates: true,
+  }));
+  const none = fc.constant({ lines: [], account: null, authenticates: false });
+  return fc.oneof(
+    { weight: 10, arbitrary: valid },
+    { weight: 3, arbitrary: spoiled },
+    { weight: 3, arbitrary: keyless },
+    { weight: 1, arbitrary: twice },
+    { weight: 2, arbitrary: none },
+  );
+}
+
+export interface HeaderCase {
+  headers: Array<readonly [string, string]>;
+  /** Valid HTTP whose oddity must not change the outcome. */
+  clean: boolean;
+}
+
+const ipText = fc.oneof(
+  fc.ipV4(),
+  fc.ipV6(),
+  fc.ipV4().map((ip) => `${ip}:${ip.length * 997}`),
+  fc.ipV6().map((ip) => `[${ip}]:443`),
+  fc.constantFrom('::ffff:203.0.113.77', 'fe80::1%eth0', '2001:DB8::77', 'unknown', '_hidden', '999.999.999.999'),
+  headerText(30),
+);
+
+/** Headers that are odd but valid: spoofed proxies, bots, garbage referrers, any Host. */
+const benignHeader: fc.Arbitrary<readonly [string, string]> = fc.oneof(
+  fc.array(ipText, { minLength: 1, maxLength: 6 }).map((ips) => ['X-Forwarded-For', ips.join(', ')] as const),
+  fc.constantFrom(',,,', ', , ,', '1.2.3.4,,', '   ').map((v) => ['X-Forwarded-For', v] as const),
+  fc
+    .oneof(headerText(40), fc.constantFrom('javascript:alert(1)', 'android-app://com.slack', 'https://ü.example/'))
+    .map((v) => ['Referer', v] as const),
+  fc
+    .oneof(
+      headerText(100),
+      fc.constantFrom(
+        'Googlebot/2.1 (+http://www.google.com/bot.html)',
+        'curl/8.0',
+        'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
+        '',
+      ),
+      fc.integer({ min: 500, max: 4000 }).map((n) => 'Mozilla/5.0 '.repeat(n / 12)),
+    )
+    .map((v) => ['User-Agent', v] as const),
+  fc
+    .constantFrom('X-Forwarded-Host', 'X-Forwarded-Proto', 'X-Forwarded-Port', 'Forwarded', 'X-Real-IP')
+    .chain((name) => headerText(40).map((v) => [name, v] as const)),
+  fc
+    .constantFrom('Accept', 'Accept-Language', 'Accept-Encoding', 'Cookie', 'Range', 'If-None-Match', 'X-Request-Id')
+    .chain((name) => headerText(60).map((v) => [name, v] as const)),
+  fc.constantFrom(
+    ['Sec-Purpose', 'prefetch'] as const,
+    ['Purpose', 'prefetch'] as const,
+    ['X-Moz', 'prefetch'] as const,
+  ),
+  fc.tuple(fc.stringMatching(/^[A-Za-z0-9-]{1,24}$/), headerText(40)).map(([n, v]) => [`X-${n}`, v] as const),
+);
+
+const ODD_HOSTS = ['sho.rt', 'localhost:3000', '127.0.0.1', 'evil.example', '[::1]:99999', 'ü.example', '', 'a:b:c'];
+const host = fc.oneof(
+  { weight: 6, arbitrary: fc.constant('127.0.0.1') },
+  { weight: 2, arbitrary: fc.constantFrom(...ODD_HOSTS) },
+  { weight: 1, arbitrary: headerText(40) },
+  { weight: 1, arbitrary: fc.integer({ min: 200, max: 4000 }).map((n) => 'h'.repeat(n)) },
+);
+
+/** Headers that make the request itself wrong: what the HTTP layer must refuse in JSON. */
+const breakingHeaders: fc.Arbitrary<Array<readonly [string, string]>> = fc.oneof(
+  fc.constantFrom<Array<readonly [string, string]>>(
+    [['Bad Header', 'x']],
+    [['X:Y', 'x']],
+    [['Ü-Header', 'x']],
+    [['X-Nul', 'a\u0000b']],
+    [['X-Ctl', 'a\u0001b']],
+    [['X-Del', 'a\u007fb']],
+    [['X-Cr', 'a\rb']],
+    [['X-Lf', 'a\nb']],
+    [['X-Fold', 'a\r\n b']],
+    [['X-Injected', 'a\r\nX-Other: b']],
+    [['Expect', '100-continue']],
+    [['Expect', 'the-unexpected']],
+    [['Transfer-Encoding', 'chunked, gzip']],
+    [['Upgrade', 'websocket']],
+    [
+      ['Connection', 'Upgrade, HTTP2-Settings'],
+      ['Upgrade', 'h2c'],
+      ['HTTP2-Settings', 'AAMAAABkAARAAAAAAAIAAAAA'],
+    ],
+  ),
+  hostileText(30).map((v) => [['X-Raw', v] as const]),
+  fc.integer({ min: 12_000, max: 100_000 }).map((n) => [['X-Big', 'b'.repeat(n)] as const]),
+  fc.integer({ min: 200, max: 1200 }).map((n) => Array.from({ length: n }, (_, i) => [`X-Many-${i}`, 'v'] as const)),
+);
+
+/** Host (or its absence), auth lines, benign extras and sometimes something breaking, in a shuffled order. */
+export function headersFor(auth: AuthCase): fc.Arbitrary<HeaderCase> {
+  return fc
+    .record({
+      host: fc.option(host, { freq: 30, nil: undefined }),
+      extras: fc.array(benignHeader, { maxLength: 4 }),
+      breaking: fc.option(breakingHeaders, { freq: 6, nil: undefined }),
+      authFirst: fc.boolean(),
+    })
+    .map(({ host: hostValue, extras, breaking, authFirst }) => {
+      const auth_ = auth.lines.map((line) => ['Authorization', line] as const);
+      const hostLine = hostValue === undefined ? [] : [['Host', hostValue] as const];
+      const headers = authFirst
+        ? [...hostLine, ...auth_, ...extras, ...(breaking ?? [])]
+        : [...hostLine, ...extras, ...(breaking ?? []), ...auth_];
+      // Well under Node's 16 KiB for the request line and headers together, or it is a 431.
+      const size = headers.reduce((n, [k, v]) => n + Buffer.byteLength(k + v) + 4, 0);
+      return { headers, clean: hostValue !== undefined && breaking === undefined && size < 12_000 };
+    });
+}
+
+// ---------------------------------------------------------------- paths and queries
+
+/** A path segment naming a slug some other way than plainly, or naming nothing a slug can be. */
+const hostileSegment: fc.Arbitrary<string> = fc.oneof(
+  fc.constantFrom('', '.', '..', '%2e', '%2e%2e', '%2F', '..%2F..%2Fetc%2Fpasswd', '%252F', '%5C', '\\', '//', '*'),
+  fc.constantFrom('%', '%%', '%zz', '%E0%A4%A', '%C0%AF', '%ED%A0%80', '%00', '%0d%0a', '%FF', '%u0041', '%%32%65'),
+  fc.constantFrom(';jsessionid=1', 'a;b', '~', '$', '!', "'", '(', ')', '@', ':', 'a:b', '[', ']', '{}', '|', '^', '`'),
+  hostileText(30).map((s) => encodeURIComponent(s.replace(/[\ud800-\udfff]/g, 'x'))),
+  // Raw non-ASCII and spaces on the request line: not HTTP.
+  fc.constantFrom('ü', '日本', '😀', 'a b', '\t', 'a\u0000b', 'a\u007fb'),
+  fc.integer({ min: 31, max: 20_000 }).map((n) => 'a'.repeat(n)),
+);
+
+export interface SlugPath {
+  segment: string;
+  /** The slug the segment names plainly (as the server will decode it), or undefined. */
+  slug?: string;
+  clean: boolean;
+}
+
+/** A path segment for a slug: a link of either account, one that does not exist, or no slug at all. */
+export function slugSegment(world: HostileWorld): fc.Arbitrary<SlugPath> {
+  const existing = existingSlug(world);
+  return fc.oneof(
+    { weight: 6, arbitrary: existing.map((slug) => ({ segment: slug, slug, clean: true })) },
+    {
+      weight: 2,
+      // Percent-encoded letters name the same slug.
+      arbitrary: existing.map((slug) => ({
+        segment: [...slug].map((c, i) => (i % 2 === 0 ? `%${c.charCodeAt(0).toString(16)}` : c)).join(''),
+        slug,
+        clean: true,
+      })),
+    },
+    { weight: 1, arbitrary: existing.map((slug) => ({ segment: slug.toUpperCase(), clean: false })) },
+    { weight: 2, arbitrary: freshSlug.map((slug) => ({ segment: slug, slug, clean: true })) },
+    { weight: 1, arbitrary: fc.constantFrom(...RESERVED).map((segment) => ({ segment, clean: false })) },
+    { weight: 4, arbitrary: hostileSegment.map((segment) => ({ segment, clean: false })) },
+  );
+}
+
+/** Analytics `range`: the four, their near misses, repeats, arrays, and garbage; with unknown parameters. */
+export const analyticsQuery: fc.Arbitrary<{ query: string; range?: string | null; clean: boolean }> = fc.oneof(
+  { weight: 2, arbitrary: fc.constant({ query: '', range: null, clean: true }) },
+  {
+    weight: 6,
+    arbitrary: fc.constantFrom('7d', '30d', '90d', 'all').map((r) => ({ query: `?range=${r}`, range: r, clean: true })),
+  },
+  {
+    weight: 2,
+    arbitrary: fc
+      .tuple(fc.constantFrom('7d', '30d', '90d', 'all'), fc.stringMatching(/^[a-z]{1,8}$/), headerText(10))
+      .map(([r, name, value]) => ({
+        query: `?${name === 'range' ? 'x' : name}=${encodeURIComponent(value)}&range=${r}`,
+        range: r,
+        clean: true,
+      })),
+  },
+  {
+    weight: 4,
+    arbitrary: fc
+      .oneof(
+        fc.constantFrom('?range=', '?range', '?range=7D', '?range=7d&range=30d', '?range=1y', '?range=-7d', '?range=7'),
+        fc.constantFrom('?range[]=7d', '?range[0]=7d', '?range[a]=7d', '?range.x=7d', '?__proto__[range]=90d'),
+        fc.constantFrom('?constructor[prototype][range]=all', '?range=%', '?range=%zz', '?range=%00', '?range=7d%00'),
+        fc.constantFrom('?range=%ED%A0%80', '?range=7d#all', '?&&&=&', '?=7d', '?range=7d;range=90d', '?RANGE=90d'),
+        fc.constantFrom('?range=%37d', '?range=+7d', '?range=7d+', '?range=ALL', '?range=all%20'),
+        hostileText(20).map((s) => `?range=${encodeURIComponent(s.replace(/[\ud800-\udfff]/g, 'x'))}`),
+        fc.integer({ min: 100, max: 15_000 }).map((n) => `?range=${'7'.repeat(n)}`),
+      )
+      .map((query) => ({ query, clean: false })),
+  },
+);
+
+/** A query string anywhere: nothing an endpoint may trip over. */
+const anyQuery = fc.oneof(
+  { weight: 4, arbitrary: fc.constant('') },
+  {
+    weight: 1,
+    arbitrary: fc
+      .array(fc.tuple(fc.stringMatching(/^[a-z_]{1,8}$/), headerText(12)), { minLength: 1, maxLength: 4 })
+      .map((pairs) => `?${pairs.map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join('&')}`),
+  },
+  { weight: 1, arbitrary: fc.constantFrom('?', '??', '?%', '?a=%zz', '?__proto__=1', '?x=1#frag', '?a[b][c]=d') },
+);
+
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE', 'CONNECT', 'PROPFIND', 'SEARCH'];
+const BAD_METHODS = ['get', 'FOO', 'G ET', 'PRI', '', 'GET\u0000', 'ÜBER'];
+
+const CONTENT_TYPES_CLEAN = ['application/json', 'application/json; charset=utf-8'];
+const CONTENT_TYPES_HOSTILE = [
+  'APPLICATION/JSON',
+  'application/json;charset=latin1',
+  'application/json; charset=utf-16',
+  'text/plain',
+  'text/json',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=x',
+  'application/jsonx',
+  'application/json-patch+json',
+  'application/vnd.api+json',
+  'application/json, text/plain',
+  '',
+  ';',
+  '*/*',
+  'application/',
+  'application/json; boundary="',
+];
+
+/** How a body's length is told: right, in chunks, or wrongly. */
+const framing: fc.Arbitrary<{
+  framing: RawRequest['framing'];
+  headers: ReadonlyArray<readonly [string, string]>;
+  clean: boolean;
+}> = fc.oneof(
+  { weight: 10, arbitrary: fc.constant({ framing: 'content-length' as const, headers: [], clean: true }) },
+  { weight: 2, arbitrary: fc.constant({ framing: 'chunked' as const, headers: [], clean: true }) },
+  {
+    weight: 2,
+    arbitrary: fc
+      .constantFrom<Array<readonly [string, string]>>(
+        [['Content-Length', '1']],
+        [
+          ['Content-Length', '1'],
+          ['Content-Length', '2'],
+        ],
+        [
+          ['Content-Length', '2'],
+          ['Transfer-Encoding', 'chunked'],
+        ],
+        [['Content-Length', '-1']],
+        [['Content-Length', 'abc']],
+        [['Content-Length', '99999999999999999999']],
+        [['Content-Length', '0']],
+        [['Transfer-Encoding', 'gzip']],
+        [],
+      )
+      .map((headers) => ({ framing: 'as-given' as const, headers, clean: false })),
+  },
+);
+
+// ---------------------------------------------------------------- cases per endpoint
+
+/** `POST /api/v1/links`. */
+export function createCase(world: HostileWorld): fc.Arbitrary<HostileCase> {
+  return authorization(world).chain((auth) =>
+    fc
+      .record({
+        headers: headersFor(auth),
+        body: createBody(world),
+        contentType: fc.oneof(
+          { weight: 10, arbitrary: fc.constantFrom(...CONTENT_TYPES_CLEAN).map((v) => ({ v, clean: true })) },
+          { weight: 2, arbitrary: fc.constantFrom(...CONTENT_TYPES_HOSTILE).map((v) => ({ v, clean: false })) },
+          { weight: 1, arbitrary: fc.constant({ v: undefined, clean: false }) },
+        ),
+        framing,
+        query: anyQuery,
+      })
+      .map(({ headers, body, contentType, framing: f, query }) => ({
+        endpoint: 'create' as const,
+        request: {
+          method: 'POST',
+          target: `/api/v1/links${query}`,
+          headers: [
+            ...headers.headers,
+            ...(contentType.v === undefined ? [] : [['Content-Type', contentType.v] as const]),
+            ...f.headers,
+          ],
+          body: body.body,
+          framing: f.framing,
+        },
+        account: auth.account,
+        authenticates: auth.authenticates,
+        clean: headers.clean && body.clean && contentType.clean && f.clean && query === '',
+      })),
+  );
+}
+
+/** `GET /api/v1/links/:slug`. */
+export function readCase(world: HostileWorld): fc.Arbitrary<HostileCase> {
+  return authorization(world).chain((auth) =>
+    fc
+      .record({ headers: headersFor(auth), path: slugSegment(world), query: anyQuery, trailingSlash: fc.boolean() })
+      .map(({ headers, path, query, trailingSlash }) => ({
+        endpoint: 'read' as const,
+        request: {
+          method: 'GET',
+          target: `/api/v1/links/${path.segment}${trailingSlash ? '/' : ''}${query}`,
+          headers: headers.headers,
+        },
+        account: auth.account,
+        authenticates: auth.authenticates,
+        clean: headers.clean && path.clean,
+        slug: path.slug,
+      })),
+  );
+}
+
+/** `GET /api/v1/links/:slug/analytics?range=…`. */
+export function analyticsCase(world: HostileWorld): fc.Arbitrary<HostileCase> {
+  return authorization(world).chain((auth) =>
+    fc
+      .record({ headers: headersFor(auth), path: slugSegment(world), query: analyticsQuery })
+      .map(({ headers, path, query }) => ({
+        endpoint: 'analytics' as const,
+        request: {
+          method: 'GET',
+          target: `/api/v1/links/${path.segment}/analytics${query.query}`,
+          headers: headers.headers,
+        },
+        account: auth.account,
+        authenticates: auth.authenticates,
+        clean: headers.clean && path.clean && query.clean,
+        slug: path.slug,
+        range: query.range,
+      })),
+  );
+}
+
+/** `GET` and `HEAD /:slug`, with the headers clicks are made of. */
+export function redirectCase(world: HostileWorld): fc.Arbitrary<HostileCase> {
+  return authorization(world).chain((auth) =>
+    fc
+      .record({
+        headers: headersFor(auth),
+        path: slugSegment(world),
+        query: anyQuery,
+        method: fc.constantFrom('GET', 'GET', 'GET', 'HEAD'),
+      })
+      .map(({ headers, path, query, method }) => ({
+        endpoint: 'redirect' as const,
+        request: { method, target: `/${path.segment}${query}`, headers: headers.headers },
+        account: auth.account,
+        authenticates: auth.authenticates,
+        clean: headers.clean && path.clean,
+        slug: path.slug,
+      })),
+  );
+}
+
+/** Any method on any path the service has, or none: encoded slashes, dot segments, absolute forms. */
+export function anyCase(world: HostileWorld): fc.Arbitrary<HostileCase> {
+  const prefix = fc.constantFrom('/', '/api/', '/api/v1/', '/api/v1/links/', '/healthz/', '/metrics/', '//', '/./');
+  const target = fc.oneof(
+    { weight: 6, arbitrary: fc.tuple(prefix, hostileSegment, anyQuery).map(([p, s, q]) => `${p}${s}${q}`) },
+    {
+      weight: 3,
+      arbitrary: fc
+        .tuple(slugSegment(world), hostileSegment, fc.constantFrom('/analytics', '/analytics/x', '/', '', '/..'))
+        .map(([slug, other, tail]) => `/api/v1/links/${slug.segment}/${other}${tail}`),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        '*',
+        'http://evil.example/healthz',
+        'https://127.0.0.1/api/v1/links',
+        '127.0.0.1:443',
+        '/api/v1/links/../../healthz',
+        '/api/v1/links/%2e%2e/%2e%2e/healthz',
+        '/api/v2/links',
+        '/API/V1/LINKS',
+        '/api/v1/links?url=https://example.com',
+        '/%2Fapi%2Fv1%2Flinks',
+        '/healthz?',
+        '/healthz#x',
+      ),
+    },
+  );
+  const method = fc.oneof(
+    { weight: 8, arbitrary: fc.constantFrom(...METHODS) },
+    { weight: 1, arbitrary: fc.constantFrom(...BAD_METHODS) },
+  );
+  return authorization(world).chain((auth) =>
+    fc
+      .record({
+        headers: headersFor(auth),
+        target,
+        method,
+        body: fc.option(createBody(world), { freq: 3, nil: undefined }),
+      })
+      .map(({ headers, target: t, method: m, body }) => ({
+        endpoint: 'any' as const,
+        request: {
+          method: m,
+          target: t,
+          headers:
+            body === undefined ? headers.headers : [...headers.headers, ['Content-Type', 'application/json'] as const],
+          body: body?.body,
+        },
+        account: auth.account,
+        authenticates: auth.authenticates,
+        clean: false,
+      })),
+  );
+}
+
+/** `GET /healthz` with hostile headers and queries: a probe must not be knocked over by them. */
+export function healthCase(world: HostileWorld): fc.Arbitrary<HostileCase> {
+  return authorization(world).chain((auth) =>
+    fc.record({ headers: headersFor(auth), query: anyQuery }).map(({ headers, query }) => ({
+      endpoint: 'health' as const,
+      request: { method: 'GET', target: `/healthz${query}`, headers: headers.headers },
+      account: auth.account,
+      authenticates: auth.authenticates,
+      clean: headers.clean,
+    })),
+  );
+}
