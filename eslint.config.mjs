@@ -31,7 +31,7 @@ export default tseslint.config(
   },
   // Entry points and command-line tools talk to a terminal.
   {
-    files: ['**/src/main.ts', '**/src/*-cli.ts', '**/src/cli.ts', 'test/**/*.ts', 'bench/**/*.ts'],
+    files: ['**/src/main.ts', '**/src/**/*-cli.ts', '**/src/cli.ts', 'test/**/*.ts', 'bench/**/*.ts'],
     rules: { 'no-console': 'off' },
   },
   // A service never imports another service; shared code goes in libs/.
@@ -55,7 +55,7 @@ export default tseslint.config(
   // Only entry points read the environment.
   {
     files: ['libs/*/src/**/*.ts', 'services/*/src/**/*.ts'],
-    ignores: ['**/src/main.ts', '**/src/*-cli.ts', '**/src/cli.ts', '**/*.test.ts', 'libs/testing/**'],
+    ignores: ['**/src/main.ts', '**/src/**/*-cli.ts', '**/src/cli.ts', '**/*.test.ts', 'libs/testing/**'],
     rules: {
       'no-restricted-properties': [
         'error',

@@ -6,17 +6,40 @@ export interface Upstream {
   port: number;
 }
 
+/** What differs between the places the entry point runs: where it listens and how it finds the instances. */
+export interface EntryPointConfig {
+  template: string;
+  bind: string;
+  /** HAProxy error pages in the API's JSON error shape. */
+  errorsDir: string;
+  /** A `resolvers` section, where instances are found by DNS (docker compose). */
+  resolvers?: string;
+  servers: { redirectors: string[]; writeApis: string[]; analytics: string[] };
+}
+
+/** The one HAProxy configuration, for the local fleet and for docker compose alike. */
+export function renderEntryPoint(config: EntryPointConfig): string {
+  const lines = (servers: string[]) => servers.map((s) => `  ${s}`).join('\n');
+  return readFileSync(config.template, 'utf8')
+    .replace('@RESOLVERS@\n', config.resolvers ? `${config.resolvers.trimEnd()}\n\n` : '')
+    .replaceAll('@BIND@', config.bind)
+    .replaceAll('@ERRORS@', config.errorsDir)
+    .replace('@REDIRECTORS@', lines(config.servers.redirectors))
+    .replace('@WRITE_APIS@', lines(config.servers.writeApis))
+    .replace('@ANALYTICS@', lines(config.servers.analytics));
+}
+
 export interface EntryPointLayout {
   port: number;
   template: string;
+  errorsDir: string;
   configFile: string;
   redirectors: readonly Upstream[];
   writeApis: readonly Upstream[];
   analytics: readonly Upstream[];
 }
 
-const servers = (upstreams: readonly Upstream[]) =>
-  upstreams.map((u) => `  server ${u.name} 127.0.0.1:${u.port} check`).join('\n');
+const local = (upstreams: readonly Upstream[]) => upstreams.map((u) => `server ${u.name} 127.0.0.1:${u.port} check`);
 
 /** HAProxy (Debian's package) in the foreground under the supervisor, with the fleet's routes. */
 export function entryPointProcess(layout: EntryPointLayout): ProcessSpec {
@@ -25,11 +48,16 @@ export function entryPointProcess(layout: EntryPointLayout): ProcessSpec {
     prepare: () =>
       writeFileSync(
         layout.configFile,
-        readFileSync(layout.template, 'utf8')
-          .replaceAll('@PORT@', String(layout.port))
-          .replace('@REDIRECTORS@', servers(layout.redirectors))
-          .replace('@WRITE_APIS@', servers(layout.writeApis))
-          .replace('@ANALYTICS@', servers(layout.analytics)),
+        renderEntryPoint({
+          template: layout.template,
+          bind: `127.0.0.1:${layout.port}`,
+          errorsDir: layout.errorsDir,
+          servers: {
+            redirectors: local(layout.redirectors),
+            writeApis: local(layout.writeApis),
+            analytics: local(layout.analytics),
+          },
+        }),
       ),
     command: 'haproxy',
     args: ['-db', '-f', layout.configFile],

@@ -2,6 +2,9 @@
  * `npm run fleet:up` / `fleet:down` / `fleet:status`: the fleet on this
  * machine, out of real parts and without Docker (see fleet-layout.ts).
  */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { COMPOSE_ENTRY_POINT, composeEntryPoint } from './compose-entry-point';
 import { fleetDown, fleetStatus, fleetUp, openFleet } from './fleet';
 import { fleetLayout } from './fleet-layout';
 import { fleetOptionsFrom } from './fleet-options';
@@ -20,8 +23,11 @@ async function main(): Promise<void> {
       for (const { name, pid } of fleetStatus(fleet))
         console.log(`${name.padEnd(20)} ${pid === null ? 'down' : `up (pid ${pid})`}`);
       break;
+    case 'compose-config':
+      writeFileSync(join(fleet.layout.options.root, COMPOSE_ENTRY_POINT), composeEntryPoint(fleet.layout.options.root));
+      break;
     default:
-      console.error('usage: fleet-cli up|down|status');
+      console.error('usage: fleet-cli up|down|status|compose-config');
       process.exitCode = 2;
   }
 }

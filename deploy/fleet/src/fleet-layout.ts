@@ -99,6 +99,7 @@ export function fleetLayout(options: FleetOptions): FleetLayout {
   const entry = entryPointProcess({
     port: options.entryPort,
     template: join(root, 'deploy', 'fleet', 'haproxy.cfg.template'),
+    errorsDir: join(root, 'deploy', 'fleet', 'errors'),
     configFile: join(stateDir, 'haproxy.cfg'),
     redirectors: INSTANCES.filter((i) => i.service === 'redirector'),
     writeApis: INSTANCES.filter((i) => i.service === 'write-api'),

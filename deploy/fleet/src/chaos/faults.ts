@@ -1,0 +1,150 @@
+import { execFileSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { underReplicatedPartitions } from '../kafka-cluster';
+import type { Fleet } from '../fleet';
+
+export interface FaultContext {
+  fleet: Fleet;
+  log: (message: string) => void;
+}
+
+/** What a fault did, for the report: figures it read on the way (for example clicks a killed process held). */
+export type FaultNotes = Record<string, number | string>;
+
+export interface Fault {
+  name: string;
+  description: string;
+  /** Injects the fault and undoes it (restart, resume); resolves once the fleet is whole again. */
+  run(context: FaultContext): Promise<FaultNotes>;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function waitForReplicas({ fleet, log }: FaultContext): Promise<FaultNotes> {
+  const started = Date.now();
+  for (;;) {
+    const behind = await underReplicatedPartitions(fleet.layout.kafka.nodes).catch(() => -1);
+    if (behind === 0) return { replicasInSyncAfterMs: Date.now() - started };
+    if (Date.now() - started > 180_000) throw new Error(`partitions still under-replicated (${behind}) after 180 s`);
+    if ((Date.now() - started) % 10_000 < 500) log(`waiting for replicas to catch up (${behind} behind)`);
+    await sleep(500);
+  }
+}
+
+/** The redirector's own count of clicks it accepted and the event log has not acknowledged. */
+async function clicksHeldBy(port: number): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  const value = (name: string) => Number(new RegExp(`^${name} (\\d+)`, 'm').exec(text)?.[1] ?? 0);
+  return (
+    value('shortlink_clicks_queued_total') -
+    value('shortlink_clicks_sent_total') -
+    value('shortlink_clicks_dropped_total')
+  );
+}
+
+function postgresVersion(): string {
+  const versions = readdirSync('/etc/postgresql').sort((a, b) => Number(a) - Number(b));
+  const version = versions[versions.length - 1];
+  if (!version) throw new Error('no PostgreSQL cluster under /etc/postgresql');
+  return version;
+}
+
+const pgctl = (action: 'start' | 'stop') =>
+  execFileSync(
+    'pg_ctlcluster',
+    ['--skip-systemctl-redirect', postgresVersion(), 'main', action, ...(action === 'stop' ? ['-m', 'fast'] : [])],
+    {
+      stdio: 'ignore',
+    },
+  );
+
+export const FAULTS: Fault[] = [
+  {
+    name: 'baseline',
+    description: 'no fault for 30 s: the same checks on an undisturbed fleet, for comparison',
+    async run() {
+      await sleep(30_000);
+      return {};
+    },
+  },
+  {
+    name: 'kafka-kill',
+    description: 'kill -9 of a Kafka node; restarted after 20 s',
+    async run(context) {
+      await context.fleet.supervisor.kill('kafka-2');
+      await sleep(20_000);
+      await context.fleet.start('kafka-2');
+      return waitForReplicas(context);
+    },
+  },
+  {
+    name: 'kafka-pause',
+    description: 'SIGSTOP of a Kafka node for 20 s (frozen, sockets open), then SIGCONT',
+    async run(context) {
+      context.fleet.supervisor.pause('kafka-3');
+      await sleep(20_000);
+      context.fleet.supervisor.resume('kafka-3');
+      return waitForReplicas(context);
+    },
+  },
+  {
+    name: 'click-projector-kill',
+    description: 'kill -9 of a click projector; restarted after 10 s',
+    async run({ fleet }) {
+      await fleet.supervisor.kill('click-projector-1');
+      await sleep(10_000);
+      await fleet.start('click-projector-1');
+      return {};
+    },
+  },
+  {
+    name: 'redirector-rolling-restart',
+    description: 'each redirector in turn: SIGTERM, wait for its exit, start it again',
+    async run({ fleet }) {
+      const notes: FaultNotes = {};
+      for (const name of ['redirector-1', 'redirector-2']) {
+        const stopping = Date.now();
+        await fleet.supervisor.stop(name, 'SIGTERM');
+        notes[`${name}StoppedInMs`] = Date.now() - stopping;
+        await fleet.start(name);
+        await sleep(3000); // two passing health checks bring it back into rotation
+      }
+      return notes;
+    },
+  },
+  {
+    name: 'redirector-kill',
+    description: 'kill -9 of a redirector; restarted after 5 s',
+    async run({ fleet }) {
+      const port = fleet.layout.instances.find((i) => i.name === 'redirector-1')!.port;
+      const read = performance.now();
+      const held = await clicksHeldBy(port);
+      await fleet.supervisor.kill('redirector-1');
+      // Clicks it took between the reading and the kill are unacknowledged too: the report allows for them.
+      const readToKillMs = Math.ceil(performance.now() - read);
+      await sleep(5000);
+      await fleet.start('redirector-1');
+      return { clicksHeldAtKill: held, readToKillMs };
+    },
+  },
+  {
+    name: 'postgres-restart',
+    description: 'Postgres stopped (fast shutdown) and started again 10 s later',
+    async run() {
+      pgctl('stop');
+      await sleep(10_000);
+      pgctl('start');
+      return {};
+    },
+  },
+  {
+    name: 'clickhouse-stop',
+    description: 'the ClickHouse endpoint stopped for 60 s',
+    async run({ fleet }) {
+      await fleet.supervisor.stop('clickhouse');
+      await sleep(60_000);
+      await fleet.start('clickhouse');
+      return {};
+    },
+  },
+];

@@ -1,0 +1,94 @@
+import { judgePhase, type PhaseEvidence } from './phase-verdict';
+
+/** A fault that went perfectly: every redirect answered, every click counted once. */
+const clean = (fault: string): PhaseEvidence => ({
+  fault,
+  notes: {},
+  redirects: {
+    sent: 10_000,
+    redirected: 10_000,
+    serverErrors: 0,
+    otherStatuses: {},
+    failures: 0,
+    wrongLocations: 0,
+    p99Ms: 12,
+  },
+  probeRedirects: 3,
+  creates: {
+    sent: 500,
+    acknowledged: 500,
+    statuses: { '201': 500 },
+    unavailableWithRetryAfter: 0,
+    failures: 0,
+    slowestMs: 80,
+    overFiveSeconds: 0,
+  },
+  acknowledgedRedirecting: 500,
+  clickRows: 10_003,
+  clickEvents: 10_003,
+  freshWithinMsOfEnd: 900,
+  redirectsPerSecondPerRedirector: 1000,
+});
+
+const failed = (evidence: PhaseEvidence) =>
+  judgePhase(evidence)
+    .checks.filter((c) => !c.ok)
+    .map((c) => c.name);
+
+describe('judging a fault', () => {
+  it('given every redirect answered and every click counted once, passes', () => {
+    const verdict = judgePhase(clean('kafka-kill'));
+    expect(verdict.ok).toBe(true);
+    expect(verdict).toMatchObject({ clicksExpected: 10_003, clicksLost: 0, clicksCountedTwice: 0 });
+  });
+
+  it('given one click missing after a broker kill, fails as a loss', () => {
+    expect(failed({ ...clean('kafka-kill'), clickRows: 10_002, clickEvents: 10_002 })).toEqual(['no click lost']);
+  });
+
+  it('given an event stored twice, or more events than redirects, fails as counted twice', () => {
+    expect(failed({ ...clean('kafka-pause'), clickRows: 10_004 })).toEqual(['no click counted twice']);
+    expect(failed({ ...clean('kafka-pause'), clickRows: 10_004, clickEvents: 10_004 })).toEqual([
+      'no click counted twice',
+    ]);
+  });
+
+  it('given a redirector killed holding clicks, allows losing those and the ones taken just before the kill', () => {
+    const killed = { ...clean('redirector-kill'), notes: { clicksHeldAtKill: 40, readToKillMs: 10 } };
+    // 40 held, plus 1000/s for 10 ms: up to 50 may be gone.
+    expect(judgePhase({ ...killed, clickRows: 9953, clickEvents: 9953 }).ok).toBe(true);
+    expect(failed({ ...killed, clickRows: 9952, clickEvents: 9952 })).toEqual([
+      'clicks lost at most what the killed redirector held',
+    ]);
+  });
+
+  it('given 0.2 % of redirects answered 5xx, fails', () => {
+    const redirects = { ...clean('postgres-restart').redirects, redirected: 9980, serverErrors: 20 };
+    expect(failed({ ...clean('postgres-restart'), redirects, clickRows: 9983, clickEvents: 9983 })).toEqual([
+      'redirects answered 302',
+    ]);
+  });
+
+  it('given creates refused during a Postgres outage, passes only when each is a 503 with Retry-After', () => {
+    const creates = { ...clean('postgres-restart').creates, acknowledged: 450, statuses: { '201': 450, '503': 50 } };
+    const evidence = { ...clean('postgres-restart'), creates, acknowledgedRedirecting: 450 };
+    expect(judgePhase({ ...evidence, creates: { ...creates, unavailableWithRetryAfter: 50 } }).ok).toBe(true);
+    expect(failed({ ...evidence, creates: { ...creates, unavailableWithRetryAfter: 49 } })).toEqual([
+      'creates refused with 503 and Retry-After during the outage',
+    ]);
+  });
+
+  it('given a create that took 6 s, or freshness not back within 60 s, fails', () => {
+    const slow = { ...clean('clickhouse-stop').creates, slowestMs: 6000, overFiveSeconds: 1 };
+    expect(failed({ ...clean('clickhouse-stop'), creates: slow })).toEqual(['creates answered within 5 s']);
+    expect(failed({ ...clean('clickhouse-stop'), freshWithinMsOfEnd: null })).toEqual([
+      'freshness under 2 s within 60 s of the end',
+    ]);
+  });
+
+  it('given an acknowledged link that does not redirect afterwards, fails', () => {
+    expect(failed({ ...clean('redirector-rolling-restart'), acknowledgedRedirecting: 499 })).toEqual([
+      'acknowledged links redirect',
+    ]);
+  });
+});

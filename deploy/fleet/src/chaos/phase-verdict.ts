@@ -1,0 +1,126 @@
+import type { CreateTally, RedirectTally } from './traffic';
+
+/** What was seen of one fault, from the outside: the traffic's tallies and what ClickHouse holds. */
+export interface PhaseEvidence {
+  fault: string;
+  notes: Record<string, number | string>;
+  redirects: Omit<RedirectTally, 'latenciesMs' | 'bySlug'> & { p99Ms: number };
+  /** The freshness probe's own redirects (counted clicks as well). */
+  probeRedirects: number;
+  creates: Omit<CreateTally, 'acknowledged'> & { acknowledged: number };
+  /** Acknowledged creates of this phase that redirect to their URL through the entry point afterwards. */
+  acknowledgedRedirecting: number;
+  /** Rows in `clicks` for this phase's links, and distinct event ids among them. */
+  clickRows: number;
+  clickEvents: number;
+  /** From the fault's end until a click showed in analytics within 2 s (null: not within the wait). */
+  freshWithinMsOfEnd: number | null;
+  /** The redirect rate each redirector carried, to size what a killed one can hold. */
+  redirectsPerSecondPerRedirector: number;
+}
+
+export interface Check {
+  name: string;
+  ok: boolean;
+  detail: string;
+}
+
+export interface PhaseVerdict {
+  fault: string;
+  ok: boolean;
+  redirected302Percent: number;
+  serverErrors: number;
+  createsAcknowledged: number;
+  acknowledgedRedirecting: number;
+  clicksExpected: number;
+  clicksCounted: number;
+  clicksLost: number;
+  clicksCountedTwice: number;
+  freshWithinMsOfEnd: number | null;
+  notes: Record<string, number | string>;
+  checks: Check[];
+}
+
+/** Faults after which a process's unacknowledged clicks may be gone: a kill -9 of a redirector, nothing else. */
+const MAY_LOSE_HELD_CLICKS = new Set(['redirector-kill']);
+
+const FRESHNESS_RECOVERY_MS = 60_000;
+const MIN_REDIRECTED = 0.999;
+
+/**
+ * The rules a fault must pass (issue 15's "what must hold"): ≥ 99.9 % of
+ * redirects answered 302; every acknowledged link redirects afterwards; no
+ * click counted twice; no click lost, except what a redirector killed with
+ * `kill -9` held unacknowledged; creates answered within 5 s, and during a
+ * Postgres outage refused with 503 and Retry-After; freshness back under
+ * 2 s within 60 s of the fault's end.
+ */
+export function judgePhase(e: PhaseEvidence): PhaseVerdict {
+  const expected = e.redirects.redirected + e.probeRedirects;
+  const countedTwice = e.clickRows - e.clickEvents + Math.max(0, e.clickEvents - expected);
+  const lost = Math.max(0, expected - e.clickEvents);
+  const share = e.redirects.sent === 0 ? 1 : e.redirects.redirected / e.redirects.sent;
+  const checks: Check[] = [];
+  const check = (name: string, ok: boolean, detail: string) => checks.push({ name, ok, detail });
+
+  check(
+    'redirects answered 302',
+    share >= MIN_REDIRECTED && e.redirects.wrongLocations === 0,
+    `${(share * 100).toFixed(3)} % of ${e.redirects.sent} (${e.redirects.serverErrors} 5xx, ` +
+      `${e.redirects.failures} unanswered, ${e.redirects.wrongLocations} wrong Location)`,
+  );
+  check(
+    'acknowledged links redirect',
+    e.acknowledgedRedirecting === e.creates.acknowledged,
+    `${e.acknowledgedRedirecting} of ${e.creates.acknowledged}`,
+  );
+  check('no click counted twice', countedTwice === 0, `${countedTwice} extra of ${e.clickRows} rows`);
+  if (MAY_LOSE_HELD_CLICKS.has(e.fault)) {
+    const held = Number(e.notes.clicksHeldAtKill ?? 0);
+    const window = Number(e.notes.readToKillMs ?? 0);
+    const allowance = held + Math.ceil((e.redirectsPerSecondPerRedirector * window) / 1000);
+    check(
+      'clicks lost at most what the killed redirector held',
+      lost <= allowance,
+      `${lost} lost; it held ${held}, plus up to ${allowance - held} taken in the ${window} ms before the kill`,
+    );
+  } else {
+    check('no click lost', lost === 0, `${e.clickEvents} of ${expected} counted`);
+  }
+  const otherCreates = Object.entries(e.creates.statuses)
+    .filter(([status]) => status !== '201')
+    .reduce((sum, [, n]) => sum + n, 0);
+  check(
+    'creates answered within 5 s',
+    e.creates.overFiveSeconds === 0,
+    `slowest ${Math.round(e.creates.slowestMs)} ms over ${e.creates.sent} creates`,
+  );
+  if (e.fault === 'postgres-restart') {
+    check(
+      'creates refused with 503 and Retry-After during the outage',
+      otherCreates === e.creates.unavailableWithRetryAfter && e.creates.failures === 0,
+      `${otherCreates} refused, ${e.creates.unavailableWithRetryAfter} of them 503 with Retry-After; statuses ${JSON.stringify(e.creates.statuses)}`,
+    );
+  }
+  check(
+    'freshness under 2 s within 60 s of the end',
+    e.freshWithinMsOfEnd !== null && e.freshWithinMsOfEnd <= FRESHNESS_RECOVERY_MS,
+    e.freshWithinMsOfEnd === null ? 'not back' : `${Math.round(e.freshWithinMsOfEnd)} ms after the end`,
+  );
+
+  return {
+    fault: e.fault,
+    ok: checks.every((c) => c.ok),
+    redirected302Percent: Number((share * 100).toFixed(3)),
+    serverErrors: e.redirects.serverErrors,
+    createsAcknowledged: e.creates.acknowledged,
+    acknowledgedRedirecting: e.acknowledgedRedirecting,
+    clicksExpected: expected,
+    clicksCounted: e.clickEvents,
+    clicksLost: lost,
+    clicksCountedTwice: countedTwice,
+    freshWithinMsOfEnd: e.freshWithinMsOfEnd,
+    notes: e.notes,
+    checks,
+  };
+}
