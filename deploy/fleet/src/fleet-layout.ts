@@ -10,6 +10,8 @@ export interface FleetOptions {
   entryPort: number;
   databaseUrl: string;
   visitorHashSecret: string;
+  /** Added to every port but the entry point's, so a second fleet (the tests') can run beside one in use. */
+  portOffset?: number;
 }
 
 export interface ServiceInstance extends Upstream {
@@ -29,7 +31,8 @@ export interface FleetLayout {
   byName: ReadonlyMap<string, ProcessSpec>;
 }
 
-const KAFKA_NODES: KafkaNode[] = [1, 2, 3].map((id) => ({ id, port: 29090 + id, controllerPort: 29190 + id }));
+const kafkaNodes = (offset: number): KafkaNode[] =>
+  [1, 2, 3].map((id) => ({ id, port: 29090 + offset + id, controllerPort: 29190 + offset + id }));
 const CLICKHOUSE_PORT = 28123;
 
 /**
@@ -59,17 +62,20 @@ async function healthy(port: number): Promise<boolean> {
 
 export function fleetLayout(options: FleetOptions): FleetLayout {
   const { root, stateDir } = options;
+  const offset = options.portOffset ?? 0;
+  const nodes = kafkaNodes(offset);
+  const instances = INSTANCES.map((i) => ({ ...i, port: i.port + offset }));
   const kafka: KafkaClusterLayout = {
-    nodes: KAFKA_NODES,
+    nodes,
     libsDir: join(root, '.infra', 'kafka', 'libs'),
     dataDir: join(stateDir, 'kafka'),
     log4jConfig: join(root, 'deploy', 'kafka', 'log4j2.yaml'),
     template: join(root, 'deploy', 'fleet', 'kafka-broker.properties'),
   };
-  const brokers = bootstrapOf(KAFKA_NODES);
+  const brokers = bootstrapOf(nodes);
   const clickhouse = {
-    port: CLICKHOUSE_PORT,
-    url: `http://127.0.0.1:${CLICKHOUSE_PORT}`,
+    port: CLICKHOUSE_PORT + offset,
+    url: `http://127.0.0.1:${CLICKHOUSE_PORT + offset}`,
     dataDir: join(stateDir, 'clickhouse'),
   };
   const entryUrl = `http://127.0.0.1:${options.entryPort}`;
@@ -101,9 +107,9 @@ export function fleetLayout(options: FleetOptions): FleetLayout {
     template: join(root, 'deploy', 'fleet', 'haproxy.cfg.template'),
     errorsDir: join(root, 'deploy', 'fleet', 'errors'),
     configFile: join(stateDir, 'haproxy.cfg'),
-    redirectors: INSTANCES.filter((i) => i.service === 'redirector'),
-    writeApis: INSTANCES.filter((i) => i.service === 'write-api'),
-    analytics: INSTANCES.filter((i) => i.service === 'analytics'),
+    redirectors: instances.filter((i) => i.service === 'redirector'),
+    writeApis: instances.filter((i) => i.service === 'write-api'),
+    analytics: instances.filter((i) => i.service === 'analytics'),
   });
   const clickhouseProcess: ProcessSpec = {
     name: 'clickhouse',
@@ -120,9 +126,9 @@ export function fleetLayout(options: FleetOptions): FleetLayout {
     ready: async () => (await fetch(`${clickhouse.url}/ping`, { signal: AbortSignal.timeout(1000) })).ok,
   };
   const processes = [
-    ...KAFKA_NODES.map((node) => kafkaNodeProcess(kafka, node)),
+    ...nodes.map((node) => kafkaNodeProcess(kafka, node)),
     clickhouseProcess,
-    ...INSTANCES.map(serviceProcess),
+    ...instances.map(serviceProcess),
     entry,
   ];
   return {
@@ -131,7 +137,7 @@ export function fleetLayout(options: FleetOptions): FleetLayout {
     brokers,
     clickhouse,
     entryUrl,
-    instances: INSTANCES,
+    instances,
     processes,
     byName: new Map(processes.map((p) => [p.name, p])),
   };
