@@ -18,4 +18,11 @@ describe('storable text', () => {
     expect(isStorableJson({ ['k\ud800']: 1 })).toBe(false);
     expect(isStorableJson(JSON.parse('{"tag":"\\ud83d"}'))).toBe(false);
   });
+
+  it('answers for a body nested far deeper than the call stack goes', () => {
+    const deep = (depth: number, leaf: string) =>
+      JSON.parse('['.repeat(depth) + JSON.stringify(leaf) + ']'.repeat(depth));
+    expect(isStorableJson(deep(200_000, 'fine'))).toBe(true);
+    expect(isStorableJson(deep(200_000, 'x\u0000'))).toBe(false);
+  });
 });

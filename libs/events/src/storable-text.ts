@@ -12,13 +12,26 @@ export function isStorableText(text: string): boolean {
   return !UNSTORABLE.test(text);
 }
 
-/** True when every string in a parsed JSON value, keys included, is storable. */
+/**
+ * True when every string in a parsed JSON value, keys included, is storable.
+ * Walked with a stack of its own, not recursion: a body nested a hundred
+ * thousand deep is answered like any other, without relying on the caller to
+ * catch a stack overflow.
+ */
 export function isStorableJson(value: unknown): boolean {
-  if (typeof value === 'string') return isStorableText(value);
-  if (typeof value !== 'object' || value === null) return true;
-  if (Array.isArray(value)) return value.every(isStorableJson);
-  for (const [key, inner] of Object.entries(value)) {
-    if (!isStorableText(key) || !isStorableJson(inner)) return false;
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const next = pending.pop();
+    if (typeof next === 'string') {
+      if (!isStorableText(next)) return false;
+    } else if (Array.isArray(next)) {
+      for (const item of next) pending.push(item);
+    } else if (typeof next === 'object' && next !== null) {
+      for (const [key, inner] of Object.entries(next)) {
+        if (!isStorableText(key)) return false;
+        pending.push(inner);
+      }
+    }
   }
   return true;
 }
