@@ -113,3 +113,25 @@ describe('previewHandler', () => {
     await expect(handler(message(encodeEvent(linkCreated)), context)).rejects.toThrow('broker unavailable');
   });
 });
+
+describe('previewHandler while the worker stops', () => {
+  it('ends a backoff between attempts at once and appends nothing, so the link is fetched again after the restart', async () => {
+    const stopping = new AbortController();
+    const appended: unknown[] = [];
+    const handler = previewHandler({
+      fetchPage: async () => {
+        throw new PreviewFetchError('timeout', true, 'the server did not answer in time');
+      },
+      append: async (e) => void appended.push(e),
+      retry: { maxAttempts: 3, firstBackoffMs: 60_000 },
+      signal: stopping.signal,
+      logger: quiet,
+    });
+    const handled = handler(message(encodeEvent(linkCreated)), context);
+    setTimeout(() => stopping.abort(), 20);
+    const started = Date.now();
+    await expect(handled).rejects.toMatchObject({ name: 'AbortError' });
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(appended).toEqual([]);
+  });
+});

@@ -26,6 +26,8 @@ export interface PreviewHandlerDeps {
   append: AppendPreview;
   retry?: RetryPolicy;
   sleep?: (ms: number) => Promise<void>;
+  /** Aborted on stop: a backoff between attempts ends at once, and the link is left for the next start. */
+  signal?: AbortSignal;
   now?: () => Date;
   newId?: () => string;
   logger: KafkaLogger;
@@ -41,7 +43,7 @@ export function previewHandler(deps: PreviewHandlerDeps): MessageHandler {
   const fetchDeps = {
     fetchPage: deps.fetchPage,
     retry: deps.retry ?? DEFAULT_RETRY_POLICY,
-    sleep: deps.sleep ?? ((ms: number) => sleep(ms)),
+    sleep: deps.sleep ?? ((ms: number) => sleep(ms, undefined, { signal: deps.signal })),
   };
   const now = deps.now ?? (() => new Date());
   const newId = deps.newId ?? randomUUID;
@@ -85,6 +87,7 @@ export function previewUserAgent(publicBaseUrl: string): string {
 export function createPreviewWorker(deps: PreviewWorkerDeps): ServiceModule {
   let producer: LogProducer | undefined;
   let consumer: RunningConsumer | undefined;
+  const stopping = new AbortController();
   return {
     name: SERVICE_NAME,
     async start() {
@@ -101,6 +104,7 @@ export function createPreviewWorker(deps: PreviewWorkerDeps): ServiceModule {
           fetchPage: createPageFetcher({ ...DEFAULT_FETCH_POLICY, ...deps.fetchPolicy }),
           append: kafkaPreviewAppender(producer, deps.names.topics.links),
           retry: deps.retry,
+          signal: stopping.signal,
           logger: deps.logger,
         }),
         logger: deps.logger,
@@ -111,7 +115,10 @@ export function createPreviewWorker(deps: PreviewWorkerDeps): ServiceModule {
       });
     },
     async stop() {
-      await consumer?.stop();
+      // The consumer knows it is stopping before the backoffs end, so the links they were for stay uncommitted.
+      const stopped = consumer?.stop();
+      stopping.abort();
+      await stopped;
       await producer?.disconnect();
     },
   };
