@@ -1,7 +1,7 @@
 import type { Producer } from 'kafkajs';
 import { createHash, randomUUID } from 'node:crypto';
 import { createEvent, encodeEvent, type ClickRecorded } from '@shortlink/events';
-import { clickRow, insertClickBatch, postgresBatchLedger } from '@shortlink/service-projector';
+import { clickRow, insertClickBatch, postgresBatchLedger, type ClickRow } from '@shortlink/service-projector';
 import { eventually, infraEnv } from '@shortlink/testing';
 import { openTestInfra, type TestInfra } from './support/link-system';
 import { buildOnce, startProcess, type RunningProcess } from './support/processes';
@@ -123,26 +123,34 @@ function projectorProcess(): Promise<RunningProcess> {
   });
 }
 
+/** The fact rows of the first `count` clicks of one partition, read from the topic as the projector reads them. */
+async function firstRows(count: number): Promise<{ partition: number; rows: ClickRow[] }> {
+  const consumer = infra.kafka.consumer({ groupId: `peek-${randomUUID()}` });
+  let first: { partition: number; rows: ClickRow[] } | undefined;
+  await consumer.connect();
+  await consumer.subscribe({ topic: infra.names.topics.clicks, fromBeginning: true });
+  await consumer.run({
+    eachBatch: async ({ batch }) => {
+      first ??= {
+        partition: batch.partition,
+        rows: batch.messages.slice(0, count).flatMap((m) => {
+          const outcome = clickRow(m, batch.partition);
+          return outcome.ok ? [outcome.row] : [];
+        }),
+      };
+    },
+  });
+  await eventually(async () => first);
+  await consumer.disconnect();
+  return first!;
+}
+
 describe('click projection, exactly once', () => {
   it('re-forms a batch that was inserted but not committed, and ClickHouse drops it', async () => {
     // What a projector that died after its insert and before its commit left behind.
     await send(0, 100);
-    const consumer = infra.kafka.consumer({ groupId: `peek-${randomUUID()}` });
-    const first: { partition: number; rows: ReturnType<typeof clickRow>[] } = { partition: -1, rows: [] };
-    await consumer.connect();
-    await consumer.subscribe({ topic: infra.names.topics.clicks, fromBeginning: true });
-    await consumer.run({
-      eachBatch: async ({ batch }) => {
-        if (first.partition === -1) {
-          first.partition = batch.partition;
-          first.rows = batch.messages.slice(0, 10).map((m) => clickRow(m, batch.partition));
-        }
-      },
-    });
-    await eventually(async () => (first.partition >= 0 ? true : undefined));
-    await consumer.disconnect();
-
-    const rows = first.rows.flatMap((r) => (r.ok ? [r.row] : []));
+    const first = await firstRows(10);
+    const rows = first.rows;
     const last = BigInt(rows.at(-1)!.source_offset);
     const ledger = postgresBatchLedger(infra.pool, infra.names.groups.clickProjector, infra.names.topics.clicks);
     expect(await ledger.claim(first.partition, { first: 0n, last })).toEqual({
@@ -170,21 +178,8 @@ describe('click projection, exactly once', () => {
   it('skips a batch the ledger has as inserted though its offsets were never committed', async () => {
     // What a projector killed between marking its batch inserted and committing to Kafka leaves.
     await send(0, 100);
-    const consumer = infra.kafka.consumer({ groupId: `peek-${randomUUID()}` });
-    const first: { partition: number; rows: ReturnType<typeof clickRow>[] } = { partition: -1, rows: [] };
-    await consumer.connect();
-    await consumer.subscribe({ topic: infra.names.topics.clicks, fromBeginning: true });
-    await consumer.run({
-      eachBatch: async ({ batch }) => {
-        if (first.partition === -1) {
-          first.partition = batch.partition;
-          first.rows = batch.messages.slice(0, 15).map((m) => clickRow(m, batch.partition));
-        }
-      },
-    });
-    await eventually(async () => (first.partition >= 0 ? true : undefined));
-    await consumer.disconnect();
-    const rows = first.rows.flatMap((r) => (r.ok ? [r.row] : []));
+    const first = await firstRows(15);
+    const rows = first.rows;
     const range = { first: 0n, last: BigInt(rows.at(-1)!.source_offset) };
     const ledger = postgresBatchLedger(infra.pool, infra.names.groups.clickProjector, infra.names.topics.clicks);
     await ledger.claim(first.partition, range);

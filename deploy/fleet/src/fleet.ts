@@ -61,13 +61,23 @@ export async function fleetUp(fleet: Fleet, log: Log): Promise<void> {
   log(`fleet ready: entry point ${layout.entryUrl}`);
 }
 
-/** Stops everything, the entry point first and the Kafka nodes last (services flush to them on SIGTERM). */
+/**
+ * Stops everything: the entry point first, then the services together (each
+ * drains and flushes its clicks to Kafka), then ClickHouse, the Kafka nodes last.
+ */
 export async function fleetDown(fleet: Fleet, log: Log): Promise<void> {
-  for (const spec of [...fleet.layout.processes].reverse()) {
-    if (fleet.supervisor.pid(spec.name) === null) continue;
-    log(`stopping ${spec.name}`);
-    fleet.supervisor.resume(spec.name); // a paused process cannot handle SIGTERM
-    await fleet.supervisor.stop(spec.name);
+  const { processes } = fleet.layout;
+  const tier = (name: string) => (name === 'entry' ? 0 : name.startsWith('kafka-') ? 3 : name === 'clickhouse' ? 2 : 1);
+  for (const level of [0, 1, 2, 3]) {
+    await Promise.all(
+      processes
+        .filter((spec) => tier(spec.name) === level && fleet.supervisor.pid(spec.name) !== null)
+        .map(async (spec) => {
+          log(`stopping ${spec.name}`);
+          fleet.supervisor.resume(spec.name); // a paused process cannot handle SIGTERM
+          await fleet.supervisor.stop(spec.name);
+        }),
+    );
   }
 }
 

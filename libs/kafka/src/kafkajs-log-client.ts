@@ -1,5 +1,5 @@
 import type { Consumer, Kafka, Message } from 'kafkajs';
-import type { EventLogClient, LogAdmin, LogProducer, RunningLogConsumer } from './log-client';
+import type { EventLogClient, LogAdmin, LogProducer, RunningLogConsumer, Subscription } from './log-client';
 import { MemoizedDefaultPartitioner } from './partitioner';
 import { producerIdentityLost } from './producer-identity';
 
@@ -8,50 +8,78 @@ export function kafkaLogClient(kafka: Kafka): EventLogClient {
   return {
     producer: () => kafkaProducer(kafka),
     async consume(subscription, eachBatch) {
-      const sessionTimeout = subscription.sessionTimeoutMs ?? 30_000;
-      const consumer: Consumer = kafka.consumer({
-        groupId: subscription.groupId,
-        sessionTimeout,
-        heartbeatInterval: Math.min(3000, sessionTimeout / 3),
-        ...(subscription.fetchMinBytes === undefined
-          ? {}
-          : { minBytes: subscription.fetchMinBytes, maxWaitTimeInMs: subscription.fetchMaxWaitMs ?? 500 }),
-        ...(subscription.maxBytesPerPartition === undefined
-          ? {}
-          : {
-              maxBytesPerPartition: subscription.maxBytesPerPartition,
-              maxBytes: Math.max(subscription.maxBytesPerPartition * 2, 10 * 1024 * 1024),
-            }),
-      });
-      await consumer.connect();
-      await consumer.subscribe({ topics: subscription.topics, fromBeginning: subscription.fromBeginning });
-      await consumer.run({
-        autoCommit: false,
-        eachBatchAutoResolve: false,
-        partitionsConsumedConcurrently: subscription.partitionsConcurrently ?? 1,
-        eachBatch: async (payload) => {
-          const owned = () => payload.isRunning() && !payload.isStale();
-          if (!owned()) return;
-          const { topic, partition, messages } = payload.batch;
-          await eachBatch(
-            { topic, partition, records: messages },
-            {
-              async commit(nextOffset) {
-                // Resolving moves kafkajs's own fetch position; committing makes it the group's.
-                payload.resolveOffset((BigInt(nextOffset) - 1n).toString());
-                await consumer.commitOffsets([{ topic, partition, offset: nextOffset }]);
+      let stopping = false;
+      let current: Consumer | undefined;
+      let restarting: NodeJS.Timeout | undefined;
+      const start = async (): Promise<void> => {
+        const consumer = newConsumer(kafka, subscription);
+        current = consumer;
+        // kafkajs restarts a consumer after a retriable error only; after any
+        // other (its commit refused because the group moved on while a broker
+        // was frozen, say) it stays down for good while the process lives. The
+        // chaos run saw both click projectors stop that way. A fresh member joins instead.
+        consumer.on(consumer.events.CRASH, ({ payload }) => {
+          if (payload.restart || stopping) return;
+          restarting = setTimeout(() => {
+            restarting = undefined;
+            if (!stopping) void start().catch(() => undefined);
+          }, 1000);
+        });
+        await consumer.connect();
+        await consumer.subscribe({ topics: subscription.topics, fromBeginning: subscription.fromBeginning });
+        await consumer.run({
+          autoCommit: false,
+          eachBatchAutoResolve: false,
+          partitionsConsumedConcurrently: subscription.partitionsConcurrently ?? 1,
+          eachBatch: async (payload) => {
+            const owned = () => payload.isRunning() && !payload.isStale();
+            if (!owned()) return;
+            const { topic, partition, messages } = payload.batch;
+            await eachBatch(
+              { topic, partition, records: messages },
+              {
+                async commit(nextOffset) {
+                  // Resolving moves kafkajs's own fetch position; committing makes it the group's.
+                  payload.resolveOffset((BigInt(nextOffset) - 1n).toString());
+                  await consumer.commitOffsets([{ topic, partition, offset: nextOffset }]);
+                },
+                heartbeat: () => payload.heartbeat(),
+                owned,
               },
-              heartbeat: () => payload.heartbeat(),
-              owned,
-            },
-          );
+            );
+          },
+        });
+      };
+      await start();
+      const running: RunningLogConsumer = {
+        async stop() {
+          stopping = true;
+          clearTimeout(restarting);
+          await current?.disconnect();
         },
-      });
-      const running: RunningLogConsumer = { stop: () => consumer.disconnect() };
+      };
       return running;
     },
     admin: () => kafkaAdmin(kafka),
   };
+}
+
+function newConsumer(kafka: Kafka, subscription: Subscription): Consumer {
+  const sessionTimeout = subscription.sessionTimeoutMs ?? 30_000;
+  return kafka.consumer({
+    groupId: subscription.groupId,
+    sessionTimeout,
+    heartbeatInterval: Math.min(3000, sessionTimeout / 3),
+    ...(subscription.fetchMinBytes === undefined
+      ? {}
+      : { minBytes: subscription.fetchMinBytes, maxWaitTimeInMs: subscription.fetchMaxWaitMs ?? 500 }),
+    ...(subscription.maxBytesPerPartition === undefined
+      ? {}
+      : {
+          maxBytesPerPartition: subscription.maxBytesPerPartition,
+          maxBytes: Math.max(subscription.maxBytesPerPartition * 2, 10 * 1024 * 1024),
+        }),
+  });
 }
 
 function kafkaProducer(kafka: Kafka): LogProducer {
