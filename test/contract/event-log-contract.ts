@@ -179,6 +179,31 @@ export function eventLogContract(open: () => Promise<EventLogUnderTest>, close: 
     expect(batches[1]).toEqual(['3', '4']);
   });
 
+  it('keeps consuming after a failure its client will not retry on its own (a new member takes over)', async () => {
+    const topic = await log.newTopic(1);
+    await append(
+      topic,
+      ['1', '2'].map((v) => ({ key: 'same', value: v })),
+    );
+    const seen: string[] = [];
+    let failed = false;
+    await consume(topic, log.newGroup(), {
+      onBatch: async (batch, control) => {
+        if (!failed) {
+          failed = true;
+          // What kafkajs raises when the group refused a commit: a client that stops here stops for good.
+          throw Object.assign(new Error('the coordinator is not aware of this member'), {
+            name: 'KafkaJSNonRetriableError',
+            retriable: false,
+          });
+        }
+        seen.push(...batch.records.map((r) => text(r.value)!));
+        await control.commit((BigInt(batch.records[batch.records.length - 1]!.offset) + 1n).toString());
+      },
+    });
+    await eventually(() => expect(seen).toEqual(['1', '2']), 60_000);
+  });
+
   it('runs the project’s consumer on it: retries, dead letters, and a catch-up check that sees the end', async () => {
     const topic = await log.newTopic(3);
     const deadLetters = await log.newTopic(1);
