@@ -1,7 +1,7 @@
 import { connect, type Socket } from 'node:net';
 import fc from 'fast-check';
 import { hashApiKey } from '@shortlink/accounts';
-import { eventually, infraEnv } from '@shortlink/testing';
+import { eventually } from '@shortlink/testing';
 import { createKeyWithCli } from './support/cli';
 import {
   ACCOUNTS,
@@ -19,8 +19,8 @@ import {
   type HostileCase,
   type HostileWorld,
 } from './support/hostile-arbitraries';
-import { openTestInfra, type TestInfra } from './support/link-system';
-import { buildOnce, startProcess, type RunningProcess } from './support/processes';
+import { openTestInfra, startServersProcess, type TestInfra } from './support/link-system';
+import { type RunningProcess } from './support/processes';
 import { encodeRequest, exchange, type RawRequest, type RawResponse } from './support/raw-http';
 
 /**
@@ -73,15 +73,8 @@ let sent = 0;
 const started = Date.now();
 
 beforeAll(async () => {
-  buildOnce();
   infra = await openTestInfra();
-  const env = infraEnv(process.env);
-  server = await startProcess('deploy/standalone/dist/main.js', {
-    KAFKA_BROKERS: infra.brokers.join(','),
-    KAFKA_TOPIC_PREFIX: infra.topicPrefix,
-    DATABASE_URL: infra.db.url,
-    CLICKHOUSE_URL: env.CLICKHOUSE_URL,
-    CLICKHOUSE_DATABASE: infra.clickhouseDatabase,
+  server = await startServersProcess(infra, {
     PUBLIC_BASE_URL,
     // Behind a proxy, as in production: X-Forwarded-For garbage reaches the click path.
     TRUST_PROXY: 'true',

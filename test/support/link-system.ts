@@ -18,7 +18,7 @@ import {
   uniqueSuffix,
   type ScratchDatabase,
 } from '@shortlink/testing';
-import { buildOnce } from './processes';
+import { buildOnce, startProcess, type RunningProcess } from './processes';
 
 export const PUBLIC_BASE_URL = 'https://sho.rt';
 /** Silent unless TEST_LOG_LEVEL asks otherwise (debugging a failing test). */
@@ -163,4 +163,17 @@ export async function startLinkSystem(options: LinkSystemOptions = {}): Promise<
       await infra.close();
     },
   };
+}
+
+/** `npm start` on the test's Kafka topics, Postgres and ClickHouse databases: the servers mode, as a process. */
+export function startServersProcess(infra: TestInfra, env: Record<string, string> = {}): Promise<RunningProcess> {
+  buildOnce();
+  return startProcess('deploy/standalone/dist/main.js', {
+    KAFKA_BROKERS: infra.brokers.join(','),
+    KAFKA_TOPIC_PREFIX: infra.topicPrefix,
+    DATABASE_URL: infra.db.url,
+    CLICKHOUSE_URL: infraEnv(process.env).CLICKHOUSE_URL,
+    CLICKHOUSE_DATABASE: infra.clickhouseDatabase,
+    ...env,
+  });
 }
