@@ -38,22 +38,19 @@ export async function consumeEmbedded(
   let wake: () => void = () => undefined;
   const onAppend = () => wake();
 
-  const startPosition = async (topic: string, partition: number, end: bigint) => {
-    const at = (await log.committed(groupId))[topic]?.[String(partition)];
-    return at !== undefined ? BigInt(at) : fromBeginning ? 0n : end;
-  };
-
   async function consume(): Promise<void> {
     const leave = await groups.join(groupId, () => stopping);
     if (!leave) return;
     try {
       const positions = new Map<string, bigint>();
       const key = (topic: string, partition: number) => `${topic}/${partition}`;
+      // Where the group left off; where it never committed, the start or the end.
+      const committed = await log.committed(groupId);
       for (const topic of topics) {
-        const ends = log.endOffsets(topic);
-        for (const [partition, end] of ends.entries()) {
-          positions.set(key(topic, partition), await startPosition(topic, partition, end));
-        }
+        log.endOffsets(topic).forEach((end, partition) => {
+          const at = committed[topic]?.[String(partition)];
+          positions.set(key(topic, partition), at !== undefined ? BigInt(at) : fromBeginning ? 0n : end);
+        });
       }
       const concurrency = Math.max(1, subscription.partitionsConcurrently ?? 1);
       const maxBytes = subscription.maxBytesPerPartition ?? DEFAULT_MAX_BYTES_PER_PARTITION;
