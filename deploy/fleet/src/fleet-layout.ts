@@ -60,19 +60,23 @@ async function healthy(port: number): Promise<boolean> {
   return res.status === 200;
 }
 
-export function fleetLayout(options: FleetOptions): FleetLayout {
-  const { root, stateDir } = options;
-  const offset = options.portOffset ?? 0;
-  const nodes = kafkaNodes(offset);
-  const instances = INSTANCES.map((i) => ({ ...i, port: i.port + offset }));
-  const kafka: KafkaClusterLayout = {
-    nodes,
+/** The fleet's three Kafka nodes, on ports shifted by `offset`, with their state under `stateDir`. */
+export function kafkaClusterLayout(root: string, stateDir: string, offset: number): KafkaClusterLayout {
+  return {
+    nodes: kafkaNodes(offset),
     libsDir: join(root, '.infra', 'kafka', 'libs'),
     dataDir: join(stateDir, 'kafka'),
     log4jConfig: join(root, 'deploy', 'kafka', 'log4j2.yaml'),
     template: join(root, 'deploy', 'fleet', 'kafka-broker.properties'),
   };
-  const brokers = bootstrapOf(nodes);
+}
+
+export function fleetLayout(options: FleetOptions): FleetLayout {
+  const { root, stateDir } = options;
+  const offset = options.portOffset ?? 0;
+  const instances = INSTANCES.map((i) => ({ ...i, port: i.port + offset }));
+  const kafka = kafkaClusterLayout(root, stateDir, offset);
+  const brokers = bootstrapOf(kafka.nodes);
   const clickhouse = {
     port: CLICKHOUSE_PORT + offset,
     url: `http://127.0.0.1:${CLICKHOUSE_PORT + offset}`,
@@ -126,7 +130,7 @@ export function fleetLayout(options: FleetOptions): FleetLayout {
     ready: async () => (await fetch(`${clickhouse.url}/ping`, { signal: AbortSignal.timeout(1000) })).ok,
   };
   const processes = [
-    ...nodes.map((node) => kafkaNodeProcess(kafka, node)),
+    ...kafka.nodes.map((node) => kafkaNodeProcess(kafka, node)),
     clickhouseProcess,
     ...instances.map(serviceProcess),
     entry,

@@ -10,8 +10,10 @@ import type { TopicSpec } from './topics';
  */
 export interface EventLogClient {
   /**
-   * A producer whose appends are durable and written once: idempotent, and
-   * resolved only when every in-sync replica has the records (`acks=all`).
+   * A producer whose appends are durable: resolved only when every in-sync
+   * replica has every record (`acks=all`). At least once: a record whose
+   * acknowledgement was lost is sent again and may be in the log twice, so
+   * consumers drop repeats by the event id.
    * Records with a key go to the partition Kafka's Java client would choose
    * (murmur2), so a key's records stay in order whoever produces them.
    */
