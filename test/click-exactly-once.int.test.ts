@@ -216,6 +216,19 @@ describe('click projection, exactly once', () => {
     expect(await totals()).toEqual(expected(150));
   });
 
+  it('gives two owners the same first batch of a partition that has no ledger row yet', async () => {
+    const ledger = postgresBatchLedger(infra.pool, infra.names.groups.clickProjector, infra.names.topics.clicks);
+    const other = postgresBatchLedger(infra.pool, infra.names.groups.clickProjector, infra.names.topics.clicks);
+    // No row means no row lock: both first claims used to win, the second overwriting the first's range.
+    const partitions = Array.from({ length: 40 }, (_, i) => 100 + i);
+    const pairs = await Promise.all(
+      partitions.map((p) =>
+        Promise.all([ledger.claim(p, { first: 0n, last: 99n }), other.claim(p, { first: 0n, last: 149n })]),
+      ),
+    );
+    for (const [a, b] of pairs) expect(a).toEqual(b);
+  });
+
   it('lets only one of two owners of a partition claim each batch, whatever they propose', async () => {
     const ledger = postgresBatchLedger(infra.pool, infra.names.groups.clickProjector, infra.names.topics.clicks);
     const other = postgresBatchLedger(infra.pool, infra.names.groups.clickProjector, infra.names.topics.clicks);

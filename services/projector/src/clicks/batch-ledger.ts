@@ -51,26 +51,38 @@ export function postgresBatchLedger(pool: Pool, groupId: string, topic: string):
       const client = await pool.connect();
       try {
         await client.query('BEGIN');
-        // The row lock makes concurrent claims on one partition take turns.
-        const { rows } = await client.query<Row>(
-          `SELECT first_offset, last_offset, state FROM click_projection_ranges
-            WHERE consumer_group = $1 AND topic = $2 AND kafka_partition = $3 FOR UPDATE`,
-          [...key, partition],
-        );
-        const { claim, record } = decideClaim(rows[0] ? toRange(rows[0]) : null, proposed);
-        if (record) {
-          await client.query(
-            `INSERT INTO click_projection_ranges
-               (consumer_group, topic, kafka_partition, first_offset, last_offset, state)
-             VALUES ($1, $2, $3, $4, $5, 'pending')
-             ON CONFLICT (consumer_group, topic, kafka_partition) DO UPDATE
-               SET first_offset = EXCLUDED.first_offset, last_offset = EXCLUDED.last_offset,
-                   state = 'pending', recorded_at = now()`,
-            [...key, partition, record.first.toString(), record.last.toString()],
+        for (;;) {
+          // The row lock makes concurrent claims on one partition take turns.
+          const { rows } = await client.query<Row>(
+            `SELECT first_offset, last_offset, state FROM click_projection_ranges
+              WHERE consumer_group = $1 AND topic = $2 AND kafka_partition = $3 FOR UPDATE`,
+            [...key, partition],
           );
+          const row = rows[0];
+          const { claim, record } = decideClaim(row ? toRange(row) : null, proposed);
+          if (record && row) {
+            await client.query(
+              `UPDATE click_projection_ranges
+                  SET first_offset = $4, last_offset = $5, state = 'pending', recorded_at = now()
+                WHERE consumer_group = $1 AND topic = $2 AND kafka_partition = $3`,
+              [...key, partition, record.first.toString(), record.last.toString()],
+            );
+          } else if (record) {
+            // No row yet, so nothing was locked: two first claims can both get
+            // here. The insert waits for the other's; the loser decides again
+            // against the winner's row, as if it had come second.
+            const inserted = await client.query(
+              `INSERT INTO click_projection_ranges
+                 (consumer_group, topic, kafka_partition, first_offset, last_offset, state)
+               VALUES ($1, $2, $3, $4, $5, 'pending')
+               ON CONFLICT (consumer_group, topic, kafka_partition) DO NOTHING`,
+              [...key, partition, record.first.toString(), record.last.toString()],
+            );
+            if (inserted.rowCount !== 1) continue;
+          }
+          await client.query('COMMIT');
+          return claim;
         }
-        await client.query('COMMIT');
-        return claim;
       } catch (err) {
         await client.query('ROLLBACK').catch(() => undefined);
         throw err;
