@@ -1,6 +1,6 @@
 import type { Producer } from 'kafkajs';
 import { randomUUID } from 'node:crypto';
-import { createEvent, encodeEvent, type LinkCreated } from '@shortlink/events';
+import { createEvent, encodeEvent, type LinkCreated, type LinkUpdated } from '@shortlink/events';
 import { waitForGroupToCatchUp } from '@shortlink/kafka';
 import { projectorModule, startLinkSystem, type LinkSystem } from './support/link-system';
 import { eventually } from '@shortlink/testing';
@@ -231,5 +231,61 @@ describe('claim settlement', () => {
     expect(rows).toEqual([{ state: 'committed' }]);
     const redirect = await system.app.inject({ method: 'GET', url: '/crashed-2' });
     expect(redirect.headers.location).toBe('https://example.com/crashed');
+  });
+});
+
+describe('link changes in the projection', () => {
+  const send = (method: 'PATCH' | 'DELETE', slug: string, payload?: unknown) =>
+    system.app.inject({
+      method,
+      url: `/api/v1/links/${slug}`,
+      headers: {
+        authorization: `Bearer ${system.proKey}`,
+        ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      payload: payload === undefined ? undefined : JSON.stringify(payload),
+    });
+  const row = async (slug: string) =>
+    (
+      await system.infra.pool.query<{ destination_url: string; tag: string | null; version: number; deleted: boolean }>(
+        'SELECT destination_url, tag, version, deleted_at IS NOT NULL AS deleted FROM links WHERE slug = $1',
+        [slug],
+      )
+    ).rows[0];
+
+  it('applies LinkUpdated and LinkDeleted by version: a replayed or older event changes nothing, nor does a rebuild', async () => {
+    const slug = 'proj-chg';
+    const link = await create(slug);
+    expect((await send('PATCH', slug, { url: 'https://example.com/v2', tag: null })).statusCode).toBe(200);
+    expect((await send('DELETE', slug)).statusCode).toBe(204);
+    const final = { destination_url: 'https://example.com/v2', tag: null, version: 3, deleted: true };
+    await eventually(async () => ((await row(slug))?.version === 3 ? true : undefined), 30_000, 'the delete projected');
+    expect(await row(slug)).toEqual(final);
+
+    // The outbox relay may append a change again, late: it must not bring the link back.
+    const late = createEvent<LinkUpdated>(
+      'LinkUpdated',
+      1,
+      {
+        linkId: link.id,
+        accountId: (await system.infra.pool.query('SELECT account_id FROM slug_claims WHERE slug = $1', [slug])).rows[0]
+          .account_id,
+        slug,
+        version: 2,
+        destinationUrl: 'https://example.com/v2',
+        tag: null,
+        changedFields: ['destinationUrl', 'tag'],
+      },
+      { eventId: randomUUID(), occurredAt: new Date().toISOString() },
+    );
+    await producer.send({
+      topic: system.infra.names.topics.links,
+      messages: [{ key: slug, value: encodeEvent(late) }],
+    });
+    await caughtUp(system.infra.names.groups.linkProjector);
+    expect(await row(slug)).toEqual(final);
+
+    await rebuildLinks(system.infra.log, system.infra.pool, system.infra.names);
+    expect(await row(slug)).toEqual(final);
   });
 });

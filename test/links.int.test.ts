@@ -33,7 +33,15 @@ describe('POST /api/v1/links', () => {
     const res = await create({ url: 'https://example.com/Summer?utm=x&ä=1', customSlug: 'summer-sale', tag: 'email' });
     expect(res.statusCode).toBe(201);
     const link = res.json();
-    expect(Object.keys(link).sort()).toEqual(['createdAt', 'destinationUrl', 'id', 'shortUrl', 'slug', 'tag']);
+    expect(Object.keys(link).sort()).toEqual([
+      'createdAt',
+      'destinationUrl',
+      'id',
+      'shortUrl',
+      'slug',
+      'tag',
+      'updatedAt',
+    ]);
     expect(link).toMatchObject({
       slug: 'summer-sale',
       shortUrl: `${PUBLIC_BASE_URL}/summer-sale`,
@@ -42,6 +50,8 @@ describe('POST /api/v1/links', () => {
     });
     expect(link.id).toMatch(UUID);
     expect(link.createdAt).toMatch(ISO_MS);
+    // Not changed yet.
+    expect(link.updatedAt).toBe(link.createdAt);
     expect(Date.parse(link.createdAt)).toBeGreaterThanOrEqual(before - 5);
     expect(res.headers.location).toBe(`${PUBLIC_BASE_URL}/summer-sale`);
   });

@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- redirect|create|ingestion|analytics|embedded ...] [--quick]`
+ * `npm run bench [-- redirect|create|bulk|ingestion|analytics|list|embedded ...] [--quick]`
  *
  * Runs each benchmark against the real local stack (`npm run infra:up`: Kafka,
  * Postgres, the ClickHouse engine), each in its own scratch databases and
@@ -13,14 +13,16 @@ import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { benchAnalytics } from './analytics';
+import { benchBulk } from './bulk';
 import { benchCreate } from './create';
 import { benchEmbedded } from './embedded';
 import { benchIngestion } from './ingestion';
+import { benchList } from './list';
 import { benchRedirect } from './redirect';
 import { openBenchStack } from './stack';
 import { formatReport, type Report } from './report';
 
-const PARTS = ['redirect', 'create', 'ingestion', 'analytics', 'embedded'] as const;
+const PARTS = ['redirect', 'create', 'bulk', 'ingestion', 'analytics', 'list', 'embedded'] as const;
 type Part = (typeof PARTS)[number];
 const ROOT = join(__dirname, '..', '..');
 
@@ -79,11 +81,19 @@ async function main(): Promise<void> {
         });
       } else if (part === 'create') {
         report.results.create = await benchCreate(ROOT, stack, { durationSeconds: quick ? 1 : 10, connections: 50 });
+      } else if (part === 'bulk') {
+        report.results.bulk = await benchBulk(ROOT, stack, { durationSeconds: quick ? 1 : 10, connections: 10 });
       } else if (part === 'ingestion') {
         report.results.ingestion = await benchIngestion(stack, {
           clicks: quick ? 2000 : 500_000,
           freshnessSamples: quick ? 2 : 50,
           backgroundPerSecond: quick ? 500 : 5000,
+        });
+      } else if (part === 'list') {
+        report.results.list = await benchList(stack, {
+          links: quick ? 2000 : 1_000_000,
+          otherLinks: quick ? 200 : 100_000,
+          requests: quick ? 3 : 200,
         });
       } else {
         report.results.analytics = await benchAnalytics(stack, {

@@ -1,7 +1,9 @@
 import type { AnalyticsResult } from './analytics';
+import type { BulkResult } from './bulk';
 import type { CreateResult } from './create';
 import type { EmbeddedResult } from './embedded';
 import type { IngestionResult } from './ingestion';
+import type { ListResult } from './list';
 import type { RedirectResult } from './redirect';
 
 export interface Report {
@@ -11,8 +13,10 @@ export interface Report {
   results: {
     redirect?: RedirectResult;
     create?: CreateResult;
+    bulk?: BulkResult;
     ingestion?: IngestionResult;
     analytics?: AnalyticsResult;
+    list?: ListResult;
     embedded?: EmbeddedResult;
   };
 }
@@ -22,9 +26,11 @@ const GOALS = {
   redirectP99Ratio: 1.2,
   createPerSecond: 2000,
   createP99Ms: 25,
+  bulkPerSecond: 20_000,
   ingestPerSecond: 20_000,
   freshnessP99Ms: 2000,
   analyticsAllP99Ms: 50,
+  listP99Ms: 20,
   embeddedCreatePerSecond: 1000,
   embeddedCreateP99Ms: 50,
   /** Embedded redirects against the servers mode's, in the same run. */
@@ -37,7 +43,7 @@ const n = (v: number) => v.toLocaleString('en-US', { maximumFractionDigits: 2 })
 /** A Markdown table (what the README's Performance section shows). */
 export function formatReport(report: Report): string {
   const rows: string[][] = [];
-  const { redirect, create, ingestion, analytics, embedded } = report.results;
+  const { redirect, create, bulk, ingestion, analytics, list, embedded } = report.results;
   if (redirect) {
     rows.push([
       'Redirect: ours',
@@ -72,6 +78,14 @@ export function formatReport(report: Report): string {
       verdict(create.linksPerSecond >= GOALS.createPerSecond && create.p99Ms <= GOALS.createP99Ms),
     ]);
   }
+  if (bulk) {
+    rows.push([
+      'Bulk create (100 links a request)',
+      `${n(bulk.linksPerSecond)} links/s (goal ≥ ${n(GOALS.bulkPerSecond)})`,
+      `p50 ${n(bulk.p50Ms)} ms, p99 ${n(bulk.p99Ms)} ms a request; ${n(bulk.failedRequests)} failed requests`,
+      verdict(bulk.linksPerSecond >= GOALS.bulkPerSecond && bulk.failedRequests === 0),
+    ]);
+  }
   if (ingestion) {
     rows.push([
       'Ingestion, end to end',
@@ -99,6 +113,16 @@ export function formatReport(report: Report): string {
         range === 'all'
           ? `${verdict(r.p99Ms <= GOALS.analyticsAllP99Ms)} (goal p99 ≤ ${GOALS.analyticsAllP99Ms} ms)`
           : '',
+      ]);
+    }
+  }
+  if (list) {
+    for (const [name, r] of Object.entries(list.queries)) {
+      rows.push([
+        `List ${name} (${n(list.links)} links)`,
+        `p50 ${n(r.p50Ms)} ms, p99 ${n(r.p99Ms)} ms`,
+        `max ${n(r.maxMs)} ms over ${r.requests} requests; ${r.listed} links a page`,
+        `${verdict(r.p99Ms <= GOALS.listP99Ms)} (goal p99 ≤ ${GOALS.listP99Ms} ms)`,
       ]);
     }
   }

@@ -27,7 +27,7 @@ export function describeApiContract(mode: string, target: () => ContractTarget):
   describe(`API contract (${mode})`, () => {
     let pro: string;
     let free: string;
-    let page: { origin: string; close(): Promise<void> };
+    let page: { origin: string; paths: string[]; close(): Promise<void> };
     const run = Math.random().toString(36).slice(2, 7);
 
     beforeAll(async () => {
@@ -49,6 +49,15 @@ export function describeApiContract(mode: string, target: () => ContractTarget):
         },
         body: JSON.stringify(body),
       });
+    const send = (method: 'PATCH' | 'DELETE', slug: string, body?: unknown, key: string = pro) =>
+      fetch(`${target().url}/api/v1/links/${slug}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${key}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
     const get = (path: string, key: string | null = pro, headers: Record<string, string> = {}) =>
       fetch(`${target().url}${path}`, {
         redirect: 'manual',
@@ -66,6 +75,7 @@ export function describeApiContract(mode: string, target: () => ContractTarget):
         destinationUrl: 'https://example.com/landing?utm=x',
         tag: 'launch',
         createdAt: expect.stringMatching(ISO_MILLIS),
+        updatedAt: link.createdAt,
       });
     });
 
@@ -148,6 +158,158 @@ export function describeApiContract(mode: string, target: () => ContractTarget):
       expect((await get(`/api/v1/links/${slug}/analytics?range=1y`, free)).status).toBe(400);
     });
 
+    it('lists the caller’s links newest first, a page at a time, filtered by tag or search', async () => {
+      const [owner, other] = [await target().issueKey('pro'), await target().issueKey('pro')];
+      const made = [];
+      for (const [i, tag] of ['news', 'ads', 'news', null, 'news'].entries()) {
+        const res = await post({ url: `https://example.com/List/${i}`, customSlug: `l${i}-${run}`, tag }, owner);
+        expect(res.status).toBe(201);
+        made.push(await json(res));
+      }
+      expect((await post({ url: 'https://example.com/List/other', customSlug: `lo-${run}` }, other)).status).toBe(201);
+
+      const pages = [];
+      let cursor: string | null = null;
+      do {
+        const res = await get(`/api/v1/links?limit=2${cursor === null ? '' : `&cursor=${cursor}`}`, owner);
+        expect(res.status).toBe(200);
+        const body = await json(res);
+        pages.push(body.links);
+        cursor = body.nextCursor;
+      } while (cursor !== null);
+      expect(pages.map((p) => p.length)).toEqual([2, 2, 1]);
+      expect(pages.flat()).toEqual([...made].reverse());
+
+      const tagged = await json(await get('/api/v1/links?tag=news', owner));
+      expect(tagged).toEqual({ links: [made[4], made[2], made[0]], nextCursor: null });
+      const found = await json(await get(`/api/v1/links?search=LIST/1`, owner));
+      expect(found.links).toEqual([made[1]]);
+      const theirs = await json(await get('/api/v1/links', other));
+      expect(theirs.links.map((l: { slug: string }) => l.slug)).toEqual([`lo-${run}`]);
+
+      const mine = (await json(await get('/api/v1/links?limit=1', owner))).nextCursor;
+      for (const [query, code] of [
+        [`?cursor=${mine}`, 'invalid_cursor'],
+        ['?cursor=garbage', 'invalid_cursor'],
+        ['?limit=0', 'invalid_limit'],
+        ['?search=%00', 'invalid_search'],
+      ]) {
+        const res = await get(`/api/v1/links${query}`, other);
+        expect([query, res.status, (await json(res)).code]).toEqual([query, 400, code]);
+      }
+      expect((await get('/api/v1/links', null)).status).toBe(401);
+    });
+
+    it('passes the short URL’s query on to the destination, the short URL’s value winning a clash', async () => {
+      const slug = `q-${run}`;
+      expect((await post({ url: 'https://example.com/q?ref=site&keep=1#top', customSlug: slug })).status).toBe(201);
+      const merged = await get(`/${slug}?ref=news&utm_source=mail`, null);
+      expect(merged.status).toBe(302);
+      expect(merged.headers.get('location')).toBe('https://example.com/q?keep=1&ref=news&utm_source=mail#top');
+      expect((await get(`/${slug}`, null)).headers.get('location')).toBe('https://example.com/q?ref=site&keep=1#top');
+      const hostile = await get(`/${slug}?a=%0D%0ASet-Cookie:x&%00=%ZZ`, null);
+      expect(hostile.status).toBe(302);
+      expect(hostile.headers.get('location')).toBe(
+        'https://example.com/q?ref=site&keep=1&a=%0D%0ASet-Cookie:x&%00=%ZZ#top',
+      );
+      expect(hostile.headers.get('set-cookie')).toBeNull();
+    });
+
+    it('updates a link: the next redirect goes to the new destination, and the Link carries updatedAt', async () => {
+      const slug = `u-${run}`;
+      const created = await json(await post({ url: 'https://example.com/before', customSlug: slug, tag: 'a' }));
+      expect((await get(`/${slug}`, null)).headers.get('location')).toBe('https://example.com/before');
+      const res = await send('PATCH', slug, { url: 'https://example.com/after' });
+      expect(res.status).toBe(200);
+      const updated = await json(res);
+      expect(updated).toEqual({
+        ...created,
+        destinationUrl: 'https://example.com/after',
+        updatedAt: expect.any(String),
+      });
+      expect(updated.updatedAt).toMatch(ISO_MILLIS);
+      expect(Date.parse(updated.updatedAt)).toBeGreaterThanOrEqual(Date.parse(created.createdAt));
+      const redirect = await get(`/${slug}`, null);
+      expect(redirect.status).toBe(302);
+      expect(redirect.headers.get('location')).toBe('https://example.com/after');
+      expect(await json(await get(`/api/v1/links/${slug}`))).toMatchObject({
+        destinationUrl: 'https://example.com/after',
+        tag: 'a',
+        updatedAt: updated.updatedAt,
+      });
+      const retagged = await json(await send('PATCH', slug, { tag: null }));
+      expect(retagged).toMatchObject({ destinationUrl: 'https://example.com/after', tag: null });
+    });
+
+    it('refuses a bad change with creation’s texts, and an empty or unknown one, changing nothing', async () => {
+      const slug = `v-${run}`;
+      await post({ url: 'https://example.com/keep', customSlug: slug });
+      const cases: [unknown, number, string][] = [
+        [{ url: 'not a url' }, 400, 'Invalid request body'],
+        [{ url: null }, 400, 'Invalid request body'],
+        [{ tag: '' }, 400, 'Tags must be 1-100 characters without control characters'],
+        [{ url: `https://example.com/${'a'.repeat(2048)}` }, 400, 'URLs must be at most 2048 characters'],
+        [{}, 400, 'Nothing to change: give url, tag or both'],
+        [{ customSlug: 'other' }, 400, 'Only url and tag can be changed'],
+        [[1], 400, 'Invalid request body'],
+      ];
+      for (const [body, status, error] of cases) {
+        const res = await send('PATCH', slug, body);
+        expect(res.status).toBe(status);
+        expect(await json(res)).toEqual({ error, code: expect.any(String) });
+      }
+      expect((await get(`/${slug}`, null)).headers.get('location')).toBe('https://example.com/keep');
+      expect((await send('PATCH', slug, { url: 'https://example.com/x' }, 'slk_not-a-key')).status).toBe(401);
+    });
+
+    it('answers another account 404 for update and delete, exactly like a missing link', async () => {
+      const slug = `o-${run}`;
+      await post({ url: 'https://example.com/owned', customSlug: slug }, free);
+      const other = await send('PATCH', slug, { url: 'https://example.com/hijack' });
+      const missing = await send('PATCH', `missing-${run}`, { url: 'https://example.com/hijack' });
+      expect(other.status).toBe(404);
+      expect(await json(other)).toEqual(await json(missing));
+      expect((await send('DELETE', slug)).status).toBe(404);
+      expect((await get(`/${slug}`, null)).headers.get('location')).toBe('https://example.com/owned');
+    });
+
+    it('deletes a link: 204, then redirect, GET, analytics, update and delete answer 404, and the slug is never given out again', async () => {
+      const slug = `d-${run}`;
+      await post({ url: 'https://example.com/gone', customSlug: slug });
+      expect((await get(`/${slug}`, null)).status).toBe(302);
+      const res = await send('DELETE', slug);
+      expect(res.status).toBe(204);
+      expect(await res.text()).toBe('');
+      const notFound = { error: 'Link not found', code: 'not_found' };
+      expect(await json(await get(`/${slug}`, null))).toEqual(notFound);
+      expect(await json(await get(`/api/v1/links/${slug}`))).toEqual(notFound);
+      expect(await json(await get(`/api/v1/links/${slug}/analytics`))).toEqual(notFound);
+      expect(await json(await send('PATCH', slug, { tag: 'x' }))).toEqual(notFound);
+      expect((await send('DELETE', slug)).status).toBe(404);
+      for (const key of [pro, free]) {
+        const again = await post({ url: 'https://example.com/hijack', customSlug: slug }, key);
+        expect(again.status).toBe(409);
+        expect((await json(again)).error).toBe('This slug is already taken');
+      }
+      expect((await get(`/${slug}`, null)).status).toBe(404);
+    });
+
+    it('fetches the preview again for a new destination', async () => {
+      const slug = `pa-${run}`;
+      expect((await post({ url: `${page.origin}/first`, customSlug: slug })).status).toBe(201);
+      await eventually(async () => {
+        const body = await json(await get(`/api/v1/links/${slug}`));
+        return body.preview.status === 'ready' ? body : undefined;
+      });
+      expect((await send('PATCH', slug, { url: `${page.origin}/second` })).status).toBe(200);
+      const link = await eventually(async () => {
+        const body = await json(await get(`/api/v1/links/${slug}`));
+        return body.preview.status === 'ready' && body.destinationUrl.endsWith('/second') ? body : undefined;
+      });
+      expect(link).toMatchObject({ destinationUrl: `${page.origin}/second`, preview: { title: 'A page & its title' } });
+      expect(page.paths).toEqual(expect.arrayContaining(['/first', '/second']));
+    });
+
     it('fetches the preview in the background', async () => {
       const slug = `p-${run}`;
       const created = await post({ url: `${page.origin}/article`, customSlug: slug });
@@ -164,12 +326,83 @@ export function describeApiContract(mode: string, target: () => ContractTarget):
         fetchedAt: expect.stringMatching(ISO_MILLIS),
       });
     });
+
+    // After the preview test: the links created here queue in the preview worker ahead of its page.
+    const postWith = (path: string, body: unknown, headers: Record<string, string>, key: string = pro) =>
+      fetch(`${target().url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, ...headers },
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+      });
+
+    it('creates links in bulk, each with its own result in request order', async () => {
+      await post({ url: 'https://example.com/b/taken', customSlug: `bt-${run}` });
+      const links: unknown[] = Array.from({ length: 100 }, (_, i) => ({
+        url: `https://example.com/b/${run}/${i}`,
+        ...(i % 4 === 0 ? { customSlug: `b-${run}-${i}` } : {}),
+      }));
+      links[10] = { url: 'https://example.com/b', customSlug: 'admin' };
+      links[20] = { url: 'https://example.com/b', customSlug: `bt-${run}` };
+      links[30] = { url: 'not a url' };
+      links[40] = { url: 'https://example.com/b/\u0000' };
+      links[50] = { url: 'https://example.com/b', customSlug: `b-${run}-0` };
+      const res = await postWith('/api/v1/links/bulk', { links }, {});
+      expect(res.status).toBe(200);
+      const { results } = await json(res);
+      const codes = results.map((r: { status: number; code?: string }) => r.code ?? r.status);
+      expect(codes.filter((c: unknown) => c !== 201)).toEqual([
+        'slug_reserved',
+        'slug_taken',
+        'invalid_body',
+        'invalid_body',
+        'slug_taken',
+      ]);
+      expect([codes[10], codes[20], codes[30], codes[40], codes[50]]).toEqual([
+        'slug_reserved',
+        'slug_taken',
+        'invalid_body',
+        'invalid_body',
+        'slug_taken',
+      ]);
+      for (const i of [0, 1, 99]) {
+        const { link } = results[i];
+        expect(link.destinationUrl).toBe(`https://example.com/b/${run}/${i}`);
+        const redirect = await get(`/${link.slug}`, null);
+        expect(redirect.status).toBe(302);
+        expect(redirect.headers.get('location')).toBe(link.destinationUrl);
+      }
+      const empty = await postWith('/api/v1/links/bulk', { links: [] }, {});
+      expect(empty.status).toBe(400);
+      expect(await json(empty)).toEqual({ error: 'Bulk requests must hold 1-100 links', code: 'invalid_bulk_size' });
+    });
+
+    it('answers a retry with the same Idempotency-Key with the first response, once, and refuses another body', async () => {
+      const headers = { 'idempotency-key': `contract-${run}` };
+      const body = { url: `https://example.com/idem/${run}` };
+      const responses = await Promise.all(Array.from({ length: 10 }, () => postWith('/api/v1/links', body, headers)));
+      const answers = await Promise.all(responses.map(async (r) => `${r.status} ${await r.text()}`));
+      expect(new Set(answers).size).toBe(1);
+      expect(answers[0]).toMatch(/^201 /);
+      const other = await postWith('/api/v1/links', { url: `https://example.com/idem/${run}/other` }, headers);
+      expect(other.status).toBe(422);
+      expect((await json(other)).code).toBe('idempotency_key_reused');
+      // Keys are per account: the free account's own request under the same key.
+      const theirs = await postWith('/api/v1/links', body, headers, free);
+      expect(theirs.status).toBe(201);
+      expect((await json(theirs)).id).not.toBe(JSON.parse(answers[0]!.slice(4)).id);
+      const bulkFirst = await postWith('/api/v1/links/bulk', { links: [body] }, { 'idempotency-key': `cb-${run}` });
+      const bulkAgain = await postWith('/api/v1/links/bulk', { links: [body] }, { 'idempotency-key': `cb-${run}` });
+      expect(bulkAgain.headers.get('idempotent-replayed')).toBe('true');
+      expect(await bulkAgain.text()).toBe(await bulkFirst.text());
+    });
   });
 }
 
 /** A destination page for the preview worker, on loopback (the process under test allows private networks). */
-async function startPage(): Promise<{ origin: string; close(): Promise<void> }> {
-  const server = http.createServer((_req, res) => {
+async function startPage(): Promise<{ origin: string; paths: string[]; close(): Promise<void> }> {
+  const paths: string[] = [];
+  const server = http.createServer((req, res) => {
+    paths.push(req.url ?? '');
     res
       .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
       .end(
@@ -180,6 +413,7 @@ async function startPage(): Promise<{ origin: string; close(): Promise<void> }> 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    paths,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }

@@ -13,7 +13,7 @@ import type { RawRequest } from './raw-http';
 export type Account = 'pro' | 'free';
 export const ACCOUNTS: readonly Account[] = ['pro', 'free'];
 
-export type Endpoint = 'create' | 'read' | 'analytics' | 'redirect' | 'health' | 'any';
+export type Endpoint = 'create' | 'read' | 'list' | 'analytics' | 'redirect' | 'health' | 'any';
 
 export interface HostileCase {
   endpoint: Endpoint;
@@ -691,6 +691,41 @@ export function readCase(world: HostileWorld): fc.Arbitrary<HostileCase> {
         authenticates: auth.authenticates,
         clean: headers.clean && path.clean,
         slug: path.slug,
+      })),
+  );
+}
+
+/** The list's parameters, plain or hostile, with anything else a query may hold. */
+const listQuery = fc.oneof(
+  { weight: 2, arbitrary: anyQuery },
+  {
+    weight: 3,
+    arbitrary: fc
+      .array(
+        fc.oneof(
+          fc.constantFrom('limit=1', 'limit=100', 'limit=0', 'limit=101', 'limit=-1', 'limit=1e1', 'limit=%00'),
+          fc.constantFrom('cursor=', 'cursor=AQ', 'cursor=AQAAAAAAAAAAAAAAAAAAAAA', 'cursor=%FF', 'cursor=a%00'),
+          headerText(24).map((v) => `tag=${encodeURIComponent(v)}`),
+          headerText(24).map((v) => `search=${encodeURIComponent(v)}`),
+          fc.constantFrom('search=%25', 'search=_', 'search=%5C', 'search=%ED%A0%80', 'tag=%00', 'search=a&search=b'),
+        ),
+        { minLength: 1, maxLength: 4 },
+      )
+      .map((parts) => `?${parts.join('&')}`),
+  },
+);
+
+/** `GET /api/v1/links`: the caller's links, never another account's. */
+export function listCase(world: HostileWorld): fc.Arbitrary<HostileCase> {
+  return authorization(world).chain((auth) =>
+    fc
+      .record({ headers: headersFor(auth), query: listQuery, method: fc.constantFrom('GET', 'GET', 'HEAD') })
+      .map(({ headers, query, method }) => ({
+        endpoint: 'list' as const,
+        request: { method, target: `/api/v1/links${query}`, headers: headers.headers },
+        account: auth.account,
+        authenticates: auth.authenticates,
+        clean: false,
       })),
   );
 }

@@ -58,6 +58,8 @@ export async function composeSystem(
     ...stores,
     // Same process: the redirector forgets a cached "not found" before the 201 leaves.
     onLinkCommitted: (slug) => redirector.cache.forget(slug),
+    // And drops a changed or deleted link at once (the others are told through Postgres).
+    onLinkChanged: (slug) => redirector.cache.invalidate(slug),
   });
   return {
     modules: [

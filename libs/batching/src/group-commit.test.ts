@@ -93,4 +93,26 @@ describe('groupCommit', () => {
     expect(await Promise.all(shared)).toEqual(['B', 'invalid byte sequence', 'D']);
     expect(batches).toEqual([['a'], ['b', 'c\u0000', 'd'], ['b'], ['c\u0000'], ['d']]);
   });
+
+  it('sends the items of one caller together even when idle, each settling on its own', async () => {
+    const batches: string[][] = [];
+    const insert = groupCommit(
+      async (items: string[]) => {
+        batches.push(items);
+        if (items.some((s) => s.includes('\u0000'))) throw new Error('invalid byte sequence');
+        return items.map((s) => s.toUpperCase());
+      },
+      { maxBatch: 3, onFailure: 'retry-alone' },
+    );
+    const settled = await Promise.allSettled(insert.all(['a', 'b\u0000', 'c', 'd']));
+    expect(settled.map((s) => (s.status === 'fulfilled' ? s.value : (s.reason as Error).message))).toEqual([
+      'A',
+      'invalid byte sequence',
+      'C',
+      'D',
+    ]);
+    // One batch up to maxBatch, then the rest; the poisoned batch retried item by item.
+    expect(batches).toEqual([['a', 'b\u0000', 'c'], ['a'], ['b\u0000'], ['c'], ['d']]);
+    expect(insert.all([])).toEqual([]);
+  });
 });

@@ -14,15 +14,23 @@ export interface GroupCommitOptions {
   onFailure: 'retry-alone' | 'fail-all';
 }
 
+/** Submits one item; `all` submits several of one caller at once. */
+export interface GroupCommit<T, R> {
+  (item: T): Promise<R>;
+  /**
+   * Queues the items together, so that they leave in one batch (as far as
+   * `maxBatch` allows) even when idle, where one call after another would send
+   * the first alone. Each item still settles on its own, as if submitted alone.
+   */
+  all(items: readonly T[]): Promise<R>[];
+}
+
 /**
  * Concurrent calls share one batch: while a batch is in flight, the items that
  * arrive queue up and leave together in the next one (a group commit, with no
  * added delay when idle). `run` answers each item of a batch in order.
  */
-export function groupCommit<T, R>(
-  run: (items: T[]) => Promise<R[]>,
-  options: GroupCommitOptions,
-): (item: T) => Promise<R> {
+export function groupCommit<T, R>(run: (items: T[]) => Promise<R[]>, options: GroupCommitOptions): GroupCommit<T, R> {
   type Waiting = { item: T; resolve: (r: R) => void; reject: (e: unknown) => void };
   let waiting: Waiting[] = [];
   let running = false;
@@ -55,9 +63,17 @@ export function groupCommit<T, R>(
     running = false;
   }
 
-  return (item) =>
-    new Promise<R>((resolve, reject) => {
-      waiting.push({ item, resolve, reject });
-      if (!running) void drain();
-    });
+  const enqueue = (item: T) => new Promise<R>((resolve, reject) => waiting.push({ item, resolve, reject }));
+  const submit = (item: T): Promise<R> => {
+    const result = enqueue(item);
+    if (!running) void drain();
+    return result;
+  };
+  return Object.assign(submit, {
+    all(items: readonly T[]): Promise<R>[] {
+      const results = items.map(enqueue);
+      if (!running && items.length > 0) void drain();
+      return results;
+    },
+  });
 }

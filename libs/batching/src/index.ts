@@ -1,1 +1,1 @@
-export { groupCommit } from './group-commit';
+export { groupCommit, type GroupCommit, type GroupCommitOptions } from './group-commit';

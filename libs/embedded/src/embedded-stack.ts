@@ -2,6 +2,7 @@ import { access, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { startChdbHttpServer } from '@shortlink/chdb-server';
 import {
   DEFAULT_PARTITIONS,
@@ -150,7 +151,8 @@ export async function startPostgres(
   dir: string,
   onError?: (error: Error) => void,
 ): Promise<{ url: string; close: () => Promise<void> }> {
-  const db = await PGlite.create(dir);
+  // The link list's search index (migration 0008) needs pg_trgm, which PGlite loads only when asked.
+  const db = await PGlite.create(dir, { extensions: { pg_trgm } });
   const server = await startSessionServer({
     db,
     host: '127.0.0.1',

@@ -23,6 +23,46 @@ export const linkCreated = envelopeOf(
 );
 export type LinkCreated = z.infer<typeof linkCreated>;
 
+/** A link's number in its own history: 1 for its LinkCreated, one more for each change after it. */
+const linkVersion = z.number().int().min(2);
+
+/**
+ * A link's destination and/or tag changed (`PATCH /api/v1/links/:slug`).
+ * Carries the link's whole new state and which fields changed. Keyed by slug
+ * on the links topic; `version` orders a link's changes, so a consumer applies
+ * one only when it is newer than what it holds (an event may be appended twice).
+ */
+export const linkUpdated = envelopeOf(
+  'LinkUpdated',
+  1,
+  z.object({
+    linkId: z.uuid(),
+    accountId: z.uuid(),
+    slug,
+    version: linkVersion,
+    destinationUrl: text().min(1),
+    tag: text().nullable(),
+    changedFields: z.array(z.enum(['destinationUrl', 'tag'])).min(1),
+  }),
+);
+export type LinkUpdated = z.infer<typeof linkUpdated>;
+
+/**
+ * A link was deleted (`DELETE /api/v1/links/:slug`): it no longer redirects
+ * and its slug is never given out again. Its clicks stay where they are.
+ */
+export const linkDeleted = envelopeOf(
+  'LinkDeleted',
+  1,
+  z.object({
+    linkId: z.uuid(),
+    accountId: z.uuid(),
+    slug,
+    version: linkVersion,
+  }),
+);
+export type LinkDeleted = z.infer<typeof linkDeleted>;
+
 /**
  * A human visit to a short link, already reduced at the edge: no raw IP and no
  * full referrer URL ever leave the redirector. Keyed by link id on the clicks topic.
@@ -49,6 +89,16 @@ export const clickRecorded = envelopeOf(
 export type ClickRecorded = z.infer<typeof clickRecorded>;
 
 /**
+ * Which state of the link a preview outcome was fetched for. Optional (added
+ * after v1 was published; absent means the link's creation): the destination
+ * the worker fetched and that state's version.
+ */
+const previewedVersion = {
+  linkVersion: z.number().int().min(1).optional(),
+  destinationUrl: text().min(1).optional(),
+};
+
+/**
  * The destination's preview metadata, fetched after the link was created.
  * Appended to the links topic, keyed by slug, after that link's LinkCreated.
  */
@@ -63,6 +113,7 @@ export const linkPreviewFetched = envelopeOf(
     image: text().max(2048).nullable(),
     /** The URL the page was finally read from, after redirects. */
     finalUrl: text().min(1).max(2048),
+    ...previewedVersion,
   }),
 );
 export type LinkPreviewFetched = z.infer<typeof linkPreviewFetched>;
@@ -75,11 +126,18 @@ export const linkPreviewFailed = envelopeOf(
     linkId: z.uuid(),
     slug,
     reason: text().min(1).max(500),
+    ...previewedVersion,
   }),
 );
 export type LinkPreviewFailed = z.infer<typeof linkPreviewFailed>;
 
-export const linkEvent = z.discriminatedUnion('type', [linkCreated, linkPreviewFetched, linkPreviewFailed]);
+export const linkEvent = z.discriminatedUnion('type', [
+  linkCreated,
+  linkUpdated,
+  linkDeleted,
+  linkPreviewFetched,
+  linkPreviewFailed,
+]);
 export type LinkEvent = z.infer<typeof linkEvent>;
 
 export const clickEvent = z.discriminatedUnion('type', [clickRecorded]);

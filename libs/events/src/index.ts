@@ -1,5 +1,7 @@
 export {
   linkCreated,
+  linkUpdated,
+  linkDeleted,
   SLUG_PATTERN,
   linkPreviewFetched,
   linkPreviewFailed,
@@ -7,6 +9,8 @@ export {
   linkEvent,
   clickEvent,
   type LinkCreated,
+  type LinkUpdated,
+  type LinkDeleted,
   type LinkPreviewFetched,
   type LinkPreviewFailed,
   type ClickRecorded,

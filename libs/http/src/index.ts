@@ -7,4 +7,5 @@ export { runMain, processOptionsFrom, createLogger, type HttpProcessConfig } fro
 export { errorResponseSchema, linkResponseProperties, LINK_RESPONSE_FIELDS } from './schemas';
 export { HTTP_ERRORS, type HttpErrorText } from './http-errors';
 export { HTTP_LIMITS, type HttpLimits } from './http-limits';
+export { isDependencyOutage } from './dependency-outage';
 export { linkResource, type LinkResource, type LinkFacts } from './link-resource';

@@ -6,6 +6,8 @@ export interface LinkResource {
   destinationUrl: string;
   tag: string | null;
   createdAt: string;
+  /** When the link last changed; equal to `createdAt` until its first change. */
+  updatedAt: string;
 }
 
 export interface LinkFacts {
@@ -14,6 +16,8 @@ export interface LinkFacts {
   destinationUrl: string;
   tag: string | null;
   createdAt: Date;
+  /** Absent or null: never changed. */
+  updatedAt?: Date | null;
 }
 
 /** The one place a Link object is built: `shortUrl` from the public base URL, `createdAt` ISO 8601 UTC with milliseconds. */
@@ -25,5 +29,6 @@ export function linkResource(link: LinkFacts, publicBaseUrl: string): LinkResour
     destinationUrl: link.destinationUrl,
     tag: link.tag,
     createdAt: link.createdAt.toISOString(),
+    updatedAt: (link.updatedAt ?? link.createdAt).toISOString(),
   };
 }

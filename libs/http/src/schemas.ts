@@ -13,6 +13,15 @@ export const linkResponseProperties = {
   destinationUrl: { type: 'string' },
   tag: { type: ['string', 'null'] },
   createdAt: { type: 'string' },
+  updatedAt: { type: 'string' },
 } as const;
 
-export const LINK_RESPONSE_FIELDS = ['id', 'slug', 'shortUrl', 'destinationUrl', 'tag', 'createdAt'] as const;
+export const LINK_RESPONSE_FIELDS = [
+  'id',
+  'slug',
+  'shortUrl',
+  'destinationUrl',
+  'tag',
+  'createdAt',
+  'updatedAt',
+] as const;

@@ -1,7 +1,15 @@
 export { createPool, openDatabase, openServiceDatabase, type PoolOptions } from './pool';
 export { migrate, readMigrations, type Migration, type MigrateResult } from './migrate';
 export { MIGRATIONS_DIR } from './paths';
-export { CHANNELS } from './channels';
+export { CHANNELS, linkChangedPayload, parsePayloadPair } from './channels';
 export { commitSlugClaim, commitSlugClaims, type ClaimRef } from './slug-claims';
 export { instanceSecret } from './instance-secret';
 export { findLinkBySlug, findLinkPreview, type LinkRecord, type PreviewRecord } from './links';
+export { listLinks, listPosition, containsPattern, type LinkListQuery } from './link-list';
+export {
+  REDIRECTOR_LEASE_MS,
+  renewRedirectorLease,
+  releaseRedirectorLease,
+  liveRedirectorLeases,
+  type LiveLease,
+} from './redirector-leases';

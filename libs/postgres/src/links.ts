@@ -7,6 +7,10 @@ export interface LinkRecord {
   destinationUrl: string;
   tag: string | null;
   createdAt: Date;
+  /** When it last changed; its creation until then. */
+  updatedAt: Date;
+  /** 1 at creation, one more per change. */
+  version: number;
 }
 
 export interface PreviewRecord {
@@ -15,12 +19,15 @@ export interface PreviewRecord {
   description: string | null;
   image: string | null;
   occurredAt: Date;
+  /** The destination the preview was fetched for. */
+  destinationUrl: string | null;
 }
 
 /**
- * A link by slug, from the `links` projection or, for a link the projector has
- * not reached yet, its committed claim: what makes reads consistent with a 201
- * already sent.
+ * A live link by slug: the newest state of the `links` projection and the
+ * committed claim of the write model (which a change updates at once, and
+ * which holds a link the projector has not reached yet). That is what makes
+ * reads consistent with a 201, 200 or 204 already sent. A deleted link is null.
  */
 export async function findLinkBySlug(pool: Pool, slug: string): Promise<LinkRecord | null> {
   const { rows } = await pool.query<{
@@ -29,15 +36,20 @@ export async function findLinkBySlug(pool: Pool, slug: string): Promise<LinkReco
     destination_url: string;
     tag: string | null;
     created_at: Date;
+    updated_at: Date | null;
+    deleted_at: Date | null;
+    version: number;
   }>(
-    `SELECT link_id, account_id, destination_url, tag, created_at FROM links WHERE slug = $1
+    `SELECT link_id, account_id, destination_url, tag, created_at, updated_at, deleted_at, version FROM links WHERE slug = $1
      UNION ALL
-     SELECT link_id, account_id, destination_url, tag, created_at FROM slug_claims WHERE slug = $1 AND state = 'committed'
+     SELECT link_id, account_id, destination_url, tag, created_at, updated_at, deleted_at, version
+       FROM slug_claims WHERE slug = $1 AND state = 'committed'
+     ORDER BY version DESC
      LIMIT 1`,
     [slug],
   );
   const row = rows[0];
-  if (!row) return null;
+  if (!row || row.deleted_at !== null) return null;
   return {
     linkId: row.link_id,
     accountId: row.account_id,
@@ -45,6 +57,8 @@ export async function findLinkBySlug(pool: Pool, slug: string): Promise<LinkReco
     destinationUrl: row.destination_url,
     tag: row.tag,
     createdAt: row.created_at,
+    updatedAt: row.updated_at ?? row.created_at,
+    version: row.version,
   };
 }
 
@@ -56,7 +70,10 @@ export async function findLinkPreview(pool: Pool, linkId: string): Promise<Previ
     description: string | null;
     image: string | null;
     occurred_at: Date;
-  }>('SELECT status, title, description, image, occurred_at FROM link_previews WHERE link_id = $1', [linkId]);
+    destination_url: string | null;
+  }>('SELECT status, title, description, image, occurred_at, destination_url FROM link_previews WHERE link_id = $1', [
+    linkId,
+  ]);
   const row = rows[0];
   if (!row) return null;
   return {
@@ -65,5 +82,6 @@ export async function findLinkPreview(pool: Pool, linkId: string): Promise<Previ
     description: row.description,
     image: row.image,
     occurredAt: row.occurred_at,
+    destinationUrl: row.destination_url,
   };
 }

@@ -3,12 +3,14 @@ import type { FastifyInstance } from 'fastify';
 import { accountOf, PLANS, requireApiKey } from '@shortlink/accounts';
 import { errorResponseSchema, HttpError, type ServiceModule } from '@shortlink/http';
 import { linkReadRoutes, ownedLink, type LinkReadDeps } from './links/link-route';
+import { linkListRoutes, type LinkListDeps } from './links/list-route';
 import { readLinkStats } from './analytics/queries';
 import { isRange, rangeDays } from './analytics/range';
+import { INVALID_RANGE } from './analytics-errors';
 
 export const SERVICE_NAME = 'analytics';
 
-export interface AnalyticsDeps extends LinkReadDeps {
+export interface AnalyticsDeps extends LinkReadDeps, LinkListDeps {
   clickhouse: ClickHouseClient;
   now: () => Date;
 }
@@ -55,11 +57,9 @@ const analyticsSchema = {
   ],
 } as const;
 
-const INVALID_RANGE = new HttpError(400, 'Invalid range', 'invalid_range');
-
 /**
  * The read API: link analytics (spec 4.2) from the ClickHouse aggregate
- * tables, and a link with its preview from Postgres.
+ * tables; a link with its preview, and the account's links, from Postgres.
  */
 export function createAnalytics(deps: AnalyticsDeps): ServiceModule {
   return {
@@ -67,6 +67,7 @@ export function createAnalytics(deps: AnalyticsDeps): ServiceModule {
     async routes(app: FastifyInstance) {
       app.decorateRequest('account', null);
       await linkReadRoutes(app, deps);
+      await linkListRoutes(app, deps);
       app.get<{ Params: { slug: string }; Querystring: { range?: unknown } }>(
         '/api/v1/links/:slug/analytics',
         {

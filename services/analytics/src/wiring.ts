@@ -1,7 +1,7 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { Pool } from 'pg';
 import { postgresAuthenticator } from '@shortlink/accounts';
-import { findLinkBySlug, findLinkPreview } from '@shortlink/postgres';
+import { findLinkBySlug, findLinkPreview, listLinks, listPosition } from '@shortlink/postgres';
 import type { AnalyticsDeps } from './app';
 import type { AnalyticsConfig } from './config';
 
@@ -20,6 +20,8 @@ export function composeAnalytics(settings: AnalyticsSettings, { pool, clickhouse
     authenticate: postgresAuthenticator(pool),
     findLink: (slug) => findLinkBySlug(pool, slug),
     findPreview: (linkId) => findLinkPreview(pool, linkId),
+    listLinks: (query) => listLinks(pool, query),
+    listPosition: (accountId, linkId) => listPosition(pool, accountId, linkId),
     publicBaseUrl: settings.PUBLIC_BASE_URL,
     clickhouse,
     now: () => new Date(),

@@ -1,6 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { LogRecord } from '@shortlink/kafka';
-import { createEvent, encodeEvent, type LinkCreated, type LinkPreviewFetched } from '@shortlink/events';
+import {
+  createEvent,
+  encodeEvent,
+  type LinkCreated,
+  type LinkDeleted,
+  type LinkPreviewFetched,
+  type LinkUpdated,
+} from '@shortlink/events';
 import { previewHandler, type AppendPreview } from './app';
 import type { FetchedPage } from './fetch/fetch-page';
 import { PreviewFetchError } from './fetch/fetch-errors';
@@ -63,8 +70,47 @@ describe('previewHandler', () => {
           description: null,
           image: null,
           finalUrl: 'https://example.com/final',
+          linkVersion: 1,
+          destinationUrl: 'https://example.com/a',
         },
       },
+    ]);
+  });
+
+  it('fetches again when a change gives the link a new destination, and names that state in the outcome', async () => {
+    const fetched: string[] = [];
+    const appended: unknown[] = [];
+    const handler = handlerWith(
+      async (url) => {
+        fetched.push(url);
+        return page('<title>New</title>');
+      },
+      async (e) => void appended.push(e),
+    );
+    const { linkId, accountId, slug } = linkCreated.data;
+    const changed = (version: number, changedFields: ('destinationUrl' | 'tag')[]) =>
+      createEvent<LinkUpdated>(
+        'LinkUpdated',
+        1,
+        { linkId, accountId, slug, version, destinationUrl: 'https://example.com/b', tag: 'x', changedFields },
+        { eventId: randomUUID(), occurredAt: NOW.toISOString() },
+      );
+    await expect(handler(message(encodeEvent(changed(2, ['tag']))), context)).resolves.toMatchObject({
+      kind: 'drop',
+    });
+    await expect(handler(message(encodeEvent(changed(3, ['destinationUrl', 'tag']))), context)).resolves.toEqual({
+      kind: 'ok',
+    });
+    const deleted = createEvent<LinkDeleted>(
+      'LinkDeleted',
+      1,
+      { linkId, accountId, slug, version: 4 },
+      { eventId: randomUUID(), occurredAt: NOW.toISOString() },
+    );
+    await expect(handler(message(encodeEvent(deleted)), context)).resolves.toMatchObject({ kind: 'drop' });
+    expect(fetched).toEqual(['https://example.com/b']);
+    expect(appended).toMatchObject([
+      { type: 'LinkPreviewFetched', data: { title: 'New', linkVersion: 3, destinationUrl: 'https://example.com/b' } },
     ]);
   });
 

@@ -14,7 +14,7 @@ import {
   type RunningConsumer,
 } from '@shortlink/kafka';
 import { createPageFetcher, DEFAULT_FETCH_POLICY, type FetchPolicy, type PageFetcher } from './fetch/fetch-page';
-import { previewEvent } from './preview/decide';
+import { previewEvent, previewTarget } from './preview/decide';
 import { DEFAULT_RETRY_POLICY, fetchPreview, type RetryPolicy } from './preview/fetch-preview';
 
 export const SERVICE_NAME = 'preview-worker';
@@ -34,7 +34,8 @@ export interface PreviewHandlerDeps {
 }
 
 /**
- * For each `LinkCreated`: fetch, read, append the outcome. Anything else on the
+ * For each `LinkCreated`, and each `LinkUpdated` that changed the destination:
+ * fetch, read, append the outcome. Anything else on the
  * links topic (this worker's own outcomes among it) is dropped. Malformed
  * messages are dropped too, not parked: the link projector already parks them,
  * and one copy on the dead-letter topic is enough.
@@ -50,11 +51,11 @@ export function previewHandler(deps: PreviewHandlerDeps): MessageHandler {
   return async (message) => {
     const decoded = decodeEvent(linkEvent, message.value);
     if (!decoded.ok) return { kind: 'drop', reason: `${decoded.reason}: ${decoded.detail}` };
-    const link = decoded.event;
-    if (link.type !== 'LinkCreated') return { kind: 'drop', reason: `not for this worker: ${link.type}` };
-    const outcome = await fetchPreview(link.data.destinationUrl, fetchDeps);
+    const link = previewTarget(decoded.event);
+    if (!link) return { kind: 'drop', reason: `not for this worker: ${decoded.event.type}` };
+    const outcome = await fetchPreview(link.destinationUrl, fetchDeps);
     if (outcome.kind === 'failed') {
-      deps.logger.info({ slug: link.data.slug, reason: outcome.reason }, 'preview could not be fetched');
+      deps.logger.info({ slug: link.slug, reason: outcome.reason }, 'preview could not be fetched');
     }
     // An append that fails throws: the consumer retries the message, so no outcome is lost.
     await deps.append(previewEvent(link, outcome, { eventId: newId(), occurredAt: now().toISOString() }));

@@ -3,6 +3,7 @@ import { SLUG_PATTERN } from '@shortlink/events';
 import type { ServiceModule } from '@shortlink/http';
 import type { ClickQueueStats } from './clicks/click-queue';
 import type { LinkCache, ResolvedLink } from './link-cache';
+import { passQueryThrough } from './query-pass-through';
 import { REDIRECT_ERRORS, type RedirectError } from './redirect-errors';
 
 const refuse = (reply: FastifyReply, { status, headers, body }: RedirectError): FastifyReply =>
@@ -25,12 +26,12 @@ export interface RedirectorDeps {
   stop?: () => Promise<void>;
 }
 
-function answer(reply: FastifyReply, link: ResolvedLink | null): FastifyReply {
+function answer(reply: FastifyReply, link: ResolvedLink | null, requestUrl: string): FastifyReply {
   if (link === null) return refuse(reply, REDIRECT_ERRORS.notFound);
   // A cached redirect would be a click nobody counts.
   return reply
     .code(302)
-    .header('location', link.location)
+    .header('location', passQueryThrough(link.location, requestUrl))
     .header('cache-control', 'private, no-store')
     .header('x-robots-tag', 'noindex')
     .send();
@@ -39,7 +40,7 @@ function answer(reply: FastifyReply, link: ResolvedLink | null): FastifyReply {
 /** Answers GET and HEAD /:slug with a 302 from the in-process cache. */
 export function createRedirector(deps: RedirectorDeps): ServiceModule {
   const redirect = (request: FastifyRequest, reply: FastifyReply, link: ResolvedLink | null): FastifyReply => {
-    answer(reply, link);
+    answer(reply, link, request.url);
     // After the response is written: recording a click never delays a redirect.
     if (link !== null) deps.onRedirect?.(request, link);
     return reply;
@@ -63,7 +64,7 @@ export function createRedirector(deps: RedirectorDeps): ServiceModule {
         (request, reply) => {
           const { slug } = request.params;
           // Anything else cannot be a slug: a 404 without a lookup.
-          if (!SLUG_PATTERN.test(slug)) return answer(reply, null);
+          if (!SLUG_PATTERN.test(slug)) return refuse(reply, REDIRECT_ERRORS.notFound);
           const cached = deps.cache.peek(slug);
           // Warm path: no promise, no I/O.
           if (cached) return redirect(request, reply, cached);

@@ -1,23 +1,25 @@
 import { Pool } from 'pg';
-import { CHANNELS } from '@shortlink/postgres';
-import { createScratchPostgres, infraEnv, type ScratchDatabase } from '@shortlink/testing';
-import { listenForNewLinks, type NewLinkListener } from './invalidation';
+import { CHANNELS, migrate, MIGRATIONS_DIR } from '@shortlink/postgres';
+import { createScratchPostgres, eventually, infraEnv, type ScratchDatabase } from '@shortlink/testing';
+import { listenForLinkChanges, type LinkListener } from './invalidation';
 import { LinkCache } from './link-cache';
 
 const env = infraEnv(process.env);
 const quiet = { warn: () => undefined };
 
-describe('new-link notifications (real Postgres)', () => {
+describe('link notifications (real Postgres)', () => {
   let db: ScratchDatabase;
   let writer: Pool;
   let cache: LinkCache;
-  let listener: NewLinkListener;
+  let listener: LinkListener;
 
   beforeAll(async () => {
     db = await createScratchPostgres(env.DATABASE_URL);
     writer = new Pool({ connectionString: db.url, max: 2 });
+    // The listener holds its lease in `redirector_leases`.
+    await migrate(writer, MIGRATIONS_DIR);
     cache = new LinkCache({ lookup: async () => null, maxEntries: 10_000, negativeTtlMs: 60_000 });
-    listener = listenForNewLinks(db.url, cache, quiet);
+    listener = listenForLinkChanges(db.url, cache, quiet);
     await listener.start();
   });
 
@@ -42,10 +44,36 @@ describe('new-link notifications (real Postgres)', () => {
   });
 
   it('cannot vouch for anything once stopped', async () => {
-    const stopped = listenForNewLinks(db.url, cache, quiet);
+    const stopped = listenForLinkChanges(db.url, cache, quiet);
     await stopped.start();
     expect(await stopped.catchUp()).toBe(true);
     await stopped.stop();
     expect(await stopped.catchUp()).toBe(false);
+  });
+
+  it('is trusted while leased; a lost connection ends the trust at once, and the cache is emptied before it returns', async () => {
+    const own = new LinkCache({
+      lookup: async (slug) => ({ slug, linkId: 'l1', accountId: 'a1', location: 'https://example.com/' }),
+      maxEntries: 100,
+      negativeTtlMs: 60_000,
+    });
+    const leased = listenForLinkChanges(db.url, own, quiet, { leaseMs: 3000, renewEveryMs: 100 });
+    await leased.start();
+    try {
+      expect(leased.trusted()).toBe(true);
+      await own.resolve('held1');
+      expect(own.peek('held1')).toMatchObject({ slug: 'held1' });
+      // Postgres drops the listening connection (a restart, a failover, an operator).
+      await writer.query(
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+          WHERE application_name = 'redirector-listen' AND datname = current_database()`,
+      );
+      await eventually(async () => (leased.trusted() ? undefined : true));
+      await eventually(async () => (leased.trusted() ? true : undefined), 15_000);
+      expect(own.peek('held1')).toBeUndefined();
+    } finally {
+      await leased.stop();
+    }
+    expect(leased.trusted()).toBe(false);
   });
 });

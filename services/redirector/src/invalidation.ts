@@ -1,13 +1,21 @@
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import { Client } from 'pg';
 import { groupCommit } from '@shortlink/batching';
-import { CHANNELS } from '@shortlink/postgres';
+import {
+  CHANNELS,
+  parsePayloadPair,
+  REDIRECTOR_LEASE_MS,
+  releaseRedirectorLease,
+  renewRedirectorLease,
+} from '@shortlink/postgres';
 import type { LinkCache } from './link-cache';
 
 export interface InvalidationLogger {
   warn(obj: object, msg: string): void;
 }
 
-export interface NewLinkListener {
+export interface LinkListener {
   start(): Promise<void>;
   stop(): Promise<void>;
   /**
@@ -16,29 +24,92 @@ export interface NewLinkListener {
    * listening), and the caller must not trust a remembered "not found".
    */
   catchUp(): Promise<boolean>;
+  /**
+   * Whether every link change committed so far has reached the cache: true
+   * while this listener holds its lease. Synchronous and cheap (one clock
+   * read): the cache asks on every request.
+   */
+  trusted(): boolean;
 }
 
+export interface LinkListenerOptions {
+  leaseMs?: number;
+  renewEveryMs?: number;
+}
+
+/** Our lease ends this much before Postgres's, for clocks that tick at slightly different rates. */
+const LEASE_MARGIN_MS = 250;
+
 /**
- * Listens for newly created slugs and drops their negative cache entries. On a
- * lost connection it forgets every negative entry (notifications may have been
- * missed) and reconnects with backoff.
+ * Listens for link creations (drops cached "not found"s) and for link
+ * changes (drops the slug, then confirms on `linkChangeApplied`, which the
+ * changing write API waits for). It holds a lease in `redirector_leases`,
+ * renewed on the listening connection itself: a write API waits only for
+ * leased listeners, so the cache is trusted only while the lease surely runs
+ * (measured here from before each renewal was sent, so it ends before
+ * Postgres's). A lost connection or a renewal that comes back too late ends
+ * the trust at once; trust comes back only with a renewed lease, and then the
+ * whole cache is dropped first, since changes may have been missed meanwhile.
  */
-export function listenForNewLinks(
+export function listenForLinkChanges(
   connectionString: string,
   cache: LinkCache,
   logger: InvalidationLogger,
-): NewLinkListener {
+  options: LinkListenerOptions = {},
+): LinkListener {
+  const leaseMs = options.leaseMs ?? REDIRECTOR_LEASE_MS;
+  const renewEveryMs = options.renewEveryMs ?? Math.floor(leaseMs / 3);
   let client: Client | undefined;
+  let listenerId = '';
+  let trustedUntil = 0;
   let stopped = false;
   let retry: NodeJS.Timeout | undefined;
+  let renewal: NodeJS.Timeout | undefined;
+  let pendingAcks: string[] = [];
+
+  const trusted = () => performance.now() < trustedUntil;
+
+  /** Renews the lease on `c`; trust resumes only if it had lapsed after the cache is emptied. */
+  async function renew(c: Client): Promise<void> {
+    const sentAt = performance.now();
+    await renewRedirectorLease(c, listenerId, leaseMs);
+    if (client !== c) return;
+    if (!trusted()) cache.forgetAll();
+    trustedUntil = sentAt + leaseMs - LEASE_MARGIN_MS;
+  }
+
+  function acknowledge(c: Client, changeId: string): void {
+    pendingAcks.push(`${listenerId} ${changeId}`);
+    if (pendingAcks.length > 1) return;
+    // Every confirmation of this turn of the event loop in one statement.
+    setImmediate(() => {
+      const acks = pendingAcks;
+      pendingAcks = [];
+      c.query('SELECT pg_notify($1, ack) FROM unnest($2::text[]) AS ack', [CHANNELS.linkChangeApplied, acks]).catch(
+        // The write API then waits for the lease to run out instead; ours ends when the connection does.
+        (err: unknown) => logger.warn({ err }, 'could not confirm link changes'),
+      );
+    });
+  }
 
   async function connect(): Promise<void> {
     const c = new Client({ connectionString, application_name: 'redirector-listen' });
     c.on('notification', (msg) => {
       if (msg.channel === CHANNELS.linkCreated && msg.payload) cache.forget(msg.payload);
+      else if (msg.channel === CHANNELS.linkChanged) {
+        const pair = parsePayloadPair(msg.payload);
+        if (!pair) return;
+        const [changeId, slug] = pair;
+        cache.invalidate(slug);
+        acknowledge(c, changeId);
+      }
     });
     c.on('error', (err) => {
-      if (client === c) client = undefined;
+      if (client === c) {
+        client = undefined;
+        trustedUntil = 0;
+        clearInterval(renewal);
+      }
       logger.warn({ err }, 'link notification connection lost; reconnecting');
       cache.forgetAllMisses();
       void c.end().catch(() => undefined);
@@ -46,10 +117,19 @@ export function listenForNewLinks(
     });
     await c.connect();
     await c.query(`LISTEN ${CHANNELS.linkCreated}`);
-    // Misses remembered before LISTEN took effect may predate a creation whose
-    // notification this connection never saw.
-    cache.forgetAllMisses();
+    await c.query(`LISTEN ${CHANNELS.linkChanged}`);
+    listenerId = randomUUID();
+    pendingAcks = [];
     client = c;
+    // Now leased, and listening since before: everything cached before may predate a missed change.
+    trustedUntil = 0;
+    await renew(c);
+    clearInterval(renewal);
+    renewal = setInterval(() => {
+      if (client !== c) return;
+      renew(c).catch((err: unknown) => logger.warn({ err }, 'could not renew the redirector lease'));
+    }, renewEveryMs);
+    renewal.unref();
   }
 
   function schedule(delayMs: number): void {
@@ -57,8 +137,9 @@ export function listenForNewLinks(
     retry = setTimeout(() => {
       retry = undefined;
       connect().catch((err: unknown) => {
-        logger.warn({ err }, 'could not listen for new links; retrying');
-        schedule(Math.min(delayMs * 2, 30_000));
+        logger.warn({ err }, 'could not listen for link changes; retrying');
+        // Short: until it listens again, every redirect costs a Postgres lookup.
+        schedule(Math.min(delayMs * 2, 5000));
       });
     }, delayMs);
   }
@@ -90,11 +171,16 @@ export function listenForNewLinks(
   return {
     start: connect,
     catchUp: () => catchUp(undefined),
+    trusted,
     async stop() {
       stopped = true;
       if (retry) clearTimeout(retry);
+      clearInterval(renewal);
       const c = client;
       client = undefined;
+      trustedUntil = 0;
+      // A clean stop: no change waits for this redirector's lease to run out.
+      if (c) await releaseRedirectorLease(c, listenerId).catch(() => undefined);
       await c?.end().catch(() => undefined);
     },
   };

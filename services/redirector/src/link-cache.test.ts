@@ -2,18 +2,27 @@ import { LinkCache, type ResolvedLink } from './link-cache';
 
 const link: ResolvedLink = { slug: 'abc12', linkId: 'l1', accountId: 'a1', location: 'https://example.com/' };
 
-function setup(known: Record<string, ResolvedLink> = { abc12: link }, catchUp?: () => Promise<boolean>) {
+function setup(
+  known: Record<string, ResolvedLink> = { abc12: link },
+  catchUp?: () => Promise<boolean>,
+  trusted?: () => boolean,
+) {
   const lookups: string[] = [];
   const releases: (() => void)[] = [];
   let hold = false;
+  let down = false;
   const cache = new LinkCache({
     maxEntries: 3,
     negativeTtlMs: 60_000,
     catchUp,
+    trusted,
     lookup: async (slug) => {
       lookups.push(slug);
+      // Read when the query runs, answered later: a held lookup answers what was stored when it began.
+      const answer = known[slug] ?? null;
       if (hold) await new Promise<void>((r) => releases.push(r));
-      return known[slug] ?? null;
+      if (down) throw new Error('database down');
+      return answer;
     },
   });
   return {
@@ -21,6 +30,7 @@ function setup(known: Record<string, ResolvedLink> = { abc12: link }, catchUp?: 
     lookups,
     known,
     holdLookups: () => (hold = true),
+    databaseDown: (value: boolean) => (down = value),
     /** Lets the held lookups finish; later ones run freely. */
     releaseLookups: () => {
       hold = false;
@@ -148,6 +158,91 @@ describe('LinkCache', () => {
       env.releaseLookups();
       expect(await late).toEqual({ ...link, slug: 'new01' });
       expect(await early).toEqual({ ...link, slug: 'new01' });
+    });
+  });
+
+  describe('when links change in other processes', () => {
+    const moved: ResolvedLink = { ...link, location: 'https://example.com/moved' };
+
+    it('drops a cached link when it changes, and looks it up afresh', async () => {
+      const { cache, known, lookups } = setup();
+      expect(await cache.resolve('abc12')).toEqual(link);
+      known['abc12'] = moved;
+      cache.invalidate('abc12');
+      expect(cache.peek('abc12')).toBeUndefined();
+      expect(await cache.resolve('abc12')).toEqual(moved);
+      expect(lookups).toEqual(['abc12', 'abc12']);
+    });
+
+    it('drops a deleted link, then remembers it as unknown', async () => {
+      const { cache, known } = setup();
+      await cache.resolve('abc12');
+      delete known['abc12'];
+      cache.invalidate('abc12');
+      expect(await cache.resolve('abc12')).toBeNull();
+      expect(cache.peek('abc12')).toBeNull();
+    });
+
+    it('never answers a later request from a lookup that began before the change', async () => {
+      const env = setup();
+      env.holdLookups();
+      const early = env.cache.resolve('abc12'); // its lookup reads the old destination
+      env.known['abc12'] = moved;
+      env.cache.invalidate('abc12'); // the change commits; its notification arrives
+      const late = env.cache.resolve('abc12'); // a request after the 200: must not join the early lookup
+      env.releaseLookups();
+      expect(await early).toEqual(link); // it began before the change: either answer is right
+      expect(await late).toEqual(moved);
+      expect(env.cache.peek('abc12')).not.toEqual(link); // and the old answer was not cached
+    });
+
+    it('answers nothing from memory while not trusted: every request looks the slug up', async () => {
+      let trusted = true;
+      const { cache, known, lookups } = setup(undefined, undefined, () => trusted);
+      await cache.resolve('abc12');
+      trusted = false; // the listener lost its lease: changes may be missed
+      expect(cache.peek('abc12')).toBeUndefined();
+      known['abc12'] = moved; // changed meanwhile, no notification
+      expect(await cache.resolve('abc12')).toEqual(moved);
+      expect(await cache.resolve('abc12')).toEqual(moved);
+      expect(lookups).toEqual(['abc12', 'abc12', 'abc12']);
+    });
+
+    it('while not trusted, shares only lookups that start after the request', async () => {
+      const env = setup(undefined, undefined, () => false);
+      env.holdLookups();
+      const early = env.cache.resolve('abc12');
+      env.known['abc12'] = moved;
+      const late1 = env.cache.resolve('abc12');
+      const late2 = env.cache.resolve('abc12');
+      env.releaseLookups();
+      await early;
+      env.releaseLookups();
+      expect(await late1).toEqual(moved);
+      expect(await late2).toEqual(moved);
+      expect(env.lookups).toEqual(['abc12', 'abc12']);
+    });
+
+    it('while not trusted and Postgres is unreachable, a cached link still redirects; an unknown one fails', async () => {
+      let trusted = true;
+      const env = setup(undefined, undefined, () => trusted);
+      await env.cache.resolve('abc12');
+      trusted = false;
+      env.databaseDown(true);
+      expect(await env.cache.resolve('abc12')).toEqual(link);
+      await expect(env.cache.resolve('other')).rejects.toThrow('database down');
+    });
+
+    it('drops everything when told changes may have been missed, in-flight answers included', async () => {
+      const env = setup();
+      await env.cache.resolve('abc12');
+      env.holdLookups();
+      const inFlight = env.cache.resolve('nope1');
+      env.cache.forgetAll();
+      env.releaseLookups();
+      await inFlight;
+      expect(env.cache.peek('abc12')).toBeUndefined();
+      expect(env.cache.peek('nope1')).toBeUndefined();
     });
   });
 });

@@ -13,18 +13,25 @@ export type LookupLink = (slug: string) => Promise<ResolvedLink | null>;
 
 export interface LinkCacheOptions {
   lookup: LookupLink;
-  /** Links held in memory. A link never changes, so an entry is valid until evicted. */
+  /** Links held in memory. An entry is valid until evicted or dropped by a change notification. */
   maxEntries: number;
   /** How long an unknown slug is remembered. NOTIFY drops it sooner when the slug is created. */
   negativeTtlMs: number;
   /**
    * Given when links are created in other processes: resolves true once every
    * creation committed before the call has been forgotten here (see
-   * `NewLinkListener.catchUp`), false when that cannot be known. A "not found"
+   * `LinkListener.catchUp`), false when that cannot be known. A "not found"
    * is answered only after it, so a 201 from another process is never
    * followed by a 404.
    */
   catchUp?: () => Promise<boolean>;
+  /**
+   * Given when links change in other processes: whether every change
+   * committed so far has reached this cache (the change listener holds its
+   * lease). While it is false nothing cached is answered without looking the
+   * slug up again (see `resolve`). Called on every request: must be cheap.
+   */
+  trusted?: () => boolean;
 }
 
 const NOT_FOUND = Symbol('not-found');
@@ -38,21 +45,30 @@ type Entry = ResolvedLink | typeof NOT_FOUND;
 export class LinkCache {
   readonly #cache: LRUCache<string, Entry>;
   readonly #inFlight = new Map<string, Promise<ResolvedLink | null>>();
+  /** Per slug, the lookup that starts once the one in flight ends: shared by requests that must not join that one. */
+  readonly #next = new Map<string, Promise<ResolvedLink | null>>();
   /** Lookups under way per slug: a confirming lookup may run beside a shared one. */
   readonly #looking = new Map<string, number>();
-  /** Slugs created while a lookup of theirs was under way: its miss may be stale. */
+  /** Slugs created, changed or deleted while a lookup of theirs was under way: its answer may be stale. */
   readonly #forgotten = new Set<string>();
-  /** Bumped when every miss must be forgotten, so in-flight misses are not cached either. */
+  /** Bumped when everything must be forgotten, so in-flight answers are not cached either. */
   #generation = 0;
   readonly #options: LinkCacheOptions;
+  readonly #trusted: () => boolean;
 
   constructor(options: LinkCacheOptions) {
     this.#options = options;
+    this.#trusted = options.trusted ?? (() => true);
     this.#cache = new LRUCache<string, Entry>({ max: options.maxEntries });
   }
 
-  /** Synchronous when warm: undefined means "not cached, call resolve". */
+  /** Synchronous when warm: undefined means "not cached (or not to be trusted now), call resolve". */
   peek(slug: string): ResolvedLink | null | undefined {
+    if (!this.#trusted()) return undefined;
+    return this.#peekRaw(slug);
+  }
+
+  #peekRaw(slug: string): ResolvedLink | null | undefined {
     const entry = this.#cache.get(slug);
     if (entry === undefined) return undefined;
     return entry === NOT_FOUND ? null : entry;
@@ -60,11 +76,28 @@ export class LinkCache {
 
   /** Warm: a cached link at once. A "not found" is confirmed first when links are created elsewhere. */
   resolve(slug: string): Promise<ResolvedLink | null> {
-    const cached = this.peek(slug);
+    if (!this.#trusted()) return this.#revalidate(slug);
+    const cached = this.#peekRaw(slug);
     if (cached) return Promise.resolve(cached);
     const { catchUp } = this.#options;
     const found = cached === null ? Promise.resolve(null) : this.#sharedLookup(slug);
     return catchUp ? found.then((link) => link ?? this.#confirmMiss(slug, catchUp)) : found;
+  }
+
+  /*
+   * Changes made elsewhere may not have reached this cache (the listener lost
+   * its connection or its lease): every answer comes from a lookup that
+   * started after the request arrived. Only when Postgres cannot answer at
+   * all is a cached link served: a Postgres down for everyone means no link
+   * can change meanwhile, and a warm link keeps redirecting through a
+   * Postgres restart (the README names the one case where that is stale).
+   */
+  #revalidate(slug: string): Promise<ResolvedLink | null> {
+    const stale = this.#peekRaw(slug);
+    return this.#freshLookup(slug).catch((error: unknown) => {
+      if (stale) return stale;
+      throw error;
+    });
   }
 
   /*
@@ -84,10 +117,30 @@ export class LinkCache {
   #sharedLookup(slug: string): Promise<ResolvedLink | null> {
     let pending = this.#inFlight.get(slug);
     if (!pending) {
-      pending = this.#lookup(slug).finally(() => this.#inFlight.delete(slug));
+      const started = this.#lookup(slug).finally(() => {
+        if (this.#inFlight.get(slug) === started) this.#inFlight.delete(slug);
+      });
+      pending = started;
       this.#inFlight.set(slug, pending);
     }
     return pending;
+  }
+
+  /** A lookup that starts after the call: the one in flight may have been sent before a change committed. */
+  #freshLookup(slug: string): Promise<ResolvedLink | null> {
+    const current = this.#inFlight.get(slug);
+    if (!current) return this.#sharedLookup(slug);
+    let next = this.#next.get(slug);
+    if (!next) {
+      next = current
+        .catch(() => undefined)
+        .then(() => {
+          this.#next.delete(slug);
+          return this.#sharedLookup(slug);
+        });
+      this.#next.set(slug, next);
+    }
+    return next;
   }
 
   #lookup(slug: string): Promise<ResolvedLink | null> {
@@ -96,10 +149,10 @@ export class LinkCache {
     return this.#options
       .lookup(slug)
       .then((link) => {
-        // A notification that arrived during the lookup may make a miss stale: do not cache it.
-        if (link !== null) this.#cache.set(slug, link);
-        else if (generation === this.#generation && !this.#forgotten.has(slug)) {
-          this.#cache.set(slug, NOT_FOUND, { ttl: this.#options.negativeTtlMs });
+        // A notification that arrived during the lookup may make its answer stale: do not cache it.
+        if (generation === this.#generation && !this.#forgotten.has(slug)) {
+          if (link !== null) this.#cache.set(slug, link);
+          else this.#cache.set(slug, NOT_FOUND, { ttl: this.#options.negativeTtlMs });
         }
         return link;
       })
@@ -119,7 +172,24 @@ export class LinkCache {
     if (this.#looking.has(slug)) this.#forgotten.add(slug);
   }
 
-  /** Notifications may have been missed (connection lost): drop every negative entry. */
+  /**
+   * A link was changed or deleted: drop whatever is held for it, and let no
+   * lookup already under way answer a later request or fill the cache.
+   */
+  invalidate(slug: string): void {
+    this.#cache.delete(slug);
+    this.#inFlight.delete(slug);
+    if (this.#looking.has(slug)) this.#forgotten.add(slug);
+  }
+
+  /** Changes may have been missed (the listener lost its connection or lease): drop everything. */
+  forgetAll(): void {
+    this.#generation++;
+    this.#cache.clear();
+    this.#inFlight.clear();
+  }
+
+  /** Creations may have been missed: drop every negative entry. */
   forgetAllMisses(): void {
     this.#generation++;
     for (const [slug, entry] of this.#cache.entries()) if (entry === NOT_FOUND) this.#cache.delete(slug);

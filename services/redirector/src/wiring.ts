@@ -8,7 +8,7 @@ import { createClickRecorder } from './clicks/click-recorder';
 import { inProcessClickSink, type ClickSink } from './clicks/click-sink';
 import { loadCountryLookup } from './clicks/country';
 import { workerClickSink } from './clicks/worker-click-sink';
-import { listenForNewLinks } from './invalidation';
+import { listenForLinkChanges } from './invalidation';
 import { LinkCache } from './link-cache';
 import { postgresLookup } from './lookup';
 
@@ -61,8 +61,9 @@ async function wireRedirector(resources: RedirectorResources): Promise<Redirecto
     maxEntries: resources.cacheSize ?? 1_000_000,
     negativeTtlMs: 5000,
     catchUp: () => listener.catchUp(),
+    trusted: () => listener.trusted(),
   });
-  const listener = listenForNewLinks(resources.databaseUrl, cache, logger);
+  const listener = listenForLinkChanges(resources.databaseUrl, cache, logger);
   const visitorSecret = resources.visitorSecret ?? (await instanceSecret(pool, 'visitor-hash'));
   const topic = names.topics.clicks;
   const sink: ClickSink = resources.clickWorker

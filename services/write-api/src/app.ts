@@ -7,14 +7,22 @@ import {
   linkResponseProperties,
   type ServiceModule,
 } from '@shortlink/http';
-import { createLink, type CreateLinkDeps } from './links/create-link';
+import { SLUG_PATTERN } from '@shortlink/events';
+import { idempotentRequests, type IdempotencyDeps } from './idempotency/idempotent-requests';
+import { assembleBulkResults, bulkItems, validateBulkItem } from './links/bulk-create';
+import { changeLink, type ChangeLinkDeps } from './links/change-link';
+import { createLink, createLinks, type CreateLinkDeps } from './links/create-link';
 import { validateCreateLink } from './links/create-link-validation';
 import { serviceAddresses } from './links/self-link';
+import { validateUpdateLink } from './links/update-link-validation';
+import { LIMITS, LINK_NOT_FOUND } from './write-api-errors';
 
 export const SERVICE_NAME = 'write-api';
 
-export interface WriteApiDeps extends CreateLinkDeps {
+export interface WriteApiDeps extends CreateLinkDeps, ChangeLinkDeps {
   authenticate: Authenticate;
+  /** The Idempotency-Key store and how long a retry waits for the request holding its key. */
+  idempotency: IdempotencyDeps;
   /** Started and stopped with the module: the Kafka producer, for one. */
   start?: () => Promise<void>;
   stop?: () => Promise<void>;
@@ -26,9 +34,40 @@ const linkSchema = {
   required: LINK_RESPONSE_FIELDS,
 } as const;
 
-/** Accepts link creation (spec 4.1) and appends LinkCreated events to Kafka. */
+/** One result of a bulk create: `link` on a 201, `error` and `code` otherwise. */
+const bulkResponseSchema = {
+  type: 'object',
+  properties: {
+    results: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          status: { type: 'integer' },
+          link: linkSchema,
+          error: { type: 'string' },
+          code: { type: 'string' },
+        },
+        required: ['status'],
+      },
+    },
+  },
+  required: ['results'],
+} as const;
+
+const slugParams = {
+  type: 'object',
+  properties: { slug: { type: 'string' } },
+  required: ['slug'],
+} as const;
+
+/**
+ * Accepts link creation (spec 4.1), changes and deletions, and appends
+ * LinkCreated, LinkUpdated and LinkDeleted events to Kafka.
+ */
 export function createWriteApi(deps: WriteApiDeps): ServiceModule {
   const service = serviceAddresses(deps.publicBaseUrl);
+  const idempotent = idempotentRequests(deps.idempotency);
   return {
     name: SERVICE_NAME,
     start: deps.start,
@@ -39,6 +78,8 @@ export function createWriteApi(deps: WriteApiDeps): ServiceModule {
         '/api/v1/links',
         {
           onRequest: requireApiKey(deps.authenticate),
+          preHandler: idempotent.preHandler,
+          onSend: idempotent.onSend,
           schema: {
             // Field rules live in validateCreateLink, which names each problem the way the spec does.
             body: { type: 'object' },
@@ -48,6 +89,7 @@ export function createWriteApi(deps: WriteApiDeps): ServiceModule {
               401: errorResponseSchema,
               403: errorResponseSchema,
               409: errorResponseSchema,
+              422: errorResponseSchema,
             },
           },
         },
@@ -62,6 +104,97 @@ export function createWriteApi(deps: WriteApiDeps): ServiceModule {
           return reply.code(201).header('location', link.shortUrl).send(link);
         },
       );
+      // Bulk bodies are parsed without the process-wide refusal of text no
+      // store can hold: each link is checked on its own (validateBulkItem).
+      await app.register(async (scope) => {
+        scope.removeContentTypeParser('application/json');
+        scope.addContentTypeParser(
+          'application/json',
+          { parseAs: 'string' },
+          scope.getDefaultJsonParser('error', 'error'),
+        );
+        scope.post(
+          '/api/v1/links/bulk',
+          {
+            onRequest: requireApiKey(deps.authenticate),
+            preHandler: idempotent.preHandler,
+            onSend: idempotent.onSend,
+            bodyLimit: LIMITS.bulkBodyLimitBytes,
+            schema: {
+              body: { type: 'object' },
+              response: {
+                200: bulkResponseSchema,
+                400: errorResponseSchema,
+                401: errorResponseSchema,
+                409: errorResponseSchema,
+                422: errorResponseSchema,
+              },
+            },
+          },
+          async (request, reply) => {
+            const account = accountOf(request);
+            const batch = bulkItems(request.body);
+            if (!batch.ok) throw batch.error;
+            // The same validation and the same create as one link at a time; the
+            // valid links then share each round trip, and each failure stays its own.
+            const validated = batch.items.map((item) => validateBulkItem(item, account.plan, service));
+            const outcomes = await createLinks(
+              deps,
+              account,
+              validated.flatMap((v) => (v.ok ? [v.input] : [])),
+            );
+            const results = assembleBulkResults(validated, outcomes, (err) =>
+              request.log.error({ err }, 'a link of a bulk create failed'),
+            );
+            return reply.code(200).send({ results });
+          },
+        );
+      });
+      app.patch<{ Params: { slug: string } }>(
+        '/api/v1/links/:slug',
+        {
+          onRequest: requireApiKey(deps.authenticate),
+          schema: {
+            params: slugParams,
+            // Field rules live in validateUpdateLink, with creation's texts.
+            body: { type: 'object' },
+            response: {
+              200: linkSchema,
+              400: errorResponseSchema,
+              401: errorResponseSchema,
+              404: errorResponseSchema,
+            },
+          },
+        },
+        async (request) => {
+          const account = accountOf(request);
+          const validated = validateUpdateLink(request.body, service);
+          if (!validated.ok) {
+            const { status, error, code } = validated.rejection;
+            throw new HttpError(status, error, code);
+          }
+          const slug = ownSlug(request.params.slug);
+          return changeLink(deps, account, slug, { kind: 'update', changes: validated.changes });
+        },
+      );
+      app.delete<{ Params: { slug: string } }>(
+        '/api/v1/links/:slug',
+        {
+          onRequest: requireApiKey(deps.authenticate),
+          schema: { params: slugParams, response: { 401: errorResponseSchema, 404: errorResponseSchema } },
+        },
+        async (request, reply) => {
+          const slug = ownSlug(request.params.slug);
+          await changeLink(deps, accountOf(request), slug, { kind: 'delete' });
+          return reply.code(204).send();
+        },
+      );
     },
   };
+}
+
+/** A path segment that cannot be a slug names no link. */
+function ownSlug(slug: string): string {
+  if (!SLUG_PATTERN.test(slug)) throw LINK_NOT_FOUND;
+  return slug;
 }

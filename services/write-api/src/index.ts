@@ -4,3 +4,4 @@ export { composeWriteApi, type WriteApiSettings, type WriteApiStores } from './w
 export { writeApiConfig, type WriteApiConfig } from './config';
 export { createClaimSettler, type SettleOutcome } from './links/settle-claims';
 export { postgresClaimStore, type Claim, type ClaimStore } from './links/claims';
+export { requestHash } from './idempotency/idempotency-key';

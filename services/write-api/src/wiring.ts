@@ -5,15 +5,23 @@ import { type EventLogClient, type KafkaLogger, type KafkaNames } from '@shortli
 import type { WriteApiDeps } from './app';
 import type { WriteApiConfig } from './config';
 
-/** How often stale slug claims are settled. */
-const SETTLE_INTERVAL_MS = 20_000;
+import { IDEMPOTENCY } from './idempotency/idempotency-limits';
+import { postgresIdempotencyStore } from './idempotency/idempotency-store';
 import { postgresClaimStore } from './links/claims';
-import { kafkaLinkAppender } from './links/link-created-appender';
+import { kafkaLinkAppender, oneEvent } from './links/link-created-appender';
+import { postgresLinkChangeStore } from './links/link-change-store';
+import { createOutboxRelay } from './links/outbox-relay';
+import { redirectorAcks } from './links/redirector-acks';
 import { createClaimSettler } from './links/settle-claims';
 import { generateSlug } from './links/slug';
 
+/** How often stale slug claims are settled and the link-change outbox relayed. */
+const SETTLE_INTERVAL_MS = 20_000;
+/** How often Idempotency-Key records past their retention are deleted. */
+const PURGE_INTERVAL_MS = 10 * 60_000;
+
 /** What the write API takes of its settings (see config.ts). */
-export type WriteApiSettings = Pick<WriteApiConfig, 'PUBLIC_BASE_URL'>;
+export type WriteApiSettings = Pick<WriteApiConfig, 'PUBLIC_BASE_URL' | 'DATABASE_URL'>;
 
 /** The stores the process opened, shared with the other services of an all-in-one process. */
 export interface WriteApiStores {
@@ -23,6 +31,8 @@ export interface WriteApiStores {
   logger: KafkaLogger;
   /** See CreateLinkDeps.onLinkCommitted: given when the redirector runs in the same process. */
   onLinkCommitted?: (slug: string) => void;
+  /** See ChangeLinkDeps.onLinkChanged: given when the redirector runs in the same process. */
+  onLinkChanged?: (slug: string) => void;
 }
 
 /**
@@ -44,30 +54,59 @@ export function composeWriteApi(settings: WriteApiSettings, stores: WriteApiStor
     catchUpTimeoutMs: 10_000,
     logger,
   });
+  const idempotencyStore = postgresIdempotencyStore(pool, IDEMPOTENCY);
+  // A create is answered within 5 s (201, or 503 with Retry-After): the append gets 4 of them.
+  const appendLinkEvents = kafkaLinkAppender(producer, names.topics.links, 4000);
+  const appendLinkEvent = oneEvent(appendLinkEvents);
+  const relay = createOutboxRelay({ pool, append: appendLinkEvent, staleAfterMs: 30_000, logger });
+  const redirectors = redirectorAcks({ connectionString: settings.DATABASE_URL, pool, logger });
   let timer: NodeJS.Timeout | undefined;
+  let purgeTimer: NodeJS.Timeout | undefined;
   let settling: Promise<unknown> = Promise.resolve();
   return {
     authenticate: postgresAuthenticator(pool),
     claims: postgresClaimStore(pool),
-    // A create is answered within 5 s (201, or 503 with Retry-After): the append gets 4 of them.
-    appendLinkCreated: kafkaLinkAppender(producer, names.topics.links, 4000),
+    idempotency: {
+      store: idempotencyStore,
+      waitMs: IDEMPOTENCY.waitMs,
+      now: Date.now,
+      sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    },
+    appendLinkCreated: appendLinkEvents,
+    appendLinkEvent,
+    changes: postgresLinkChangeStore(pool),
+    redirectors,
     now: () => new Date(),
     newId: randomUUID,
     newSlug: () => generateSlug(),
     publicBaseUrl,
     onLinkCommitted: stores.onLinkCommitted,
+    onLinkChanged: stores.onLinkChanged,
     onClaimError: (err, slug) => logger.error({ err, slug }, 'slug claim could not be committed'),
+    onOutboxError: (err, slug) => logger.warn({ err, slug }, 'a confirmed link change stays in the outbox'),
     async start() {
       await producer.connect();
       await admin.connect();
+      await redirectors.start();
       timer = setInterval(() => {
-        settling = settle().catch((err: unknown) => logger.warn({ err }, 'settling slug claims failed'));
+        settling = Promise.all([
+          settle().catch((err: unknown) => logger.warn({ err }, 'settling slug claims failed')),
+          relay().catch((err: unknown) => logger.warn({ err }, 'relaying link changes failed')),
+        ]);
       }, SETTLE_INTERVAL_MS);
       timer.unref();
+      purgeTimer = setInterval(() => {
+        idempotencyStore
+          .purgeExpired()
+          .catch((err: unknown) => logger.warn({ err }, 'purging expired idempotency keys failed'));
+      }, PURGE_INTERVAL_MS);
+      purgeTimer.unref();
     },
     async stop() {
       clearInterval(timer);
+      clearInterval(purgeTimer);
       await settling;
+      await redirectors.stop();
       await producer.disconnect();
       await admin.disconnect();
     },

@@ -11,6 +11,11 @@ import { HttpError } from '@shortlink/http';
 export const LIMITS = {
   urlMaxLength: 2048,
   tagMaxLength: 100,
+  /** Links in one bulk create. */
+  bulkMaxLinks: 100,
+  /** A bulk body: 100 links of the longest URL and tag, with room for escapes. */
+  bulkBodyLimitBytes: 1024 * 1024,
+  idempotencyKeyMaxLength: 255,
 } as const;
 
 export interface Rejection {
@@ -47,6 +52,9 @@ export const REJECTIONS = {
     error: `Tags must be 1-${LIMITS.tagMaxLength} characters without control characters`,
     code: 'invalid_tag',
   },
+  /** A change names a field that cannot be changed (or is misspelt): refused, not ignored. */
+  unknownField: { status: 400, error: 'Only url and tag can be changed', code: 'unknown_field' },
+  emptyChange: { status: 400, error: 'Nothing to change: give url, tag or both', code: 'empty_change' },
 } as const satisfies Record<string, Rejection>;
 
 export function planRejection(plan: Plan): Rejection {
@@ -70,6 +78,50 @@ export function appendFailed(cause: unknown): HttpError {
   const error = new HttpError(
     503,
     'The link could not be confirmed. Try again in a minute: if it was saved, its slug will then show as taken.',
+    'temporarily_unavailable',
+    { 'Retry-After': '60' },
+  );
+  error.cause = cause;
+  return error;
+}
+
+export const BULK_SIZE = new HttpError(
+  400,
+  `Bulk requests must hold 1-${LIMITS.bulkMaxLinks} links`,
+  'invalid_bulk_size',
+);
+
+export const IDEMPOTENCY_KEY_INVALID = new HttpError(
+  400,
+  `Idempotency-Key must be 1-${LIMITS.idempotencyKeyMaxLength} printable ASCII characters`,
+  'invalid_idempotency_key',
+);
+
+export const IDEMPOTENCY_KEY_REUSED = new HttpError(
+  422,
+  'This Idempotency-Key was already used with a different request',
+  'idempotency_key_reused',
+);
+
+export const IDEMPOTENCY_KEY_IN_PROGRESS = new HttpError(
+  409,
+  'A request with this Idempotency-Key is still in progress. Try again in a moment.',
+  'idempotency_key_in_progress',
+  { 'Retry-After': '1' },
+);
+
+/** An unknown slug, a deleted link and another account's link alike: existence does not leak. */
+export const LINK_NOT_FOUND = new HttpError(404, 'Link not found', 'not_found');
+
+/**
+ * A change is committed in Postgres (redirects already show it) but the event
+ * log did not confirm its event in time. It stays in the outbox and is
+ * appended again until the log takes it, so nothing is undone.
+ */
+export function changeNotConfirmed(cause: unknown): HttpError {
+  const error = new HttpError(
+    503,
+    'The change was saved but the event log did not confirm it yet; it will be delivered once the log is reachable. Sending the same change again is safe.',
     'temporarily_unavailable',
     { 'Retry-After': '60' },
   );

@@ -1,14 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { accountOf, requireApiKey, type Authenticate } from '@shortlink/accounts';
 import { SLUG_PATTERN } from '@shortlink/events';
-import {
-  errorResponseSchema,
-  HttpError,
-  LINK_RESPONSE_FIELDS,
-  linkResource,
-  linkResponseProperties,
-} from '@shortlink/http';
+import { errorResponseSchema, LINK_RESPONSE_FIELDS, linkResource, linkResponseProperties } from '@shortlink/http';
 import type { LinkRecord, PreviewRecord } from '@shortlink/postgres';
+import { LINK_NOT_FOUND } from '../analytics-errors';
 
 export interface LinkReadDeps {
   authenticate: Authenticate;
@@ -38,8 +33,6 @@ const linkWithPreviewSchema = {
   required: [...LINK_RESPONSE_FIELDS, 'preview'],
 } as const;
 
-export const LINK_NOT_FOUND = new HttpError(404, 'Link not found', 'not_found');
-
 /** The link a key may read, or 404 for unknown slugs and other accounts' links alike. */
 export async function ownedLink(
   deps: Pick<LinkReadDeps, 'findLink'>,
@@ -67,7 +60,9 @@ export async function linkReadRoutes(app: FastifyInstance, deps: LinkReadDeps): 
     },
     async (request) => {
       const link = await ownedLink(deps, request.params.slug, accountOf(request).id);
-      const preview = await deps.findPreview(link.linkId);
+      const found = await deps.findPreview(link.linkId);
+      // A preview of an earlier destination does not describe the link: pending until the new one is fetched.
+      const preview = found && describesLink(found, link) ? found : null;
       return {
         ...linkResource(link, deps.publicBaseUrl),
         preview: preview
@@ -82,4 +77,10 @@ export async function linkReadRoutes(app: FastifyInstance, deps: LinkReadDeps): 
       };
     },
   );
+}
+
+/** Whether a preview was fetched for the link's current destination. */
+function describesLink(preview: PreviewRecord, link: LinkRecord): boolean {
+  if (preview.destinationUrl === null) return link.version === 1;
+  return preview.destinationUrl === link.destinationUrl;
 }

@@ -21,6 +21,10 @@ export interface ClaimStore {
   claim(claim: Claim): Promise<boolean>;
   /** Marks a claim whose LinkCreated is durably in Kafka. */
   commit(slug: string, linkId: string): Promise<void>;
+  /** Several claims in one statement (a bulk create); each settles as `claim` would. */
+  claimAll(claims: readonly Claim[]): Promise<boolean>[];
+  /** Several commits in one statement; each settles as `commit` would. */
+  commitAll(refs: readonly ClaimRef[]): Promise<void>[];
 }
 
 /**
@@ -61,5 +65,7 @@ export function postgresClaimStore(pool: Pool): ClaimStore {
   return {
     claim,
     commit: (slug, linkId) => commit({ slug, linkId }),
+    claimAll: (claims) => claim.all(claims),
+    commitAll: (refs) => commit.all(refs),
   };
 }

@@ -10,7 +10,7 @@ export interface CreateLinkInput {
   tag: string | null;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
+export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
@@ -34,22 +34,8 @@ export function validateCreateLink(
   if (!isRecord(body)) return reject(REJECTIONS.invalidBody);
 
   const { url, customSlug, tag } = body;
-  if (typeof url !== 'string') return reject(REJECTIONS.invalidBody);
-  if (url.length > LIMITS.urlMaxLength) return reject(REJECTIONS.urlTooLong);
-  if (CONTROL.test(url) || SURROUNDING_SPACE.test(url)) return reject(REJECTIONS.invalidBody);
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return reject(REJECTIONS.invalidBody);
-  }
-  if ((parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || parsed.hostname === '') {
-    return reject(REJECTIONS.invalidBody);
-  }
-  // `new URL` accepts a few forms a person would not call a URL ("https:example.com").
-  if (!/^https?:\/\//i.test(url)) return reject(REJECTIONS.invalidBody);
-  if (parsed.username !== '' || parsed.password !== '') return reject(REJECTIONS.urlCredentials);
-  if (pointsAtThisService(parsed, service)) return reject(REJECTIONS.urlSelf);
+  const urlProblem = destinationUrlRejection(url, service);
+  if (urlProblem || typeof url !== 'string') return reject(urlProblem ?? REJECTIONS.invalidBody);
 
   let slug: string | null = null;
   if (customSlug !== undefined && customSlug !== null) {
@@ -59,13 +45,43 @@ export function validateCreateLink(
     slug = customSlug;
   }
 
-  let cleanTag: string | null = null;
-  if (tag !== undefined && tag !== null) {
-    if (typeof tag !== 'string' || tag.length === 0 || tag.length > LIMITS.tagMaxLength || CONTROL.test(tag)) {
-      return reject(REJECTIONS.tag);
-    }
-    cleanTag = tag;
-  }
+  // `tag: null` means "not given" here; a PATCH reads it as "remove the tag".
+  const cleanTag = tag ?? null;
+  const tagProblem = tagRejection(cleanTag);
+  if (tagProblem || (cleanTag !== null && typeof cleanTag !== 'string')) return reject(tagProblem ?? REJECTIONS.tag);
 
   return { ok: true, input: { destinationUrl: url, customSlug: slug, tag: cleanTag } };
+}
+
+/**
+ * The rules of a destination URL, for creation and change alike: what is
+ * wrong with `url`, or null when it may be stored.
+ */
+export function destinationUrlRejection(url: unknown, service: ServiceAddresses): Rejection | null {
+  if (typeof url !== 'string') return REJECTIONS.invalidBody;
+  if (url.length > LIMITS.urlMaxLength) return REJECTIONS.urlTooLong;
+  if (CONTROL.test(url) || SURROUNDING_SPACE.test(url)) return REJECTIONS.invalidBody;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return REJECTIONS.invalidBody;
+  }
+  if ((parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || parsed.hostname === '') {
+    return REJECTIONS.invalidBody;
+  }
+  // `new URL` accepts a few forms a person would not call a URL ("https:example.com").
+  if (!/^https?:\/\//i.test(url)) return REJECTIONS.invalidBody;
+  if (parsed.username !== '' || parsed.password !== '') return REJECTIONS.urlCredentials;
+  if (pointsAtThisService(parsed, service)) return REJECTIONS.urlSelf;
+  return null;
+}
+
+/** The rules of a tag (null: no tag), for creation and change alike. */
+export function tagRejection(tag: unknown): Rejection | null {
+  if (tag === null) return null;
+  if (typeof tag !== 'string' || tag.length === 0 || tag.length > LIMITS.tagMaxLength || CONTROL.test(tag)) {
+    return REJECTIONS.tag;
+  }
+  return null;
 }

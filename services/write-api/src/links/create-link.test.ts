@@ -2,13 +2,15 @@ import type { Account } from '@shortlink/accounts';
 import type { LinkCreated } from '@shortlink/events';
 import { HttpError } from '@shortlink/http';
 import type { Claim, ClaimStore } from './claims';
-import { createLink, type CreateLinkDeps } from './create-link';
+import { createLink, createLinks, type CreateLinkDeps } from './create-link';
 
 const account: Account = { id: '9c3b2a10-1d2e-4f5a-8b6c-7d8e9f0a1b2c', name: 'Acme', plan: 'pro' };
 
 /** The claim table's rule, in memory: one claim per slug. */
 function memoryClaims() {
   const claims = new Map<string, Claim & { state: 'pending' | 'committed' }>();
+  /** The size of each claim statement. */
+  const statements: number[] = [];
   const store: ClaimStore = {
     async claim(c) {
       if (claims.has(c.slug)) return false;
@@ -19,19 +21,28 @@ function memoryClaims() {
       const c = claims.get(slug);
       if (c && c.linkId === linkId) c.state = 'committed';
     },
+    claimAll(cs) {
+      statements.push(cs.length);
+      return cs.map((c) => store.claim(c));
+    },
+    commitAll: (refs) => refs.map((r) => store.commit(r.slug, r.linkId)),
   };
-  return { store, claims };
+  return { store, claims, statements };
 }
 
 function deps(overrides: Partial<CreateLinkDeps> = {}) {
-  const { store, claims } = memoryClaims();
+  const { store, claims, statements } = memoryClaims();
   const appended: LinkCreated[] = [];
+  /** The size of each produce request. */
+  const requests: number[] = [];
   const committed: string[] = [];
   let ids = 0;
   const d: CreateLinkDeps = {
     claims: store,
-    appendLinkCreated: async (e) => {
-      appended.push(e);
+    appendLinkCreated: (events) => {
+      requests.push(events.length);
+      appended.push(...events);
+      return events.map(async () => undefined);
     },
     now: () => new Date('2026-11-22T10:00:00.123Z'),
     newId: () => `00000000-0000-4000-8000-${String(++ids).padStart(12, '0')}`,
@@ -41,7 +52,7 @@ function deps(overrides: Partial<CreateLinkDeps> = {}) {
     onClaimError: () => undefined,
     ...overrides,
   };
-  return { d, claims, appended, committed };
+  return { d, claims, appended, committed, statements, requests };
 }
 
 describe('createLink', () => {
@@ -55,6 +66,7 @@ describe('createLink', () => {
       destinationUrl: 'https://example.com',
       tag: 'x',
       createdAt: '2026-11-22T10:00:00.123Z',
+      updatedAt: '2026-11-22T10:00:00.123Z',
     });
     expect(appended).toHaveLength(1);
     expect(appended[0]).toMatchObject({
@@ -98,9 +110,7 @@ describe('createLink', () => {
 
   it('answers 503 when the append fails, and leaves the claim pending for the settler', async () => {
     const { d, claims, committed } = deps({
-      appendLinkCreated: async () => {
-        throw new Error('broker unreachable');
-      },
+      appendLinkCreated: (events) => events.map(async () => Promise.reject(new Error('broker unreachable'))),
     });
     const failure = createLink(d, account, { destinationUrl: 'https://a.example', customSlug: 'go', tag: null });
     await expect(failure).rejects.toBeInstanceOf(HttpError);
@@ -113,10 +123,8 @@ describe('createLink', () => {
     const errors: string[] = [];
     const { d } = deps();
     const failingCommit: ClaimStore = {
-      claim: (c) => d.claims.claim(c),
-      commit: async () => {
-        throw new Error('database blip');
-      },
+      ...d.claims,
+      commitAll: (refs) => refs.map(async () => Promise.reject(new Error('database blip'))),
     };
     const link = await createLink(
       { ...d, claims: failingCommit, onClaimError: (_e, slug) => errors.push(slug) },
@@ -125,5 +133,89 @@ describe('createLink', () => {
     );
     expect(link.slug).toBe('go');
     expect(errors).toEqual(['go']);
+  });
+});
+
+describe('createLinks (a bulk create)', () => {
+  const input = (customSlug: string | null, n: number) => ({
+    destinationUrl: `https://example.com/${n}`,
+    customSlug,
+    tag: null,
+  });
+
+  it('given a taken slug, when a batch holds it, a duplicate and fresh slugs, then each gets its own outcome in order, sharing one claim statement and one produce request', async () => {
+    const drawn = ['gen01', 'gen01', 'gen02'];
+    const { d, appended, statements, requests } = deps({ newSlug: () => drawn.shift()! });
+    await createLink(d, account, input('taken', 0));
+    statements.length = 0;
+    requests.length = 0;
+
+    const outcomes = await createLinks(d, account, [
+      input('fresh-a', 1),
+      input('taken', 2),
+      input(null, 3),
+      input('fresh-a', 4),
+      input(null, 5),
+    ]);
+
+    expect(outcomes.map((o) => (o.ok ? o.link.slug : (o.error as HttpError).statusCode))).toEqual([
+      'fresh-a',
+      409,
+      'gen01',
+      409,
+      'gen02',
+    ]);
+    expect(outcomes.map((o) => o.ok && o.link.destinationUrl)).toEqual([
+      'https://example.com/1',
+      false,
+      'https://example.com/3',
+      false,
+      'https://example.com/5',
+    ]);
+    // Five claims in one statement, then the one generated slug drawn again alone.
+    expect(statements).toEqual([5, 1]);
+    expect(requests).toEqual([3]);
+    expect(appended.slice(1).map((e) => e.data.slug)).toEqual(['fresh-a', 'gen01', 'gen02']);
+  });
+
+  it('given a claim that fails, when it is one of a batch, then only that create fails', async () => {
+    const { d } = deps({ newSlug: () => `g${Math.random().toString(36).slice(2, 6)}1` });
+    const flaky: ClaimStore = {
+      ...d.claims,
+      claimAll: (cs) =>
+        cs.map((c) => (c.slug === 'poison' ? Promise.reject(new Error('invalid byte sequence')) : d.claims.claim(c))),
+    };
+    const outcomes = await createLinks({ ...d, claims: flaky }, account, [
+      input('left', 1),
+      input('poison', 2),
+      input(null, 3),
+    ]);
+    expect(outcomes.map((o) => o.ok)).toEqual([true, false, true]);
+    expect(outcomes[1]).toMatchObject({ ok: false, error: new Error('invalid byte sequence') });
+  });
+
+  it('given a produce request that fails, then its creates answer 503 and the rest of the batch is untouched', async () => {
+    const { d, claims, committed } = deps();
+    const outcomes = await createLinks(
+      {
+        ...d,
+        appendLinkCreated: (events) =>
+          events.map(async (e) => {
+            if (e.data.slug === 'lost') throw new Error('not enough replicas');
+          }),
+      },
+      account,
+      [input('kept', 1), input('lost', 2)],
+    );
+    expect(outcomes[0]).toMatchObject({ ok: true, link: { slug: 'kept' } });
+    expect(outcomes[1]).toMatchObject({ ok: false, error: { statusCode: 503, code: 'temporarily_unavailable' } });
+    expect(claims.get('lost')!.state).toBe('pending');
+    expect(committed).toEqual(['kept']);
+  });
+
+  it('given no input, then it does nothing', async () => {
+    const { d, statements, requests } = deps();
+    expect(await createLinks(d, account, [])).toEqual([]);
+    expect([statements, requests]).toEqual([[], []]);
   });
 });

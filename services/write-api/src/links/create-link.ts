@@ -28,6 +28,9 @@ export interface CreateLinkDeps {
 
 const GENERATED_SLUG_ATTEMPTS = 10;
 
+/** One create's outcome in a batch: its Link, or the error that answers it alone. */
+export type CreateOutcome = { ok: true; link: Link } | { ok: false; error: unknown };
+
 /**
  * Claim the slug, append LinkCreated, commit the claim. A 201 is returned only
  * after the append is acknowledged. A failed append is not released on the
@@ -36,49 +39,101 @@ const GENERATED_SLUG_ATTEMPTS = 10;
  * topic shows the event is not there (or commits it if it is).
  */
 export async function createLink(deps: CreateLinkDeps, account: Account, input: CreateLinkInput): Promise<Link> {
+  const [outcome] = await createLinks(deps, account, [input]);
+  if (!outcome?.ok) throw outcome?.error;
+  return outcome.link;
+}
+
+interface Pending {
+  index: number;
+  input: CreateLinkInput;
+  linkId: string;
+}
+
+/**
+ * `createLink` for several links at once (a bulk create): the creates share
+ * each round trip (one claim statement per round of slug draws, one produce
+ * request, one commit statement), and each one's failure is its own. Outcomes
+ * are in the order of `inputs`.
+ */
+export async function createLinks(
+  deps: CreateLinkDeps,
+  account: Account,
+  inputs: readonly CreateLinkInput[],
+): Promise<CreateOutcome[]> {
   const createdAt = deps.now();
-  const linkId = deps.newId();
-  let slug = input.customSlug;
-  if (slug !== null) {
-    if (!(await deps.claims.claim(claimOf(slug)))) throw SLUG_TAKEN;
-  } else {
-    for (let attempt = 0; slug === null; attempt++) {
-      if (attempt === GENERATED_SLUG_ATTEMPTS) {
-        throw SLUG_SPACE_EXHAUSTED;
-      }
-      const candidate = deps.newSlug();
-      if (await deps.claims.claim(claimOf(candidate))) slug = candidate;
+  const outcomes = new Array<CreateOutcome>(inputs.length);
+  const failed = (p: Pending, error: unknown) => (outcomes[p.index] = { ok: false, error });
+  const claimed: (Pending & { slug: string })[] = [];
+
+  let drawing: Pending[] = inputs.map((input, index) => ({ index, input, linkId: deps.newId() }));
+  // A custom slug is tried once; a generated one is drawn again when taken.
+  for (let attempt = 0; drawing.length > 0; attempt++) {
+    if (attempt === GENERATED_SLUG_ATTEMPTS) {
+      for (const p of drawing) failed(p, SLUG_SPACE_EXHAUSTED);
+      break;
     }
+    const candidates = drawing.map((p) => p.input.customSlug ?? deps.newSlug());
+    const results = await Promise.allSettled(
+      deps.claims.claimAll(drawing.map((p, i) => claimOf(p, candidates[i] as string))),
+    );
+    const again: Pending[] = [];
+    results.forEach((result, i) => {
+      const p = drawing[i] as Pending;
+      if (result.status === 'rejected') failed(p, result.reason);
+      else if (result.value) claimed.push({ ...p, slug: candidates[i] as string });
+      else if (p.input.customSlug !== null) failed(p, SLUG_TAKEN);
+      else again.push(p);
+    });
+    drawing = again;
   }
 
-  const event = createEvent<LinkCreated>(
-    'LinkCreated',
-    1,
-    { linkId, accountId: account.id, slug, destinationUrl: input.destinationUrl, tag: input.tag },
-    { eventId: deps.newId(), occurredAt: createdAt.toISOString() },
+  const events = claimed.map(({ linkId, slug, input }) =>
+    createEvent<LinkCreated>(
+      'LinkCreated',
+      1,
+      { linkId, accountId: account.id, slug, destinationUrl: input.destinationUrl, tag: input.tag },
+      { eventId: deps.newId(), occurredAt: createdAt.toISOString() },
+    ),
   );
-  try {
-    await deps.appendLinkCreated(event);
-  } catch (error) {
-    throw appendFailed(error);
+  const appended = await Promise.allSettled(events.length > 0 ? deps.appendLinkCreated(events) : []);
+  const durable = claimed.filter((p, i) => {
+    const result = appended[i];
+    if (result?.status === 'fulfilled') return true;
+    failed(p, appendFailed(result?.reason));
+    return false;
+  });
+
+  // The events are durable: the links exist whatever happens next. The
+  // projector commits the claims too, so a failure here only delays that.
+  if (durable.length > 0) {
+    await Promise.all(
+      deps.claims
+        .commitAll(durable.map(({ slug, linkId }) => ({ slug, linkId })))
+        .map((commit, i) =>
+          commit.catch((e: unknown) => deps.onClaimError(e, (durable[i] as Pending & { slug: string }).slug)),
+        ),
+    );
   }
-  // The event is durable: the link exists whatever happens next. The projector
-  // commits the claim too, so a failure here only delays that.
-  await deps.claims.commit(slug, linkId).catch((e: unknown) => deps.onClaimError(e, slug));
-  deps.onLinkCommitted?.(slug);
+  for (const { index, slug, linkId, input } of durable) {
+    deps.onLinkCommitted?.(slug);
+    outcomes[index] = {
+      ok: true,
+      link: linkResource(
+        { linkId, slug, destinationUrl: input.destinationUrl, tag: input.tag, createdAt },
+        deps.publicBaseUrl,
+      ),
+    };
+  }
+  return outcomes;
 
-  return linkResource(
-    { linkId, slug, destinationUrl: input.destinationUrl, tag: input.tag, createdAt },
-    deps.publicBaseUrl,
-  );
-
-  function claimOf(candidate: string) {
+  function claimOf(p: Pending, slug: string) {
     return {
-      slug: candidate,
-      linkId,
+      slug,
+      linkId: p.linkId,
       accountId: account.id,
-      destinationUrl: input.destinationUrl,
-      tag: input.tag,
+      destinationUrl: p.input.destinationUrl,
+      tag: p.input.tag,
       createdAt,
     };
   }

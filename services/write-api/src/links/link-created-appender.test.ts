@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createEvent, type LinkCreated } from '@shortlink/events';
 import type { LogProducer, OutgoingRecord } from '@shortlink/kafka';
-import { kafkaLinkAppender } from './link-created-appender';
+import { kafkaLinkAppender, type AppendLinkCreated } from './link-created-appender';
 
 const event = (slug: string) =>
   createEvent<LinkCreated>(
@@ -28,10 +28,13 @@ function heldProducer() {
 
 const tick = () => new Promise((r) => setImmediate(r));
 
+/** One create's append. */
+const one = (append: AppendLinkCreated) => (e: LinkCreated) => append([e])[0]!;
+
 describe('kafkaLinkAppender', () => {
   it('sends alone when idle, and groups what arrives while a send is in flight', async () => {
     const { producer, sends } = heldProducer();
-    const append = kafkaLinkAppender(producer, 'links', 1000);
+    const append = one(kafkaLinkAppender(producer, 'links', 1000));
     const first = append(event('aaa'));
     await tick();
     const rest = ['bbb', 'ccc', 'ddd'].map((s) => append(event(s)));
@@ -48,9 +51,19 @@ describe('kafkaLinkAppender', () => {
     await Promise.all(rest);
   });
 
+  it('sends the events of one bulk create in one request, even when idle', async () => {
+    const { producer, sends } = heldProducer();
+    const appends = kafkaLinkAppender(producer, 'links', 1000)(['aaa', 'bbb', 'ccc'].map(event));
+    await tick();
+    expect(sends).toHaveLength(1);
+    expect(sends[0]!.record.messages.map((m) => m.key)).toEqual(['aaa', 'bbb', 'ccc']);
+    sends[0]!.finish();
+    await Promise.all(appends);
+  });
+
   it('fails every append of a failed send, and carries on with the next ones', async () => {
     const { producer, sends } = heldProducer();
-    const append = kafkaLinkAppender(producer, 'links', 1000);
+    const append = one(kafkaLinkAppender(producer, 'links', 1000));
     const a = append(event('aaa'));
     await tick();
     const [b, c] = [append(event('bbb')), append(event('ccc'))];
@@ -72,7 +85,7 @@ describe('kafkaLinkAppender under a broker that does not answer', () => {
     jest.useFakeTimers();
     try {
       const { producer, sends } = heldProducer();
-      const append = kafkaLinkAppender(producer, 'links', 4000);
+      const append = one(kafkaLinkAppender(producer, 'links', 4000));
       const stuck = append(event('aaa'));
       const outcome = stuck.then(
         () => 'confirmed',

@@ -1,8 +1,19 @@
 import { groupCommit } from '@shortlink/batching';
-import type { LinkCreated } from '@shortlink/events';
+import type { LinkCreated, LinkDeleted, LinkUpdated } from '@shortlink/events';
 import { appendEvents, type LogProducer } from '@shortlink/kafka';
 
-export type AppendLinkCreated = (event: LinkCreated) => Promise<void>;
+/** The events the write API appends to the links topic. */
+export type LinkWriteEvent = LinkCreated | LinkUpdated | LinkDeleted;
+/** Appends events in one produce request (as far as its size allows); each settles on its own. */
+export type AppendLinkEvents = (events: readonly LinkWriteEvent[]) => Promise<void>[];
+export type AppendLinkCreated = (events: readonly LinkCreated[]) => Promise<void>[];
+/** One event: a link change, or the outbox relay's re-append. */
+export type AppendLinkEvent = (event: LinkWriteEvent) => Promise<void>;
+
+export const oneEvent =
+  (append: AppendLinkEvents): AppendLinkEvent =>
+  (event) =>
+    append([event])[0]!;
 
 /** Most events in one produce request. */
 const MAX_BATCH = 500;
@@ -12,14 +23,14 @@ const MAX_BATCH = 500;
  * in one partition, in order. Resolves only once every in-sync replica has it
  * (`acks=all`): that is what a 201 promises.
  *
- * Concurrent appends share produce requests (a group commit). The idempotent
- * producer sends one request at a time, so without this every create would
- * wait for all the ones before it, one broker round trip each. A request that
+ * Concurrent appends share produce requests (a group commit). The producer
+ * sends one request at a time, so without this every create would wait for
+ * all the ones before it, one broker round trip each. A request that
  * fails fails every append in it; each caller then settles its own claim.
  */
-export function kafkaLinkAppender(producer: LogProducer, topic: string, timeoutMs: number): AppendLinkCreated {
+export function kafkaLinkAppender(producer: LogProducer, topic: string, timeoutMs: number): AppendLinkEvents {
   const append = groupCommit(
-    async (events: LinkCreated[]) => {
+    async (events: LinkWriteEvent[]) => {
       await appendEvents(producer, topic, events, (event) => event.data.slug, { timeoutMs });
       return events.map(() => undefined);
     },
@@ -32,7 +43,7 @@ export function kafkaLinkAppender(producer: LogProducer, topic: string, timeoutM
   // The client's own retries can outlast the broker's timeout (a broker killed
   // mid-request, then a new leader): a caller is answered within `timeoutMs`
   // whatever the request does; unconfirmed, its claim waits for the settler.
-  return (event) => withinDeadline(append(event), timeoutMs);
+  return (events) => append.all(events).map((appended) => withinDeadline(appended, timeoutMs));
 }
 
 export class AppendNotConfirmedError extends Error {

@@ -1,0 +1,44 @@
+import { HttpError } from '@shortlink/http';
+
+/**
+ * Every error text the read API answers with, in one place (the HTTP layer's
+ * own, such as `Unauthorized`, are in `@shortlink/http` and `@shortlink/accounts`).
+ */
+
+/** Limits of the list's filters; documented in the README's API section. */
+export const LIST_LIMITS = {
+  defaultLimit: 20,
+  maxLimit: 100,
+  /** As long as a tag can be (the write API's limit): a longer filter could match nothing. */
+  tagMaxLength: 100,
+  searchMaxLength: 200,
+} as const;
+
+export const INVALID_RANGE = new HttpError(400, 'Invalid range', 'invalid_range');
+
+export const LINK_NOT_FOUND = new HttpError(404, 'Link not found', 'not_found');
+
+export const INVALID_LIMIT = new HttpError(
+  400,
+  `limit must be a whole number from 1 to ${LIST_LIMITS.maxLimit}`,
+  'invalid_limit',
+);
+
+/** Garbled, forged, of another account or of another installation: all alike. */
+export const INVALID_CURSOR = new HttpError(
+  400,
+  'Invalid cursor: pass nextCursor from a previous page as it is',
+  'invalid_cursor',
+);
+
+export const INVALID_TAG_FILTER = new HttpError(
+  400,
+  `tag must be 1-${LIST_LIMITS.tagMaxLength} characters without control characters`,
+  'invalid_tag',
+);
+
+export const INVALID_SEARCH = new HttpError(
+  400,
+  `search must be 1-${LIST_LIMITS.searchMaxLength} characters without control characters`,
+  'invalid_search',
+);

@@ -1,0 +1,52 @@
+import { isStorableText } from '@shortlink/events';
+import type { HttpError } from '@shortlink/http';
+import { INVALID_CURSOR, INVALID_LIMIT, INVALID_SEARCH, INVALID_TAG_FILTER, LIST_LIMITS } from '../analytics-errors';
+import { decodeCursor } from './list-cursor';
+
+export interface ListRequest {
+  limit: number;
+  /** The link id the cursor names: the page starts after it. */
+  after?: string;
+  tag?: string;
+  search?: string;
+}
+
+export type ListRequestResult = { ok: true; request: ListRequest } | { ok: false; error: HttpError };
+
+const WHOLE_NUMBER = /^[1-9][0-9]{0,2}$/;
+// eslint-disable-next-line no-control-regex -- control characters are what it finds
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+
+const filterText = (value: string, max: number): boolean =>
+  value.length >= 1 && value.length <= max && !CONTROL.test(value) && isStorableText(value);
+
+/**
+ * The list's query string, checked whole: each parameter given at most once
+ * (a repeated one arrives as an array and is refused), parameters it does not
+ * know are ignored.
+ */
+export function parseListRequest(query: Record<string, unknown>): ListRequestResult {
+  const fail = (error: HttpError): ListRequestResult => ({ ok: false, error });
+  const request: ListRequest = { limit: LIST_LIMITS.defaultLimit };
+  const { limit, cursor, tag, search } = query;
+  if (limit !== undefined) {
+    if (typeof limit !== 'string' || !WHOLE_NUMBER.test(limit) || Number(limit) > LIST_LIMITS.maxLimit) {
+      return fail(INVALID_LIMIT);
+    }
+    request.limit = Number(limit);
+  }
+  if (cursor !== undefined) {
+    const after = typeof cursor === 'string' ? decodeCursor(cursor) : null;
+    if (after === null) return fail(INVALID_CURSOR);
+    request.after = after;
+  }
+  if (tag !== undefined) {
+    if (typeof tag !== 'string' || !filterText(tag, LIST_LIMITS.tagMaxLength)) return fail(INVALID_TAG_FILTER);
+    request.tag = tag;
+  }
+  if (search !== undefined) {
+    if (typeof search !== 'string' || !filterText(search, LIST_LIMITS.searchMaxLength)) return fail(INVALID_SEARCH);
+    request.search = search;
+  }
+  return { ok: true, request };
+}

@@ -1,0 +1,40 @@
+import type { Pool } from 'pg';
+import type { LinkDeleted, LinkUpdated } from '@shortlink/events';
+import type { EventSource } from './project-link';
+
+/**
+ * Applies LinkUpdated / LinkDeleted to the `links` lookup table, by version:
+ * an event no newer than the row (a replay, or a second copy the write API's
+ * outbox relayed) changes nothing, so the projection never goes back to an
+ * older state. A deleted link keeps its row (its clicks still name it), marked
+ * with `deleted_at`; lookups treat it as gone.
+ *
+ * The write model already holds the change and the write API already told
+ * the redirectors, so nothing is notified here.
+ */
+export async function projectLinkChange(pool: Pool, event: LinkUpdated | LinkDeleted, source: EventSource) {
+  const { slug, linkId, version } = event.data;
+  const updated = event.type === 'LinkUpdated' ? event.data : null;
+  await pool.query(
+    `UPDATE links SET
+       destination_url = COALESCE($4, destination_url),
+       tag = CASE WHEN $5 THEN $6 ELSE tag END,
+       updated_at = $7,
+       deleted_at = CASE WHEN $8 THEN $7::timestamptz ELSE deleted_at END,
+       version = $3, event_id = $9, source_partition = $10, source_offset = $11
+     WHERE slug = $1 AND link_id = $2 AND version < $3`,
+    [
+      slug,
+      linkId,
+      version,
+      updated?.destinationUrl ?? null,
+      updated !== null,
+      updated?.tag ?? null,
+      event.occurredAt,
+      event.type === 'LinkDeleted',
+      event.eventId,
+      source.partition,
+      source.offset,
+    ],
+  );
+}

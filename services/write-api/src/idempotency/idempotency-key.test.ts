@@ -1,0 +1,66 @@
+import { canonicalJson, parseIdempotencyKey, requestHash } from './idempotency-key';
+
+describe('parseIdempotencyKey', () => {
+  it.each([
+    ['a UUID', '3f0c1e9a-7b2d-4c55-9a8e-0d1f2a3b4c5d'],
+    ['one character', 'k'],
+    ['255 characters', 'k'.repeat(255)],
+    ['printable ASCII with spaces', 'order 42 / retry #1 ~!'],
+  ])('given %s, then it is the key', (_name, header) => {
+    expect(parseIdempotencyKey(header)).toEqual({ ok: true, key: header });
+  });
+
+  it('given no header, then there is no key', () => {
+    expect(parseIdempotencyKey(undefined)).toEqual({ ok: true, key: null });
+  });
+
+  it.each([
+    ['an empty value', ''],
+    ['256 characters', 'k'.repeat(256)],
+    ['a non-ASCII character', 'clé'],
+    ['a control character', 'a\tb'],
+    ['DEL', 'a\u007fb'],
+    ['the header twice', ['a', 'b']],
+  ])('given %s, then it is refused', (_name, header) => {
+    expect(parseIdempotencyKey(header)).toEqual({ ok: false });
+  });
+});
+
+describe('canonicalJson', () => {
+  it('given objects with keys in any order and any white space, then they read the same', () => {
+    const a = JSON.parse('{"url":"https://example.com","tag":"x","nested":{"b":1,"a":[1,{"d":null,"c":true}]}}');
+    const b = JSON.parse(
+      ' { "nested" : { "a" : [ 1 , { "c" : true , "d" : null } ] , "b" : 1.0 } , "tag":"x","url":"https://example.com" } ',
+    );
+    expect(canonicalJson(a)).toBe(canonicalJson(b));
+    expect(canonicalJson(a)).toBe(
+      '{"nested":{"a":[1,{"c":true,"d":null}],"b":1},"tag":"x","url":"https://example.com"}',
+    );
+  });
+
+  it('given arrays in another order, then they differ: order is meaning', () => {
+    expect(canonicalJson([1, 2])).not.toBe(canonicalJson([2, 1]));
+  });
+
+  it('given a body nested a hundred thousand deep, then it is written without exhausting the stack', () => {
+    const deep = JSON.parse('['.repeat(100_000) + ']'.repeat(100_000));
+    expect(canonicalJson(deep)).toHaveLength(200_000);
+  });
+});
+
+describe('requestHash', () => {
+  const body = { url: 'https://example.com', customSlug: 'go' };
+
+  it('given the same method, route and body in another order, then the hash is the same', () => {
+    expect(requestHash('POST', '/api/v1/links', body)).toBe(
+      requestHash('post', '/api/v1/links', { customSlug: 'go', url: 'https://example.com' }),
+    );
+  });
+
+  it('given another body, route or method, then the hash differs', () => {
+    const hash = requestHash('POST', '/api/v1/links', body);
+    expect(requestHash('POST', '/api/v1/links', { ...body, tag: 'x' })).not.toBe(hash);
+    expect(requestHash('POST', '/api/v1/links/bulk', body)).not.toBe(hash);
+    expect(requestHash('PUT', '/api/v1/links', body)).not.toBe(hash);
+  });
+});

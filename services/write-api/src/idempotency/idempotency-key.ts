@@ -1,0 +1,70 @@
+import { createHash } from 'node:crypto';
+import { LIMITS } from '../write-api-errors';
+
+/**
+ * Printable ASCII (space to tilde): what a header carries without encoding,
+ * and room for a UUID, a ULID or an order number. Node trims surrounding white
+ * space from header values, so a key never starts or ends with a space.
+ */
+const KEY = new RegExp(`^[\\x20-\\x7e]{1,${LIMITS.idempotencyKeyMaxLength}}$`);
+
+/**
+ * The Idempotency-Key header: absent (null), a valid key, or invalid (sent
+ * twice, empty, too long, or with other characters).
+ */
+export function parseIdempotencyKey(
+  header: string | string[] | undefined,
+): { ok: true; key: string | null } | { ok: false } {
+  if (header === undefined) return { ok: true, key: null };
+  if (typeof header !== 'string' || !KEY.test(header)) return { ok: false };
+  return { ok: true, key: header };
+}
+
+type Task = { value: unknown } | { text: string };
+
+/**
+ * JSON with every object's keys sorted (by UTF-16 code units, as RFC 8785
+ * does): two bodies that differ only in key order or white space are one
+ * request. Numbers take JavaScript's shortest form (`1.0` and `1e0` are `1`).
+ * Written with a stack of its own, not recursion, like `isStorableJson`: a body
+ * nested a hundred thousand deep is hashed like any other.
+ */
+export function canonicalJson(value: unknown): string {
+  const out: string[] = [];
+  const stack: Task[] = [{ value }];
+  for (let task = stack.pop(); task !== undefined; task = stack.pop()) {
+    if ('text' in task) {
+      out.push(task.text);
+      continue;
+    }
+    const v = task.value;
+    const inOrder: Task[] = [];
+    if (Array.isArray(v)) {
+      inOrder.push({ text: '[' });
+      v.forEach((item: unknown, i) => inOrder.push(...(i > 0 ? [{ text: ',' }] : []), { value: item }));
+      inOrder.push({ text: ']' });
+    } else if (typeof v === 'object' && v !== null) {
+      const record = v as Record<string, unknown>;
+      inOrder.push({ text: '{' });
+      Object.keys(record)
+        .sort()
+        .forEach((key, i) =>
+          inOrder.push({ text: `${i > 0 ? ',' : ''}${JSON.stringify(key)}:` }, { value: record[key] }),
+        );
+      inOrder.push({ text: '}' });
+    } else {
+      inOrder.push({ text: JSON.stringify(v) ?? 'null' });
+    }
+    for (let i = inOrder.length - 1; i >= 0; i--) stack.push(inOrder[i] as Task);
+  }
+  return out.join('');
+}
+
+/** What makes two requests "the same request": the method, the route and the body's canonical form. */
+export function requestHash(method: string, route: string, body: unknown): string {
+  return createHash('sha256')
+    .update(JSON.stringify([method.toUpperCase(), route]))
+    .update('\n')
+    .update(canonicalJson(body))
+    .digest('hex');
+}

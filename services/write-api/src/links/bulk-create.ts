@@ -1,0 +1,70 @@
+import { HTTP_ERRORS, HttpError, isDependencyOutage, type LinkResource } from '@shortlink/http';
+import type { Plan } from '@shortlink/accounts';
+import { isStorableJson } from '@shortlink/events';
+import { BULK_SIZE, LIMITS, REJECTIONS, type Rejection } from '../write-api-errors';
+import type { CreateOutcome } from './create-link';
+import { validateCreateLink, type CreateLinkInput } from './create-link-validation';
+import type { ServiceAddresses } from './self-link';
+
+/** One link's result in a bulk response: its own status, and its Link or its error body. */
+export type BulkResult = { status: 201; link: LinkResource } | { status: number; error: string; code: string };
+
+/**
+ * The items of `{"links": [...]}`. A body of another shape is refused whole
+ * (400 Invalid request body), and so is a batch of no link or of more than
+ * the limit; each item is then validated on its own, as a single create is.
+ */
+export function bulkItems(body: unknown): { ok: true; items: unknown[] } | { ok: false; error: HttpError } {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return invalid();
+  const { links } = body as { links?: unknown };
+  if (!Array.isArray(links)) return invalid();
+  if (links.length === 0 || links.length > LIMITS.bulkMaxLinks) return { ok: false, error: BULK_SIZE };
+  return { ok: true, items: links };
+
+  function invalid() {
+    const { status, error, code } = REJECTIONS.invalidBody;
+    return { ok: false as const, error: new HttpError(status, error, code) };
+  }
+}
+
+export type Validated = { ok: true; input: CreateLinkInput } | { ok: false; rejection: Rejection };
+
+/**
+ * A bulk item is validated as a single create's body is, text no store can
+ * hold included: a single create's body with U+0000 or a lone surrogate is
+ * refused whole before its route runs, a bulk item's alone (400 Invalid
+ * request body), so that one bad link never fails its batch.
+ */
+export function validateBulkItem(item: unknown, plan: Plan, service: ServiceAddresses): Validated {
+  if (!isStorableJson(item)) return { ok: false, rejection: REJECTIONS.invalidBody };
+  return validateCreateLink(item, plan, service);
+}
+
+/**
+ * The results in request order: each rejected item its rejection, each valid
+ * one the outcome of its create (`outcomes` holds one per valid item, in order).
+ * An error that is not the service's own answer is reported through
+ * `onUnexpected` and shown as a single create would show it.
+ */
+export function assembleBulkResults(
+  validated: readonly Validated[],
+  outcomes: readonly CreateOutcome[],
+  onUnexpected: (error: unknown) => void,
+): BulkResult[] {
+  let next = 0;
+  return validated.map((v): BulkResult => {
+    if (!v.ok) return { ...v.rejection };
+    const outcome = outcomes[next++];
+    if (outcome === undefined) throw new Error('fewer create outcomes than valid items');
+    if (outcome.ok) return { status: 201, link: outcome.link };
+    return errorResult(outcome.error, onUnexpected);
+  });
+}
+
+/** The status and body the error handler would give this error for a single create. */
+function errorResult(error: unknown, onUnexpected: (error: unknown) => void): BulkResult {
+  if (error instanceof HttpError) return { status: error.statusCode, error: error.message, code: error.code };
+  onUnexpected(error);
+  const known = isDependencyOutage(error) ? HTTP_ERRORS.unavailable : HTTP_ERRORS.internal;
+  return { status: known.status, error: known.error, code: known.code };
+}

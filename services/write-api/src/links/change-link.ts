@@ -1,0 +1,62 @@
+import type { Account } from '@shortlink/accounts';
+import { linkResource, type LinkResource } from '@shortlink/http';
+import { changeNotConfirmed, LINK_NOT_FOUND } from '../write-api-errors';
+import { decideLinkChange, type LinkCommand } from './decide-link-change';
+import type { AppendLinkEvent } from './link-created-appender';
+import type { LinkChangeStore } from './link-change-store';
+import type { RedirectorAcks } from './redirector-acks';
+
+export interface ChangeLinkDeps {
+  changes: LinkChangeStore;
+  appendLinkEvent: AppendLinkEvent;
+  redirectors: Pick<RedirectorAcks, 'expect'>;
+  now: () => Date;
+  newId: () => string;
+  publicBaseUrl: string;
+  /** Called once a change committed. A process that also runs the redirector drops its cache entry at once. */
+  onLinkChanged?: (slug: string) => void;
+  /** Called when a confirmed event could not be taken out of the outbox; the relay appends it once more, harmlessly. */
+  onOutboxError: (error: unknown, slug: string) => void;
+}
+
+/**
+ * Updates or deletes a link: one Postgres transaction changes the write model
+ * and tells the redirectors; then, side by side, the event is appended to the
+ * links topic (within the append deadline) and the redirectors' confirmations
+ * are awaited (within their lease). The answer leaves after both, so the very
+ * next redirect anywhere sees the change. Returns the changed link; for a
+ * delete, its last state.
+ */
+export async function changeLink(
+  deps: ChangeLinkDeps,
+  account: Account,
+  slug: string,
+  command: LinkCommand,
+): Promise<LinkResource> {
+  const eventId = deps.newId();
+  const now = deps.now();
+  const expectation = deps.redirectors.expect(eventId);
+  let decision;
+  try {
+    decision = await deps.changes.change(slug, (current) =>
+      decideLinkChange(current, account.id, command, { eventId, now }),
+    );
+  } catch (error) {
+    expectation.cancel();
+    throw error;
+  }
+  if (decision.kind === 'not-found') {
+    expectation.cancel();
+    throw LINK_NOT_FOUND;
+  }
+  if (decision.kind === 'changed') {
+    deps.onLinkChanged?.(slug);
+    const [appended] = await Promise.allSettled([deps.appendLinkEvent(decision.event), expectation.settle()]);
+    // Committed and visible already; the outbox keeps the event until the log takes it.
+    if (appended.status === 'rejected') throw changeNotConfirmed(appended.reason);
+    await deps.changes.confirmed(eventId).catch((e: unknown) => deps.onOutboxError(e, slug));
+  } else {
+    expectation.cancel();
+  }
+  return linkResource(decision.state, deps.publicBaseUrl);
+}

@@ -1,0 +1,70 @@
+import { createEvent, type EventMeta, type LinkDeleted, type LinkUpdated } from '@shortlink/events';
+import type { LinkChanges } from './update-link-validation';
+
+/** A link as the write model holds it. */
+export interface LinkState {
+  linkId: string;
+  accountId: string;
+  slug: string;
+  destinationUrl: string;
+  tag: string | null;
+  createdAt: Date;
+  /** null until its first change. */
+  updatedAt: Date | null;
+  deletedAt: Date | null;
+  version: number;
+}
+
+export type LinkCommand = { kind: 'update'; changes: LinkChanges } | { kind: 'delete' };
+
+export type LinkDecision =
+  | { kind: 'not-found' }
+  /** The request asks for what the link already is: nothing to append. */
+  | { kind: 'unchanged'; state: LinkState }
+  | { kind: 'changed'; state: LinkState; event: LinkUpdated | LinkDeleted };
+
+/**
+ * What a change request does to a link. Only the owner may change it; an
+ * unknown slug, a deleted link and another account's link are the same
+ * "not found". Pure: the event's id and the clock come in.
+ */
+export function decideLinkChange(
+  current: LinkState | null,
+  accountId: string,
+  command: LinkCommand,
+  meta: { eventId: string; now: Date },
+): LinkDecision {
+  if (current === null || current.deletedAt !== null || current.accountId !== accountId) return { kind: 'not-found' };
+  const version = current.version + 1;
+  const eventMeta: EventMeta = { eventId: meta.eventId, occurredAt: meta.now.toISOString() };
+  const { linkId, slug } = current;
+
+  if (command.kind === 'delete') {
+    return {
+      kind: 'changed',
+      state: { ...current, deletedAt: meta.now, updatedAt: meta.now, version },
+      event: createEvent<LinkDeleted>('LinkDeleted', 1, { linkId, accountId, slug, version }, eventMeta),
+    };
+  }
+
+  const { changes } = command;
+  const changedFields: ('destinationUrl' | 'tag')[] = [];
+  if (changes.destinationUrl !== undefined && changes.destinationUrl !== current.destinationUrl) {
+    changedFields.push('destinationUrl');
+  }
+  if (changes.tag !== undefined && changes.tag !== current.tag) changedFields.push('tag');
+  if (changedFields.length === 0) return { kind: 'unchanged', state: current };
+
+  const destinationUrl = changes.destinationUrl ?? current.destinationUrl;
+  const tag = changes.tag === undefined ? current.tag : changes.tag;
+  return {
+    kind: 'changed',
+    state: { ...current, destinationUrl, tag, updatedAt: meta.now, version },
+    event: createEvent<LinkUpdated>(
+      'LinkUpdated',
+      1,
+      { linkId, accountId, slug, version, destinationUrl, tag, changedFields },
+      eventMeta,
+    ),
+  };
+}

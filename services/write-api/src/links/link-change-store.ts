@@ -1,0 +1,107 @@
+import type { Pool } from 'pg';
+import { encodeEvent, linkEvent } from '@shortlink/events';
+import { CHANNELS, linkChangedPayload } from '@shortlink/postgres';
+import type { LinkDecision, LinkState } from './decide-link-change';
+
+/**
+ * The write model's side of a link change: the claim row (`slug_claims`) holds
+ * the link's current state, so a change is one transaction on it.
+ */
+export interface LinkChangeStore {
+  /**
+   * Locks the link, asks `decide` what to do with its current state and, for
+   * a change, writes the new state, the event to the outbox and a `linkChanged`
+   * notification in one transaction: redirects and reads see the change the
+   * moment it commits, and every listening redirector is told in that commit.
+   */
+  change(slug: string, decide: (current: LinkState | null) => LinkDecision): Promise<LinkDecision>;
+  /** The event log acknowledged the event: it leaves the outbox. */
+  confirmed(eventId: string): Promise<void>;
+}
+
+interface ClaimRow {
+  link_id: string;
+  account_id: string;
+  destination_url: string;
+  tag: string | null;
+  created_at: Date;
+  updated_at: Date | null;
+  deleted_at: Date | null;
+  version: number;
+  live: boolean;
+}
+
+export function postgresLinkChangeStore(pool: Pool): LinkChangeStore {
+  return {
+    async change(slug, decide) {
+      const client = await pool.connect();
+      let broken: unknown;
+      try {
+        await client.query('BEGIN');
+        // A claim still pending whose LinkCreated the projector has already
+        // applied is a link (its 201 was sent; only the writer's commit was lost).
+        const { rows } = await client.query<ClaimRow>(
+          `SELECT link_id, account_id, destination_url, tag, created_at, updated_at, deleted_at, version,
+                  (state = 'committed' OR EXISTS (SELECT 1 FROM links l WHERE l.link_id = c.link_id)) AS live
+             FROM slug_claims c WHERE slug = $1 FOR UPDATE`,
+          [slug],
+        );
+        const row = rows[0];
+        const decision = decide(row?.live ? stateOf(slug, row) : null);
+        if (decision.kind === 'changed') {
+          const { state, event } = decision;
+          // Checked here, before anything is written: the outbox must only ever hold events the log accepts.
+          linkEvent.parse(event);
+          await client.query(
+            `WITH changed AS (
+               UPDATE slug_claims SET destination_url = $2, tag = $3, updated_at = $4, deleted_at = $5,
+                                      version = $6, state = 'committed'
+                WHERE slug = $1
+             ), queued AS (
+               INSERT INTO link_change_outbox (event_id, slug, version, event) VALUES ($7, $1, $6, $8)
+             )
+             SELECT pg_notify($9, $10)`,
+            [
+              slug,
+              state.destinationUrl,
+              state.tag,
+              state.updatedAt,
+              state.deletedAt,
+              state.version,
+              event.eventId,
+              encodeEvent(event).toString('utf8'),
+              CHANNELS.linkChanged,
+              linkChangedPayload(event.eventId, slug),
+            ],
+          );
+        }
+        await client.query('COMMIT');
+        return decision;
+      } catch (error) {
+        broken = error;
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      } finally {
+        // A connection that failed mid-transaction is not handed to the next caller.
+        client.release(broken instanceof Error ? broken : undefined);
+      }
+    },
+    async confirmed(eventId) {
+      await pool.query('DELETE FROM link_change_outbox WHERE event_id = $1', [eventId]);
+    },
+  };
+}
+
+function stateOf(slug: string, row: ClaimRow): LinkState {
+  return {
+    linkId: row.link_id,
+    accountId: row.account_id,
+    slug,
+    destinationUrl: row.destination_url,
+    tag: row.tag,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    deletedAt: row.deleted_at,
+    version: row.version,
+  };
+}

@@ -1,0 +1,164 @@
+import { Client, type Pool } from 'pg';
+import {
+  CHANNELS,
+  liveRedirectorLeases,
+  parsePayloadPair,
+  REDIRECTOR_LEASE_MS,
+  type LiveLease,
+} from '@shortlink/postgres';
+
+export interface AcksLogger {
+  warn(obj: object, msg: string): void;
+}
+
+/** How a change's wait for the redirectors ended. */
+export interface RedirectorsOutcome {
+  /** Redirectors leased after the change committed. */
+  leased: number;
+  /** Of those, the ones that confirmed they dropped the slug. */
+  confirmed: number;
+  /** Of those, the ones whose lease ran out first: they check every link in Postgres until they listen again. */
+  lapsed: number;
+}
+
+export interface ChangeExpectation {
+  /**
+   * Called after the change committed: resolves once every redirector leased
+   * now has confirmed the change, or its lease has run out. Never rejects.
+   */
+  settle(): Promise<RedirectorsOutcome>;
+  /** The change did not commit: stop collecting confirmations for it. */
+  cancel(): void;
+}
+
+export interface RedirectorAcks {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /** Called before the change commits, so no confirmation can arrive before it is looked for. */
+  expect(changeId: string): ChangeExpectation;
+}
+
+/**
+ * The write API's view of the redirectors: it listens for their
+ * confirmations on `linkChangeApplied`, and takes the set to wait for from
+ * their leases (`redirector_leases`), read after the change committed. A
+ * redirector not leased then either was not listening when the change
+ * committed (it drops its whole cache when it starts listening, after that),
+ * or its lease had run out (it stopped trusting its cache before that). So
+ * once each leased redirector confirmed or its lease ran out, no redirector
+ * can answer from the state before the change.
+ *
+ * Confirmations only shorten the wait: without this connection (lost, not yet
+ * up) every change waits for the leases to run out, at most
+ * REDIRECTOR_LEASE_MS, and is just as safe.
+ */
+export function redirectorAcks(options: {
+  connectionString: string;
+  pool: Pool;
+  logger: AcksLogger;
+  /** The longest a change waits, whatever the leases say. */
+  maxWaitMs?: number;
+}): RedirectorAcks {
+  const { pool, logger } = options;
+  const maxWaitMs = options.maxWaitMs ?? REDIRECTOR_LEASE_MS + 1000;
+  /** Per change in flight: who confirmed it, and what to do on the next confirmation. */
+  const changes = new Map<string, { confirmed: Set<string>; onConfirm?: () => void }>();
+  let client: Client | undefined;
+  let stopped = false;
+  let retry: NodeJS.Timeout | undefined;
+
+  async function connect(): Promise<void> {
+    const c = new Client({ connectionString: options.connectionString, application_name: 'write-api-acks' });
+    c.on('notification', (msg) => {
+      const pair = msg.channel === CHANNELS.linkChangeApplied ? parsePayloadPair(msg.payload) : null;
+      if (!pair) return;
+      const [listenerId, changeId] = pair;
+      const change = changes.get(changeId);
+      if (!change) return;
+      change.confirmed.add(listenerId);
+      change.onConfirm?.();
+    });
+    c.on('error', (err) => {
+      if (client === c) client = undefined;
+      logger.warn({ err }, 'redirector confirmation connection lost; reconnecting');
+      void c.end().catch(() => undefined);
+      schedule(1000);
+    });
+    await c.connect();
+    await c.query(`LISTEN ${CHANNELS.linkChangeApplied}`);
+    client = c;
+  }
+
+  function schedule(delayMs: number): void {
+    if (stopped || retry) return;
+    retry = setTimeout(() => {
+      retry = undefined;
+      connect().catch((err: unknown) => {
+        logger.warn({ err }, 'could not listen for redirector confirmations; retrying');
+        schedule(Math.min(delayMs * 2, 5000));
+      });
+    }, delayMs);
+  }
+
+  function expect(changeId: string): ChangeExpectation {
+    const change: { confirmed: Set<string>; onConfirm?: () => void } = { confirmed: new Set() };
+    changes.set(changeId, change);
+    return {
+      cancel: () => changes.delete(changeId),
+      async settle() {
+        let leases: LiveLease[];
+        try {
+          leases = await liveRedirectorLeases(pool);
+        } catch (err) {
+          // Who must confirm cannot be known: wait as long as any lease taken before the change can last.
+          logger.warn({ err }, 'could not read redirector leases; waiting for every lease to run out');
+          await new Promise((resolve) => setTimeout(resolve, REDIRECTOR_LEASE_MS).unref());
+          changes.delete(changeId);
+          return { leased: 0, confirmed: 0, lapsed: 0 };
+        }
+        // Timers start after Postgres measured `remainingMs`: each one ends after that lease did.
+        const start = Date.now();
+        const deadlines = new Map(leases.map((l) => [l.listenerId, start + Math.min(l.remainingMs, maxWaitMs)]));
+        const outcome = await new Promise<RedirectorsOutcome>((resolve) => {
+          let timer: NodeJS.Timeout | undefined;
+          const check = () => {
+            const now = Date.now();
+            let next = Number.POSITIVE_INFINITY;
+            let confirmed = 0;
+            let lapsed = 0;
+            for (const [listenerId, deadline] of deadlines) {
+              if (change.confirmed.has(listenerId)) confirmed++;
+              else if (deadline <= now) lapsed++;
+              else next = Math.min(next, deadline);
+            }
+            clearTimeout(timer);
+            if (next === Number.POSITIVE_INFINITY) {
+              change.onConfirm = undefined;
+              resolve({ leased: deadlines.size, confirmed, lapsed });
+            } else {
+              timer = setTimeout(check, next - now + 1);
+            }
+          };
+          change.onConfirm = check;
+          check();
+        });
+        changes.delete(changeId);
+        if (outcome.lapsed > 0)
+          logger.warn({ ...outcome, changeId }, 'a link change waited for redirector leases to run out');
+        return outcome;
+      },
+    };
+  }
+
+  return {
+    start: connect,
+    expect,
+    async stop() {
+      stopped = true;
+      if (retry) clearTimeout(retry);
+      const c = client;
+      client = undefined;
+      await c?.end().catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,206 @@
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { Client } from 'pg';
+import { CHANNELS, parsePayloadPair, releaseRedirectorLease, renewRedirectorLease } from '@shortlink/postgres';
+import { decodeEvent, linkEvent } from '@shortlink/events';
+import { eventually } from '@shortlink/testing';
+import { issueKey, openTestInfra, type TestInfra } from './support/link-system';
+import { buildOnce, startProcess, type RunningProcess } from './support/processes';
+
+/**
+ * Issue 16's update and delete through real HTTP, with the write API and two
+ * redirectors as separate processes from their own entry points (as a fleet
+ * runs them: no shared memory, only Postgres and Kafka), under concurrent
+ * redirect traffic: the very next redirect after a 200 (PATCH) goes to the
+ * new destination, and after a 204 (DELETE) answers 404, in both redirectors.
+ */
+describe('link changes across processes', () => {
+  let infra: TestInfra;
+  let writeApi: RunningProcess;
+  let redirectors: RunningProcess[];
+  let key: string;
+  let otherKey: string;
+
+  beforeAll(async () => {
+    buildOnce();
+    infra = await openTestInfra();
+    [key, otherKey] = await Promise.all([issueKey(infra.pool, 'pro'), issueKey(infra.pool, 'pro')]);
+    const common = {
+      DATABASE_URL: infra.db.url,
+      KAFKA_BROKERS: infra.brokers.join(','),
+      KAFKA_TOPIC_PREFIX: infra.topicPrefix,
+    };
+    const started = await Promise.all([
+      startProcess('services/write-api/dist/main.js', { ...common, PUBLIC_BASE_URL: 'https://sho.rt' }),
+      startProcess('services/redirector/dist/main.js', common),
+      startProcess('services/redirector/dist/main.js', common),
+    ]);
+    writeApi = started[0];
+    redirectors = started.slice(1);
+    // Both redirectors hold their lease before the first change (each takes it as it starts listening).
+    await eventually(async () => {
+      const { rows } = await infra.pool.query(
+        'SELECT count(*)::int AS n FROM redirector_leases WHERE expires_at > now()',
+      );
+      return rows[0].n === 2 ? true : undefined;
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    const codes = await Promise.all([writeApi?.stop(), ...(redirectors ?? []).map((r) => r.stop())]);
+    await infra?.close();
+    expect(codes).toEqual([0, 0, 0]);
+  });
+
+  const api = (method: string, path: string, body?: unknown, as = key) =>
+    fetch(`${writeApi.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${as}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  const visit = async (redirector: RunningProcess, slug: string) => {
+    const res = await fetch(`${redirector.url}/${slug}`, { redirect: 'manual' });
+    return { status: res.status, location: res.headers.get('location') };
+  };
+
+  it('sends the very next redirect in every redirector to the new destination, then 404s it once deleted', async () => {
+    const slugs = Array.from({ length: 12 }, (_, i) => `chg-${i}`);
+    for (const slug of slugs) {
+      expect(
+        (await api('POST', '/api/v1/links', { url: `https://example.com/${slug}/v1`, customSlug: slug })).status,
+      ).toBe(201);
+    }
+
+    /*
+     * Each slug goes through v1 … v4, then deleted (state 5). A request that
+     * starts after state n was acknowledged must answer n or a later state
+     * (the next change may be under way), never an earlier one.
+     */
+    const acknowledged = new Map<string, { since: number; state: number }>();
+    const stateOf = (got: { status: number; location: string | null }) =>
+      got.status === 404 ? 5 : Number(/\/v(\d)$/.exec(got.location ?? '')?.[1] ?? 0);
+    const violations: string[] = [];
+    let stop = false;
+    let background = 0;
+    // Steady traffic on both redirectors meanwhile: warm caches, busy event loops and listening connections.
+    const traffic = redirectors.flatMap((r, ri) =>
+      Array.from({ length: 4 }, async (_, w) => {
+        for (let i = w; !stop; i++) {
+          const slug = slugs[i % slugs.length] as string;
+          const startedAt = performance.now();
+          const floor = acknowledged.get(slug);
+          const got = await visit(r, slug);
+          background++;
+          if (floor && startedAt > floor.since && stateOf(got) < floor.state) {
+            violations.push(`redirector ${ri} ${slug}: ${got.status} ${got.location} after state ${floor.state}`);
+          }
+        }
+      }),
+    );
+
+    for (const r of redirectors) for (const slug of slugs) expect((await visit(r, slug)).status).toBe(302);
+
+    await Promise.all(
+      slugs.map(async (slug) => {
+        for (let v = 2; v <= 4; v++) {
+          const url = `https://example.com/${slug}/v${v}`;
+          const res = await api('PATCH', `/api/v1/links/${slug}`, { url, tag: `t${v}` });
+          expect(res.status).toBe(200);
+          expect(await res.json()).toMatchObject({ slug, destinationUrl: url, tag: `t${v}` });
+          acknowledged.set(slug, { since: performance.now(), state: v });
+          for (const r of redirectors) expect(await visit(r, slug)).toEqual({ status: 302, location: url });
+        }
+        expect((await api('DELETE', `/api/v1/links/${slug}`)).status).toBe(204);
+        acknowledged.set(slug, { since: performance.now(), state: 5 });
+        for (const r of redirectors) expect((await visit(r, slug)).status).toBe(404);
+      }),
+    );
+
+    stop = true;
+    await Promise.all(traffic);
+    expect(violations).toEqual([]);
+    expect(background).toBeGreaterThan(100);
+  });
+
+  it('appends LinkUpdated and LinkDeleted to the links topic, keyed by slug, in version order', async () => {
+    const slug = 'chg-events';
+    await api('POST', '/api/v1/links', { url: 'https://example.com/e1', customSlug: slug, tag: 'a' });
+    expect((await api('PATCH', `/api/v1/links/${slug}`, { tag: null })).status).toBe(200);
+    expect((await api('DELETE', `/api/v1/links/${slug}`)).status).toBe(204);
+
+    const seen: unknown[] = [];
+    const consumer = infra.kafka.consumer({ groupId: `${infra.topicPrefix}reader-${Date.now()}` });
+    await consumer.connect();
+    await consumer.subscribe({ topic: infra.names.topics.links, fromBeginning: true });
+    await consumer.run({
+      eachMessage: async ({ message }) => {
+        if (message.key?.toString() !== slug) return;
+        const decoded = decodeEvent(linkEvent, message.value);
+        if (decoded.ok) seen.push(decoded.event);
+      },
+    });
+    try {
+      await eventually(async () => (seen.length >= 3 ? true : undefined));
+    } finally {
+      await consumer.disconnect();
+    }
+    expect(seen).toMatchObject([
+      { type: 'LinkCreated', data: { slug, tag: 'a' } },
+      {
+        type: 'LinkUpdated',
+        data: { slug, version: 2, tag: null, destinationUrl: 'https://example.com/e1', changedFields: ['tag'] },
+      },
+      { type: 'LinkDeleted', data: { slug, version: 3 } },
+    ]);
+  });
+
+  it('answers another account 404, exactly like a missing link, and changes nothing', async () => {
+    const slug = 'chg-owned';
+    await api('POST', '/api/v1/links', { url: 'https://example.com/mine', customSlug: slug });
+    const patch = await api('PATCH', `/api/v1/links/${slug}`, { url: 'https://evil.example' }, otherKey);
+    const missing = await api('PATCH', '/api/v1/links/chg-nothing', { url: 'https://evil.example' }, otherKey);
+    expect(patch.status).toBe(404);
+    expect(await patch.json()).toEqual(await missing.json());
+    expect((await api('DELETE', `/api/v1/links/${slug}`, undefined, otherKey)).status).toBe(404);
+    for (const r of redirectors)
+      expect(await visit(r, slug)).toEqual({ status: 302, location: 'https://example.com/mine' });
+  });
+
+  it('answers a change only once every leased redirector confirmed it, or its lease ran out', async () => {
+    const slug = 'chg-wait';
+    await api('POST', '/api/v1/links', { url: 'https://example.com/w1', customSlug: slug });
+    // A third redirector, slow to apply changes: it listens and holds a lease as the real ones do.
+    const slow = new Client({ connectionString: infra.db.url });
+    await slow.connect();
+    await slow.query(`LISTEN ${CHANNELS.linkChanged}`);
+    const listenerId = randomUUID();
+    await renewRedirectorLease(slow, listenerId, 3000);
+    const order: string[] = [];
+    const confirmLater = (msg: { payload?: string }) => {
+      const changeId = parsePayloadPair(msg.payload)?.[0];
+      setTimeout(() => {
+        order.push('confirmed');
+        void slow.query('SELECT pg_notify($1, $2)', [CHANNELS.linkChangeApplied, `${listenerId} ${changeId}`]);
+      }, 300);
+    };
+    try {
+      slow.on('notification', confirmLater);
+      expect((await api('PATCH', `/api/v1/links/${slug}`, { url: 'https://example.com/w2' })).status).toBe(200);
+      order.push('answered');
+      expect(order).toEqual(['confirmed', 'answered']);
+
+      // Leased but silent (frozen, or cut off): the answer waits until its lease has run out.
+      slow.off('notification', confirmLater);
+      await renewRedirectorLease(slow, listenerId, 2000);
+      expect((await api('DELETE', `/api/v1/links/${slug}`)).status).toBe(204);
+      const { rows } = await infra.pool.query<{ lapsed: boolean }>(
+        'SELECT expires_at <= now() AS lapsed FROM redirector_leases WHERE listener_id = $1',
+        [listenerId],
+      );
+      expect(rows[0]?.lapsed).toBe(true);
+    } finally {
+      await releaseRedirectorLease(slow, listenerId);
+      await slow.end();
+    }
+  });
+});
