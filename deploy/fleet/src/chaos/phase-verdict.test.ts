@@ -86,6 +86,18 @@ describe('judging a fault', () => {
     ]);
   });
 
+  it('given a slow recovery, fails on timing only; given a wrong Location, fails on exactness', () => {
+    const kinds = (evidence: PhaseEvidence) =>
+      judgePhase(evidence)
+        .checks.filter((c) => !c.ok)
+        .map((c) => c.kind);
+    const slow = { ...clean('kafka-kill').creates, slowestMs: 6000, overFiveSeconds: 1 };
+    expect(kinds({ ...clean('kafka-kill'), creates: slow, freshWithinMsOfEnd: null })).toEqual(['timing', 'timing']);
+    const redirects = { ...clean('kafka-kill').redirects, wrongLocations: 1 };
+    expect(failed({ ...clean('kafka-kill'), redirects })).toEqual(['no redirect to a wrong Location']);
+    expect(kinds({ ...clean('kafka-kill'), redirects })).toEqual(['exactness']);
+  });
+
   it('given an acknowledged link that does not redirect afterwards, fails', () => {
     expect(failed({ ...clean('redirector-rolling-restart'), acknowledgedRedirecting: 499 })).toEqual([
       'acknowledged links redirect',

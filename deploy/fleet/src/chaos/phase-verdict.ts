@@ -21,6 +21,13 @@ export interface PhaseEvidence {
 
 export interface Check {
   name: string;
+  /**
+   * `exactness`: what was acknowledged, lost or counted twice, true on any
+   * machine. `timing`: a service level (a share answered, a time to recover),
+   * which a starved machine can miss; `npm run chaos` holds both, the short
+   * form in `npm test` holds exactness only (timing goals are not tests).
+   */
+  kind: 'exactness' | 'timing';
   ok: boolean;
   detail: string;
 }
@@ -61,14 +68,17 @@ export function judgePhase(e: PhaseEvidence): PhaseVerdict {
   const lost = Math.max(0, expected - e.clickEvents);
   const share = e.redirects.sent === 0 ? 1 : e.redirects.redirected / e.redirects.sent;
   const checks: Check[] = [];
-  const check = (name: string, ok: boolean, detail: string) => checks.push({ name, ok, detail });
+  const check = (name: string, ok: boolean, detail: string, kind: Check['kind'] = 'exactness') =>
+    checks.push({ name, kind, ok, detail });
 
   check(
     'redirects answered 302',
-    share >= MIN_REDIRECTED && e.redirects.wrongLocations === 0,
+    share >= MIN_REDIRECTED,
     `${(share * 100).toFixed(3)} % of ${e.redirects.sent} (${e.redirects.serverErrors} 5xx, ` +
       `${e.redirects.failures} unanswered, ${e.redirects.wrongLocations} wrong Location)`,
+    'timing',
   );
+  check('no redirect to a wrong Location', e.redirects.wrongLocations === 0, `${e.redirects.wrongLocations} wrong`);
   check(
     'acknowledged links redirect',
     e.acknowledgedRedirecting === e.creates.acknowledged,
@@ -94,6 +104,7 @@ export function judgePhase(e: PhaseEvidence): PhaseVerdict {
     'creates answered within 5 s',
     e.creates.overFiveSeconds === 0,
     `slowest ${Math.round(e.creates.slowestMs)} ms over ${e.creates.sent} creates`,
+    'timing',
   );
   if (e.fault === 'postgres-restart') {
     check(
@@ -106,6 +117,7 @@ export function judgePhase(e: PhaseEvidence): PhaseVerdict {
     'freshness under 2 s within 60 s of the end',
     e.freshWithinMsOfEnd !== null && e.freshWithinMsOfEnd <= FRESHNESS_RECOVERY_MS,
     e.freshWithinMsOfEnd === null ? 'not back' : `${Math.round(e.freshWithinMsOfEnd)} ms after the end`,
+    'timing',
   );
 
   return {
