@@ -56,6 +56,8 @@ it('runs every benchmark end to end (quick)', async () => {
     expect(list!.queries['search, no match']!.listed).toBe(0);
     expect(embedded!.create.created).toBeGreaterThan(0);
     expect(embedded!.create.failed).toBe(0);
+    expect(embedded!.createAtRate!.created).toBeGreaterThan(0);
+    expect(embedded!.createAtRate!.failed).toBe(0);
     expect(embedded!.redirect.redirects).toBeGreaterThan(0);
     expect(embedded!.redirect.failed).toBe(0);
   } finally {

@@ -14,6 +14,8 @@ export interface LoadOptions {
   method?: 'GET' | 'POST';
   headers?: Record<string, string>;
   body?: string;
+  /** An offered load, in requests per second over all connections; unset: as fast as answers come. */
+  ratePerSecond?: number;
 }
 
 export interface LoadSummary {
@@ -37,6 +39,7 @@ async function main(): Promise<void> {
     method: options.method ?? 'GET',
     headers: options.headers,
     body: options.body,
+    ...(options.ratePerSecond === undefined ? {} : { overallRate: options.ratePerSecond }),
     requests: [
       {
         setupRequest: (request) => {

@@ -127,15 +127,25 @@ export function formatReport(report: Report): string {
     }
   }
   if (embedded) {
-    const { create: c, redirect: r } = embedded;
+    const { create: c, createAtRate: at, redirect: r } = embedded;
     rows.push([
-      'Embedded: create link (50 conn.)',
+      'Embedded: create link (50 conn., as fast as they go)',
       `${n(c.linksPerSecond)} links/s (goal ≥ ${n(GOALS.embeddedCreatePerSecond)})`,
-      `p50 ${n(c.p50Ms)} ms, p99 ${n(c.p99Ms)} ms (goal ≤ ${GOALS.embeddedCreateP99Ms}); ${n(c.failed)} failed`,
-      verdict(
-        c.linksPerSecond >= GOALS.embeddedCreatePerSecond && c.p99Ms <= GOALS.embeddedCreateP99Ms && c.failed === 0,
-      ),
+      `p50 ${n(c.p50Ms)} ms, p99 ${n(c.p99Ms)} ms; ${n(c.failed)} failed`,
+      verdict(c.linksPerSecond >= GOALS.embeddedCreatePerSecond && c.failed === 0),
     ]);
+    if (at) {
+      rows.push([
+        `Embedded: create link at ${n(at.offeredPerSecond)} links/s offered`,
+        `${n(at.linksPerSecond)} links/s`,
+        `p50 ${n(at.p50Ms)} ms, p99 ${n(at.p99Ms)} ms (goal ≤ ${GOALS.embeddedCreateP99Ms}); ${n(at.failed)} failed`,
+        verdict(
+          at.linksPerSecond >= GOALS.embeddedCreatePerSecond * 0.98 &&
+            at.p99Ms <= GOALS.embeddedCreateP99Ms &&
+            at.failed === 0,
+        ),
+      ]);
+    }
     const ratio = redirect ? r.requestsPerSecond / redirect.redirector.requestsPerSecond : undefined;
     rows.push([
       'Embedded: redirect',
