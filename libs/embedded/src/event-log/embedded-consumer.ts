@@ -7,6 +7,8 @@ const DEFAULT_MAX_BYTES_PER_PARTITION = 1024 * 1024;
 const RETRY_AFTER_ERROR_MS = 1000;
 const RETRY_UNCOMMITTED_MS = 100;
 const IDLE_WAIT_MS = 1000;
+/** As the Kafka adapter's default when only a minimum size is given. */
+const DEFAULT_FETCH_MAX_WAIT_MS = 500;
 
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
@@ -54,6 +56,10 @@ export async function consumeEmbedded(
       }
       const concurrency = Math.max(1, subscription.partitionsConcurrently ?? 1);
       const maxBytes = subscription.maxBytesPerPartition ?? DEFAULT_MAX_BYTES_PER_PARTITION;
+      const minBytes = subscription.fetchMinBytes ?? 0;
+      const maxWaitMs = subscription.fetchMaxWaitMs ?? DEFAULT_FETCH_MAX_WAIT_MS;
+      /** When the records in hand first fell short of `minBytes`. */
+      let waitingSince: number | null = null;
 
       const deliver = async (topic: string, partition: number) => {
         const k = key(topic, partition);
@@ -94,8 +100,25 @@ export async function consumeEmbedded(
             .filter(({ topic: t, partition, end }) => positions.get(key(t, partition))! < end),
         );
         if (ready.length === 0) {
+          waitingSince = null;
           await Promise.race([appended, delay(IDLE_WAIT_MS)]);
           continue;
+        }
+        // Kafka's fetch.min.bytes and fetch.max.wait.ms: a consumer whose cost
+        // is per batch (the click projector: a ledger claim, a ClickHouse
+        // insert) waits a little for a fuller one rather than take each record.
+        if (minBytes > 0) {
+          const pending = ready.reduce(
+            (sum, r) => sum + log.bytesFrom(r.topic, r.partition, positions.get(key(r.topic, r.partition))!),
+            0,
+          );
+          waitingSince ??= Date.now();
+          const waitLeft = waitingSince + maxWaitMs - Date.now();
+          if (pending < minBytes && waitLeft > 0) {
+            await Promise.race([appended, delay(waitLeft)]);
+            continue;
+          }
+          waitingSince = null;
         }
         for (let i = 0; i < ready.length && !stopping; i += concurrency) {
           await Promise.all(ready.slice(i, i + concurrency).map(({ topic, partition }) => deliver(topic, partition)));

@@ -99,4 +99,21 @@ describe('consumer groups on the embedded log', () => {
     expect(seen.b).toEqual(['z']);
     await b.stop();
   });
+
+  it('given a minimum fetch size, waits for a fuller batch, up to the maximum wait', async () => {
+    const batches: string[][] = [];
+    const consumer = await client.consume(
+      { groupId: 'batching', topics: ['t'], fromBeginning: true, fetchMinBytes: 1 << 20, fetchMaxWaitMs: 400 },
+      async (batch, control) => {
+        batches.push(values(batch.records));
+        await control.commit((BigInt(batch.records[batch.records.length - 1]!.offset) + 1n).toString());
+      },
+    );
+    // Three appends to one partition, each as soon as the one before is on disk.
+    for (const value of ['a', 'b', 'c'])
+      await log.append('t', 0, [{ key: null, value: Buffer.from(value), headers: {} }]);
+    await until(() => batches.flat().length === 3);
+    expect(batches).toEqual([['a', 'b', 'c']]);
+    await consumer.stop();
+  });
 });

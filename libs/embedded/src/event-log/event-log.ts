@@ -82,6 +82,11 @@ export class EventLog {
     return log.read(offset, maxBytes);
   }
 
+  /** Bytes stored in a partition from `offset` on. */
+  bytesFrom(topic: string, partition: number, offset: bigint): number {
+    return this.partitions(topic)[partition]?.bytesFrom(offset) ?? 0;
+  }
+
   endOffsets(topic: string): bigint[] {
     return this.partitions(topic).map((p) => p.endOffset);
   }

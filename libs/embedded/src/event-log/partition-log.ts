@@ -116,6 +116,12 @@ export class PartitionLog {
     this.size = position;
   }
 
+  /** Bytes stored from `offset` to the end (0 at or past the end): what a fetch from there could return. */
+  bytesFrom(offset: bigint): number {
+    if (offset < 0n || offset >= BigInt(this.positions.length)) return 0;
+    return this.size - this.positions[Number(offset)]!;
+  }
+
   /** Appends records in order; resolves with the first one's offset once they are on disk. */
   append(records: readonly NewRecord[], now: number): Promise<bigint> {
     const result = this.tail.then(async () => {
