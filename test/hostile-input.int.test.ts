@@ -7,14 +7,17 @@ import {
   ACCOUNTS,
   analyticsCase,
   anyCase,
+  bulkCase,
   cleanTag,
   cleanUrl,
   createCase,
+  deleteCase,
   freshSlug,
   healthCase,
   listCase,
   readCase,
   redirectCase,
+  updateCase,
   type Account,
   type Endpoint,
   type HostileCase,
@@ -50,14 +53,17 @@ const PUBLIC_BASE_URL = 'https://sho.rt';
 /** A request that is answered later than this is a hang. */
 const ANSWER_WITHIN_MS = 15_000;
 
-const SHARES: Record<Exclude<Endpoint, never>, number> = {
-  create: 0.3,
-  read: 0.12,
-  list: 0.06,
-  analytics: 0.12,
+const SHARES: Record<Endpoint, number> = {
+  create: 0.22,
+  bulk: 0.05,
+  read: 0.1,
+  update: 0.08,
+  delete: 0.03,
+  list: 0.05,
+  analytics: 0.1,
   redirect: 0.18,
-  any: 0.17,
-  health: 0.05,
+  any: 0.15,
+  health: 0.04,
 };
 const runsOf = (endpoint: Endpoint): number => Math.max(1, Math.round(RUNS * SHARES[endpoint]));
 
@@ -68,8 +74,11 @@ const world: HostileWorld & { slugs: Record<Account, string[]> } = {
   keys: { pro: '', free: '' },
   slugs: { pro: [], free: [] },
 };
-/** Every link the service answered 201 for, by slug: the model the properties are checked against. */
-const links = new Map<string, { owner: Account; destinationUrl: string }>();
+type ModelLink = { owner: Account; destinationUrl: string };
+/** Every live link the service answered 201 for, by slug, as changed since: the model the properties are checked against. */
+const links = new Map<string, ModelLink>();
+/** Links the service answered 204 for a DELETE of: gone, and their slugs never given out again. */
+const deleted = new Map<string, ModelLink>();
 const tally = new Map<string, number>();
 let sent = 0;
 const started = Date.now();
@@ -118,7 +127,7 @@ afterAll(async () => {
 
 // ---------------------------------------------------------------- sending and checking
 
-const KNOWN_STATUSES = new Set([200, 201, 302, 400, 401, 403, 404, 405, 408, 409, 413, 415, 417, 431]);
+const KNOWN_STATUSES = new Set([200, 201, 204, 302, 400, 401, 403, 404, 405, 408, 409, 413, 415, 417, 431]);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 function show(request: RawRequest): string {
@@ -186,6 +195,9 @@ async function storedDestination(slug: string): Promise<string | undefined> {
   return rows[0]?.destination_url;
 }
 
+/** A slug no create may have: a live link's, or a deleted one's (never given out again). */
+const taken = (slug: string) => links.has(slug) || deleted.has(slug);
+
 const PLAN_RANGES: Record<Account, readonly string[]> = { pro: ['7d', '30d', '90d', 'all'], free: ['7d', '30d'] };
 
 /** The status a clean case must get (one of several when the model cannot tell). */
@@ -196,6 +208,9 @@ function expectedStatuses(c: HostileCase): number[] | undefined {
   if (!c.authenticates || c.account === null) return [401];
   const owned = c.slug !== undefined && links.get(c.slug)?.owner === c.account;
   if (c.endpoint === 'read') return [owned ? 200 : 404];
+  if (c.endpoint === 'update') return [owned ? 200 : 404];
+  if (c.endpoint === 'delete') return [owned ? 204 : 404];
+  if (c.endpoint === 'bulk') return [200];
   if (c.endpoint === 'analytics') {
     if (!PLAN_RANGES[c.account].includes(c.range ?? '7d')) return [403];
     return [owned ? 200 : 404];
@@ -205,9 +220,23 @@ function expectedStatuses(c: HostileCase): number[] | undefined {
     if (slug === undefined) return [201];
     // The plan is checked before the claim: a free account asking for a 3-character slug is refused either way.
     if (c.account === 'free' && slug.length < 4) return [403];
-    return [links.has(slug) ? 409 : 201];
+    return [taken(slug) ? 409 : 201];
   }
   return undefined;
+}
+
+/** Checks a Link answered 201 (alone or in a bulk result) against what was sent, and adds it to the model. */
+function created(link: Record<string, unknown>, sent: unknown, owner: Account, fail: (what: string) => never): void {
+  const sentBody = sent as Record<string, unknown> | undefined;
+  const slug = link.slug as string;
+  if (typeof slug !== 'string' || !/^[a-z0-9-]{3,30}$/.test(slug)) fail('a created slug of the wrong shape');
+  if (!UUID.test(String(link.id)) || link.shortUrl !== `${PUBLIC_BASE_URL}/${slug}`) fail('a Link of the wrong shape');
+  if (link.destinationUrl !== sentBody?.url) fail('a created destination that is not the one sent');
+  if (typeof sentBody?.customSlug === 'string' && slug !== sentBody.customSlug) fail('not the custom slug sent');
+  if (link.tag !== (sentBody?.tag ?? null)) fail('a created tag that is not the one sent');
+  if (taken(slug)) fail(deleted.has(slug) ? 'a deleted slug given out again' : 'a slug created twice');
+  links.set(slug, { owner, destinationUrl: link.destinationUrl as string });
+  world.slugs[owner].push(slug);
 }
 
 /**
@@ -259,7 +288,8 @@ async function check(c: HostileCase, responses: RawResponse[], overload = false)
       fail('a redirect for a method other than GET or HEAD', r);
     const slug = redirectSlug(c.request.target);
     if (slug === undefined) fail('a redirect for a path that names no slug', r);
-    const stored = await storedDestination(slug as string);
+    // The model first: a change is redirected at once, before the projection has it.
+    const stored = links.get(slug as string)?.destinationUrl ?? (await storedDestination(slug as string));
     if (stored === undefined) fail(`a redirect for ${JSON.stringify(slug)}, which is not stored`, r);
     // The request's query is passed on (README, `GET /{slug}`): the destination otherwise, to the letter.
     const location = r.headers.location ?? '';
@@ -280,22 +310,67 @@ async function check(c: HostileCase, responses: RawResponse[], overload = false)
   if (r.status === 201) {
     if (c.request.method !== 'POST' || path !== '/api/v1/links') fail('a 201 that is no link creation', r);
     if (c.account === null) fail('a link created without a key', r);
-    const link = JSON.parse(r.body) as Record<string, unknown>;
-    const sentBody = parsedBody(c.request) as Record<string, unknown> | undefined;
-    const slug = link.slug as string;
-    if (typeof slug !== 'string' || !/^[a-z0-9-]{3,30}$/.test(slug)) fail('a created slug of the wrong shape', r);
-    if (!UUID.test(String(link.id)) || link.shortUrl !== `${PUBLIC_BASE_URL}/${slug}`)
-      fail('a Link of the wrong shape', r);
-    if (link.destinationUrl !== sentBody?.url) fail('a created destination that is not the one sent', r);
-    if (typeof sentBody?.customSlug === 'string' && slug !== sentBody.customSlug) fail('not the custom slug sent', r);
-    if (link.tag !== (sentBody?.tag ?? null)) fail('a created tag that is not the one sent', r);
-    if (links.has(slug)) fail('a slug created twice', r);
-    const owner = c.account as Account;
-    links.set(slug, { owner, destinationUrl: link.destinationUrl as string });
-    world.slugs[owner].push(slug);
+    created(JSON.parse(r.body) as Record<string, unknown>, parsedBody(c.request), c.account as Account, (what) =>
+      fail(what, r),
+    );
   }
 
-  if (r.status === 200) {
+  if (r.status === 200 && c.request.method === 'POST' && path === '/api/v1/links/bulk') {
+    if (c.account === null) fail('a bulk create answered without a key', r);
+    const { results } = JSON.parse(r.body) as { results: Array<Record<string, unknown>> };
+    const items = (parsedBody(c.request) as { links?: unknown[] } | undefined)?.links;
+    if (!Array.isArray(results) || !Array.isArray(items) || results.length !== items.length)
+      fail('a bulk answer without one result per link', r);
+    const slugsBefore = new Set(results.length > 0 ? [...links.keys(), ...deleted.keys()] : []);
+    const claimedHere = new Set<string>();
+    for (const [i, result] of results.entries()) {
+      const item = items?.[i] as Record<string, unknown> | undefined;
+      const at = (what: string) => fail(`bulk item ${i}: ${what}`, r);
+      if (c.clean && result.status !== 201 && result.status !== 409) at('a plain link refused');
+      if (result.status === 201) {
+        const link = result.link as Record<string, unknown>;
+        created(link, item, c.account as Account, at);
+        claimedHere.add(link.slug as string);
+      } else {
+        if (typeof result.status !== 'number' || result.status < 400 || result.status >= 500)
+          at(`a result of status ${String(result.status)}`);
+        if (typeof result.error !== 'string' || typeof result.code !== 'string') at('a refusal without error and code');
+        const slug = item?.customSlug;
+        if (result.status === 409 && !(typeof slug === 'string' && (slugsBefore.has(slug) || claimedHere.has(slug))))
+          at('a 409 for a slug that was free');
+      }
+    }
+  }
+
+  if (r.status === 200 && c.request.method === 'PATCH') {
+    const api = apiSlug(c.request.target);
+    if (!api || api.analytics || api.slug === undefined) fail('a 200 for a PATCH of no link', r);
+    if (c.account === null) fail('a change answered without a key', r);
+    const slug = api?.slug as string;
+    const before = links.get(slug);
+    if (before?.owner !== c.account) fail(`a change of a link not of ${c.account}`, r);
+    const link = JSON.parse(r.body) as Record<string, unknown>;
+    const sent = parsedBody(c.request) as Record<string, unknown>;
+    if (link.slug !== slug) fail('a change answered with another slug', r);
+    const want = typeof sent.url === 'string' ? sent.url : before?.destinationUrl;
+    if (link.destinationUrl !== want) fail('a changed destination that is not the one sent', r);
+    if ('tag' in sent && link.tag !== sent.tag) fail('a changed tag that is not the one sent', r);
+    links.set(slug, { owner: c.account as Account, destinationUrl: link.destinationUrl as string });
+  }
+
+  if (r.status === 204) {
+    const api = apiSlug(c.request.target);
+    if (c.request.method !== 'DELETE' || !api || api.analytics || api.slug === undefined)
+      fail('a 204 that is no deletion of a link', r);
+    const slug = api?.slug as string;
+    const link = links.get(slug);
+    if (c.account === null || link?.owner !== c.account) fail(`a deletion of a link not of ${c.account}`, r);
+    if (r.body !== '') fail('a 204 with a body', r);
+    links.delete(slug);
+    deleted.set(slug, link as ModelLink);
+  }
+
+  if (r.status === 200 && !(c.request.method === 'POST' && path === '/api/v1/links/bulk')) {
     const api = apiSlug(c.request.target);
     if (api) {
       if (c.account === null) fail('an API read answered without a key', r);
@@ -396,6 +471,22 @@ describe('hostile input, generated (fast-check)', () => {
   );
 
   it(
+    `POST /api/v1/links/bulk: ${runsOf('bulk')} generated requests`,
+    async () => {
+      await property(bulkCase(world), runsOf('bulk'));
+    },
+    timeFor(runsOf('bulk')),
+  );
+
+  it(
+    `PATCH /api/v1/links/:slug: ${runsOf('update')} generated requests`,
+    async () => {
+      await property(updateCase(world), runsOf('update'));
+    },
+    timeFor(runsOf('update')),
+  );
+
+  it(
     `GET /api/v1/links/:slug: ${runsOf('read')} generated requests`,
     async () => {
       await property(readCase(world), runsOf('read'));
@@ -425,6 +516,14 @@ describe('hostile input, generated (fast-check)', () => {
       await property(redirectCase(world), runsOf('redirect'));
     },
     timeFor(runsOf('redirect')),
+  );
+
+  it(
+    `DELETE /api/v1/links/:slug: ${runsOf('delete')} generated requests`,
+    async () => {
+      await property(deleteCase(world), runsOf('delete'));
+    },
+    timeFor(runsOf('delete')),
   );
 
   it(
@@ -459,12 +558,13 @@ describe('hostile input, generated (fast-check)', () => {
       'analytics:200',
       'analytics:400',
     ];
-    kinds.push('redirect:302', 'redirect:404', 'any:404');
-    if (RUNS >= 5000) kinds.push('create:409', 'create:413', 'analytics:403');
+    kinds.push('redirect:302', 'redirect:404', 'any:404', 'bulk:200', 'bulk:400', 'update:400', 'update:404');
+    kinds.push('delete:404');
+    if (RUNS >= 5000) kinds.push('create:409', 'create:413', 'analytics:403', 'update:200', 'delete:204');
     expect(kinds.filter((kind) => seen(kind) === 0)).toEqual([]);
   });
 
-  it('stored exactly the links it answered 201 for, each under its owner', async () => {
+  it('stored exactly the links it answered 201 for, each under its owner, as changed and deleted since', async () => {
     const accountIds = new Map<string, Account>();
     for (const owner of ACCOUNTS) {
       const { rows } = await infra.pool.query<{ account_id: string }>(
@@ -479,11 +579,20 @@ describe('hostile input, generated (fast-check)', () => {
     const stored = new Map(
       rows.map((row) => [row.slug, { owner: accountIds.get(row.account_id), destinationUrl: row.destination_url }]),
     );
-    expect(stored).toEqual(links);
-    // The projection catches up with the same links.
+    // A deleted link's claim stays (its slug is never given out again), marked deleted.
+    expect(stored).toEqual(new Map([...links, ...deleted]));
+    const { rows: gone } = await infra.pool.query<{ slug: string }>(
+      'SELECT slug FROM slug_claims WHERE deleted_at IS NOT NULL',
+    );
+    expect(new Set(gone.map((row) => row.slug))).toEqual(new Set(deleted.keys()));
+    // The projection catches up with the same links, the deleted ones marked.
     await eventually(async () => {
-      const { rows: projected } = await infra.pool.query<{ n: string }>('SELECT count(*) AS n FROM links');
-      return Number(projected[0]?.n) === links.size ? true : undefined;
+      const { rows: projected } = await infra.pool.query<{ live: string; gone: string }>(
+        'SELECT count(*) FILTER (WHERE deleted_at IS NULL) AS live, count(*) FILTER (WHERE deleted_at IS NOT NULL) AS gone FROM links',
+      );
+      return Number(projected[0]?.live) === links.size && Number(projected[0]?.gone) === deleted.size
+        ? true
+        : undefined;
     }, 30_000);
   }, 60_000);
 });

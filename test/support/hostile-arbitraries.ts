@@ -13,7 +13,8 @@ import type { RawRequest } from './raw-http';
 export type Account = 'pro' | 'free';
 export const ACCOUNTS: readonly Account[] = ['pro', 'free'];
 
-export type Endpoint = 'create' | 'read' | 'list' | 'analytics' | 'redirect' | 'health' | 'any';
+export type Endpoint =
+  'create' | 'bulk' | 'read' | 'update' | 'delete' | 'list' | 'analytics' | 'redirect' | 'health' | 'any';
 
 export interface HostileCase {
   endpoint: Endpoint;
@@ -24,7 +25,7 @@ export interface HostileCase {
   authenticates: boolean;
   /** Hostile only where it must not matter: the outcome is what a plain request gets. */
   clean: boolean;
-  /** For reads, analytics and redirects: the slug the path names, when it names one plainly. */
+  /** For reads, changes, deletions, analytics and redirects: the slug the path names, when it names one plainly. */
   slug?: string;
   /** For analytics: the `range` the query gives, when it is one plain value (absent: the default). */
   range?: string | null;
@@ -252,17 +253,20 @@ export interface BodyCase {
 const objectText = (fields: ReadonlyArray<readonly [string, string]>): string =>
   `{${fields.map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(',')}}`;
 
-/** Create bodies: valid-ish objects with one or more hostile parts, and things that are no JSON object at all. */
-export function createBody(world: HostileWorld): fc.Arbitrary<BodyCase> {
-  const cleanFields = fc.record(
+/** The fields of a plain, valid create; now and then with a slug already taken (a 409, whoever holds it). */
+const cleanCreateFields = (world: HostileWorld) =>
+  fc.record(
     {
       url: cleanUrl,
-      // A slug already taken now and then: a 409, whoever holds it.
       customSlug: fc.oneof({ weight: 3, arbitrary: freshSlug }, { weight: 1, arbitrary: existingSlug(world) }),
       tag: cleanTag,
     },
     { requiredKeys: ['url'] },
   );
+
+/** Create bodies: valid-ish objects with one or more hostile parts, and things that are no JSON object at all. */
+export function createBody(world: HostileWorld): fc.Arbitrary<BodyCase> {
+  const cleanFields = cleanCreateFields(world);
   const clean: fc.Arbitrary<BodyCase> = cleanFields.map((fields) => ({
     body: objectText(Object.entries(fields).map(([k, v]) => [k, JSON.stringify(v)] as const)),
     clean: true,
@@ -331,6 +335,59 @@ export function createBody(world: HostileWorld): fc.Arbitrary<BodyCase> {
     { weight: 1, arbitrary: truncated },
     { weight: 1, arbitrary: huge },
   );
+}
+
+/**
+ * `PATCH` bodies: a plain change of `url` and/or `tag` (`tag: null` removes
+ * it), and everything a create may be sent, which a change must refuse as
+ * creation does (a `customSlug` is an unknown field here).
+ */
+export function updateBody(world: HostileWorld): fc.Arbitrary<BodyCase> {
+  const change = fc
+    .record({ url: cleanUrl, tag: fc.option(cleanTag, { nil: null }) }, { requiredKeys: [] })
+    .filter((fields) => Object.keys(fields).length > 0)
+    .map((fields) => ({ body: JSON.stringify(fields), clean: true }));
+  const odd = fc
+    .constantFrom('{}', '{"url":null}', '{"tag":""}', '{"slug":"x"}', '{"url":"https://example.com","id":"x"}')
+    .map((body) => ({ body, clean: false }));
+  return fc.oneof(
+    { weight: 4, arbitrary: change },
+    { weight: 5, arbitrary: createBody(world).map((b) => ({ ...b, clean: false })) },
+    { weight: 1, arbitrary: odd },
+  );
+}
+
+/**
+ * Bulk bodies: a plain batch of valid creates (each item's outcome known), a
+ * batch with hostile items among them, and shapes that are no batch at all.
+ */
+export function bulkBody(world: HostileWorld): fc.Arbitrary<BodyCase> {
+  const plain = fc
+    .array(cleanCreateFields(world), { minLength: 1, maxLength: 5 })
+    .map((links) => ({ body: JSON.stringify({ links }), clean: true }));
+  const textItem = createBody(world).filter((b): b is { body: string; clean: boolean } => typeof b.body === 'string');
+  const mixed = fc
+    .array(
+      fc.oneof(
+        cleanCreateFields(world).map((f) => JSON.stringify(f)),
+        textItem.map((b) => b.body),
+      ),
+      {
+        minLength: 1,
+        maxLength: 6,
+      },
+    )
+    .map((items) => ({ body: `{"links":[${items.join(',')}]}`, clean: false }));
+  const shapes = fc
+    .oneof(
+      fc.constantFrom('{"links":[]}', '{"links":{}}', '{"links":null}', '{}', '[]', '{"links":"x"}', '{"links":[1]}'),
+      fc.constantFrom('{"links":[null]}', '{"links":[[]]}', '{"links":[{}]}', '{"__proto__":{"links":[]}}'),
+      fc
+        .integer({ min: 101, max: 130 })
+        .map((n) => JSON.stringify({ links: Array(n).fill({ url: 'https://a.example' }) })),
+    )
+    .map((body) => ({ body, clean: false }));
+  return fc.oneof({ weight: 3, arbitrary: plain }, { weight: 4, arbitrary: mixed }, { weight: 2, arbitrary: shapes });
 }
 
 // ---------------------------------------------------------------- headers
@@ -671,6 +728,81 @@ export function createCase(world: HostileWorld): fc.Arbitrary<HostileCase> {
         account: auth.account,
         authenticates: auth.authenticates,
         clean: headers.clean && body.clean && contentType.clean && f.clean && query === '',
+      })),
+  );
+}
+
+const contentTypeCase = fc.oneof(
+  { weight: 10, arbitrary: fc.constantFrom(...CONTENT_TYPES_CLEAN).map((v) => ({ v, clean: true })) },
+  { weight: 2, arbitrary: fc.constantFrom(...CONTENT_TYPES_HOSTILE).map((v) => ({ v, clean: false })) },
+  { weight: 1, arbitrary: fc.constant({ v: undefined as string | undefined, clean: false }) },
+);
+
+/** `POST /api/v1/links/bulk`. */
+export function bulkCase(world: HostileWorld): fc.Arbitrary<HostileCase> {
+  return authorization(world).chain((auth) =>
+    fc
+      .record({ headers: headersFor(auth), body: bulkBody(world), contentType: contentTypeCase, query: anyQuery })
+      .map(({ headers, body, contentType, query }) => ({
+        endpoint: 'bulk' as const,
+        request: {
+          method: 'POST',
+          target: `/api/v1/links/bulk${query}`,
+          headers: [
+            ...headers.headers,
+            ...(contentType.v === undefined ? [] : [['Content-Type', contentType.v] as const]),
+          ],
+          body: body.body,
+        },
+        account: auth.account,
+        authenticates: auth.authenticates,
+        clean: headers.clean && body.clean && contentType.clean && query === '',
+      })),
+  );
+}
+
+/** `PATCH /api/v1/links/:slug`. */
+export function updateCase(world: HostileWorld): fc.Arbitrary<HostileCase> {
+  return authorization(world).chain((auth) =>
+    fc
+      .record({
+        headers: headersFor(auth),
+        path: slugSegment(world),
+        body: updateBody(world),
+        contentType: contentTypeCase,
+        query: anyQuery,
+      })
+      .map(({ headers, path, body, contentType, query }) => ({
+        endpoint: 'update' as const,
+        request: {
+          method: 'PATCH',
+          target: `/api/v1/links/${path.segment}${query}`,
+          headers: [
+            ...headers.headers,
+            ...(contentType.v === undefined ? [] : [['Content-Type', contentType.v] as const]),
+          ],
+          body: body.body,
+        },
+        account: auth.account,
+        authenticates: auth.authenticates,
+        clean: headers.clean && path.clean && body.clean && contentType.clean && query === '',
+        slug: path.slug,
+      })),
+  );
+}
+
+/** `DELETE /api/v1/links/:slug`: seldom, so that reads and redirects still meet live links. */
+export function deleteCase(world: HostileWorld): fc.Arbitrary<HostileCase> {
+  return authorization(world).chain((auth) =>
+    fc
+      .record({ headers: headersFor(auth), path: slugSegment(world), query: anyQuery })
+      .map(({ headers, path, query }) => ({
+        endpoint: 'delete' as const,
+        request: { method: 'DELETE', target: `/api/v1/links/${path.segment}${query}`, headers: headers.headers },
+        account: auth.account,
+        authenticates: auth.authenticates,
+        clean: headers.clean && path.clean,
+        slug: path.slug,
       })),
   );
 }
