@@ -41,6 +41,7 @@ async function main(): Promise<void> {
     CLICKHOUSE_URL: process.env.CLICKHOUSE_URL ?? 'http://127.0.0.1:8123',
     CLICKHOUSE_USER: process.env.CLICKHOUSE_USER ?? 'default',
     CLICKHOUSE_PASSWORD: process.env.CLICKHOUSE_PASSWORD ?? '',
+    REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
   };
 
   const report: Report = {

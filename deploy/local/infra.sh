@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Local infrastructure without Docker: a real Apache Kafka broker (KRaft, jars
-# from Maven Central), the machine's PostgreSQL, and the chdb engine behind a
-# ClickHouse-compatible HTTP endpoint.
+# from Maven Central), the machine's PostgreSQL and Redis, and the chdb engine
+# behind a ClickHouse-compatible HTTP endpoint.
 #
 #   bash deploy/local/infra.sh up       # idempotent; returns once all three are ready
 #   bash deploy/local/infra.sh down     # stops Kafka and the chdb endpoint (keeps their data)
@@ -52,6 +52,23 @@ postgres_up() {
     log "created database $PG_DATABASE"
   fi
   log "PostgreSQL ready on 127.0.0.1:5432 (database $PG_DATABASE)"
+}
+
+# --- Redis: the rate-limit counts ---------------------------------------------
+redis_ping() { [ "$(redis-cli -h 127.0.0.1 -p 6379 ping 2>/dev/null)" = "PONG" ]; }
+
+redis_up() {
+  if ! redis_ping; then
+    command -v redis-server >/dev/null || die "Redis is not running on 127.0.0.1:6379 and redis-server is not installed"
+    log "starting Redis"
+    # As the machine starts it: loopback only, nothing kept on disk (rate-limit counts live one minute).
+    mkdir -p /var/lib/redis /var/log/redis 2>/dev/null || true
+    redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save "" --appendonly no \
+      --dir /var/lib/redis --logfile /var/log/redis/ci.log
+    for _ in $(seq 1 30); do redis_ping && break; sleep 0.2; done
+    redis_ping || die "Redis did not become ready"
+  fi
+  log "Redis ready on 127.0.0.1:6379"
 }
 
 # --- Kafka ------------------------------------------------------------------
@@ -135,6 +152,7 @@ status() {
   pg_isready -q -h 127.0.0.1 -p 5432 && echo "postgres:   up (127.0.0.1:5432)" || echo "postgres:   down"
   [ -f "$ROOT/libs/kafka/dist/ready-cli.js" ] && kafka_ready 3000 && echo "kafka:      up (127.0.0.1:9092)" || echo "kafka:      down"
   ch_ping && echo "clickhouse: up (127.0.0.1:8123, chdb)" || echo "clickhouse: down"
+  redis_ping && echo "redis:      up (127.0.0.1:6379)" || echo "redis:      down"
 }
 
 case "${1:-}" in
@@ -142,6 +160,7 @@ case "${1:-}" in
     mkdir -p "$STATE" "$KAFKA_HOME"
     build_tools
     postgres_up
+    redis_up
     kafka_up
     clickhouse_up
     ;;

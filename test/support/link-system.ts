@@ -2,7 +2,7 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import type { FastifyInstance } from 'fastify';
 import type { Kafka } from 'kafkajs';
 import type { Pool } from 'pg';
-import { createAccountWithKey, type Plan } from '@shortlink/accounts';
+import { createAccountWithKey, openRateLimiter, type Plan } from '@shortlink/accounts';
 import { buildProcessServer, createLogger, type ServiceModule } from '@shortlink/http';
 import { loadConfig } from '@shortlink/config';
 import { createKafka, kafkaNames, openKafka, type EventLogClient, type KafkaNames } from '@shortlink/kafka';
@@ -111,12 +111,14 @@ export function testSettings(infra: TestInfra, env: Record<string, string> = {})
   });
 }
 
-const storesOf = (infra: TestInfra): SystemStores => ({
+const storesOf = (infra: TestInfra, settings: SystemSettings = testSettings(infra)): SystemStores => ({
   pool: infra.pool,
   kafka: infra.log,
   names: infra.names,
   clickhouse: infra.clickhouse,
   logger: silentLogger,
+  // No REDIS_URL in the test's settings: counted in memory, as `npm start` does.
+  rateLimiter: openRateLimiter(settings, silentLogger),
 });
 
 /** The projector alone, composed as `npm start` composes it. */
@@ -141,7 +143,7 @@ export async function startLinkSystem(options: LinkSystemOptions = {}): Promise<
   const settings = testSettings(infra, {
     PREVIEW_ALLOW_PRIVATE_NETWORKS: String(previews?.allowPrivateNetworks ?? false),
   });
-  const system = await composeSystem(settings, storesOf(infra), {
+  const system = await composeSystem(settings, storesOf(infra, settings), {
     previews: previews !== undefined,
     previewSeams: { retry: { maxAttempts: 2, firstBackoffMs: 50 }, fetchPolicy: previews },
   });

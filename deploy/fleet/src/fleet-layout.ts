@@ -9,6 +9,8 @@ export interface FleetOptions {
   stateDir: string;
   entryPort: number;
   databaseUrl: string;
+  /** The rate-limit store every write API and analytics process shares: the machine's Redis. */
+  redisUrl: string;
   visitorHashSecret: string;
   /** Added to every port but the entry point's, so a second fleet (the tests') can run beside one in use. */
   portOffset?: number;
@@ -86,6 +88,10 @@ export function fleetLayout(options: FleetOptions): FleetLayout {
   const shared: Record<string, string> = {
     KAFKA_BROKERS: brokers.join(','),
     DATABASE_URL: options.databaseUrl,
+    REDIS_URL: options.redisUrl,
+    // The chaos traffic (50 creates/s, analytics polled at 20 Hz) is one Pro key's: above the
+    // 3,000 a minute a real Pro key gets, so that the faults, not the limit, decide what is refused.
+    RATE_LIMIT_PRO_PER_MINUTE: '100000',
     CLICKHOUSE_URL: clickhouse.url,
     PUBLIC_BASE_URL: entryUrl,
     VISITOR_HASH_SECRET: options.visitorHashSecret,

@@ -13,6 +13,11 @@ const fleetEnv = z.object({
     .string()
     .regex(/^postgres(ql)?:\/\//)
     .default('postgres://postgres@127.0.0.1:5432/shortlink_fleet'),
+  // The machine's Redis, in a database of the fleet's own (as Postgres's shortlink_fleet).
+  FLEET_REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//)
+    .default('redis://127.0.0.1:6379/1'),
 });
 
 /** The fleet's options from the environment of the command that runs it (the CLIs' entry points). */
@@ -27,6 +32,7 @@ export function fleetOptionsFrom(env: NodeJS.ProcessEnv): FleetOptions {
     stateDir: parsed.FLEET_DIR,
     entryPort: parsed.FLEET_PORT,
     databaseUrl: parsed.FLEET_DATABASE_URL,
+    redisUrl: parsed.FLEET_REDIS_URL,
     visitorHashSecret: readFileSync(secretFile, 'utf8').trim(),
   };
 }

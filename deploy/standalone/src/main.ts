@@ -4,6 +4,7 @@
  * configured it runs on them; with none configured, on embedded stand-ins with
  * all state under DATA_DIR.
  */
+import { openRateLimiter } from '@shortlink/accounts';
 import { openClickHouse } from '@shortlink/clickhouse';
 import { deploymentFrom, loadConfig } from '@shortlink/config';
 import { startEmbeddedStack } from '@shortlink/embedded';
@@ -46,11 +47,13 @@ runMain(async () => {
   }
   const pool = await openServiceDatabase(config, 'shortlink');
   const clickhouse = await openClickHouse(config, 'shortlink');
-  const system = await composeSystem(config, { pool, kafka, names, clickhouse, logger });
+  const rateLimiter = openRateLimiter(config, logger);
+  const system = await composeSystem(config, { pool, kafka, names, clickhouse, logger, rateLimiter });
   await runServices(
     system.modules,
     processOptionsFrom('shortlink', config, logger, {
       onClose: async () => {
+        await rateLimiter.close();
         await clickhouse.close();
         await pool.end();
         await closeStack();

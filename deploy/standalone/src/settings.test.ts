@@ -26,7 +26,7 @@ const documented = readFileSync(join(ROOT, '.env.example'), 'utf8')
 
 /** Read by the deployment choice and the test harness, not by a service. */
 const OUTSIDE_SERVICES = ['DATA_DIR', 'TEST_INFRA'];
-/** Read where every entry point opens its HTTP server, logger and stores (processOptionsFrom, createLogger, openServiceDatabase, openKafka, kafkaNames, openClickHouse). */
+/** Read where every entry point opens its HTTP server, logger and stores (processOptionsFrom, createLogger, openServiceDatabase, openKafka, kafkaNames, openClickHouse, openRateLimiter). */
 const OPEN_STORES = [
   'HOST',
   'PORT',
@@ -41,6 +41,9 @@ const OPEN_STORES = [
   'CLICKHOUSE_DATABASE',
   'CLICKHOUSE_USER',
   'CLICKHOUSE_PASSWORD',
+  'REDIS_URL',
+  'RATE_LIMIT_FREE_PER_MINUTE',
+  'RATE_LIMIT_PRO_PER_MINUTE',
 ];
 
 const keysOf = (schema: ZodObject) => Object.keys(schema.shape).sort();
@@ -63,6 +66,7 @@ function inertStores(): SystemStores {
     names: { topics: { links: 'l', clicks: 'c', deadLetter: 'd' }, groups: {} },
     clickhouse: {},
     logger,
+    rateLimiter: {},
   } as unknown as SystemStores;
 }
 

@@ -8,6 +8,8 @@
  */
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { Pool } from 'pg';
+import type { RateLimiter } from '@shortlink/accounts';
+import { systemRateLimitEnv } from '@shortlink/config';
 import type { ServiceModule } from '@shortlink/http';
 import type { EventLogClient, KafkaLogger, KafkaNames } from '@shortlink/kafka';
 import { analyticsConfig, composeAnalytics, createAnalytics } from '@shortlink/service-analytics';
@@ -22,7 +24,9 @@ export const systemConfig = redirectorConfig
   .extend(writeApiConfig.shape)
   .extend(projectorConfig.shape)
   .extend(analyticsConfig.shape)
-  .extend(previewWorkerConfig.shape);
+  .extend(previewWorkerConfig.shape)
+  // One process serves the write and read APIs: it counts rate limits in memory unless REDIS_URL is set.
+  .extend(systemRateLimitEnv.shape);
 export type SystemSettings = z.infer<typeof systemConfig>;
 
 /** What the process opened for its services to share. */
@@ -32,6 +36,8 @@ export interface SystemStores {
   names: KafkaNames;
   clickhouse: ClickHouseClient;
   logger: KafkaLogger;
+  /** Shared by the write and read APIs, so a key's requests to either count against one limit. */
+  rateLimiter: RateLimiter;
 }
 
 export interface SystemOptions {

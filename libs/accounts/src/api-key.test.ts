@@ -33,9 +33,9 @@ describe('authenticator', () => {
     let now = 0;
     const lookups: string[] = [];
     const authenticate = createAuthenticator({
-      findAccountByKeyHash: async (h) => {
+      findKeyByHash: async (h) => {
         lookups.push(h.toString('hex'));
-        return h.equals(hash) ? account : null;
+        return h.equals(hash) ? { keyId: 'key-1', account } : null;
       },
       now: () => now,
       cacheTtlMs: 1000,
@@ -46,8 +46,8 @@ describe('authenticator', () => {
 
   it('resolves a valid key and caches the answer for the TTL', async () => {
     const { authenticate, lookups, advance } = setup();
-    expect(await authenticate(`Bearer ${key}`)).toEqual(account);
-    expect(await authenticate(`Bearer ${key}`)).toEqual(account);
+    expect(await authenticate(`Bearer ${key}`)).toEqual({ keyId: 'key-1', account });
+    expect(await authenticate(`Bearer ${key}`)).toEqual({ keyId: 'key-1', account });
     expect(lookups).toHaveLength(1);
     advance(1001);
     await authenticate(`Bearer ${key}`);

@@ -1,17 +1,18 @@
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { HttpError } from '@shortlink/http';
 import { bearerToken, hashApiKey, looksLikeApiKey } from './api-key';
-import type { Account } from './store';
+import { enforceRateLimit, type RateLimiter } from './rate-limit';
+import type { Account, ActiveKey } from './store';
 
 export interface AuthenticatorOptions {
-  findAccountByKeyHash: (hash: Buffer) => Promise<Account | null>;
+  findKeyByHash: (hash: Buffer) => Promise<ActiveKey | null>;
   now: () => number;
   /** How long a key's answer is reused; a revocation takes effect within it. */
   cacheTtlMs: number;
   cacheSize: number;
 }
 
-export type Authenticate = (authorization: string | undefined) => Promise<Account | null>;
+export type Authenticate = (authorization: string | undefined) => Promise<ActiveKey | null>;
 
 /**
  * Resolves a bearer key to its account, with a small cache so that an
@@ -20,7 +21,7 @@ export type Authenticate = (authorization: string | undefined) => Promise<Accoun
  * faster than once per TTL per key.
  */
 export function createAuthenticator(options: AuthenticatorOptions): Authenticate {
-  const cache = new Map<string, { account: Account | null; expiresAt: number }>();
+  const cache = new Map<string, { key: ActiveKey | null; expiresAt: number }>();
   return async (authorization) => {
     const token = bearerToken(authorization);
     if (token === null || !looksLikeApiKey(token)) return null;
@@ -28,15 +29,15 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticate
     const cacheKey = hash.toString('base64');
     const now = options.now();
     const hit = cache.get(cacheKey);
-    if (hit && hit.expiresAt > now) return hit.account;
-    const account = await options.findAccountByKeyHash(hash);
+    if (hit && hit.expiresAt > now) return hit.key;
+    const key = await options.findKeyByHash(hash);
     if (cache.size >= options.cacheSize) {
       // Oldest entry first: Map keeps insertion order.
       const oldest = cache.keys().next().value;
       if (oldest !== undefined) cache.delete(oldest);
     }
-    cache.set(cacheKey, { account, expiresAt: now + options.cacheTtlMs });
-    return account;
+    cache.set(cacheKey, { key, expiresAt: now + options.cacheTtlMs });
+    return key;
   };
 }
 
@@ -49,14 +50,17 @@ declare module 'fastify' {
 export const UNAUTHORIZED = new HttpError(401, 'Unauthorized', 'unauthorized', { 'WWW-Authenticate': 'Bearer' });
 
 /**
- * An onRequest hook that sets `request.account` or answers 401. It runs before
- * the body is read, so an unauthenticated request costs no parsing.
+ * An onRequest hook that sets `request.account` or answers 401, then counts
+ * the request against the key's rate limit (429 past it). It runs before the
+ * body is read, so neither an unauthenticated nor a refused request costs any
+ * parsing. A 401 carries no rate-limit headers: there is no key to count for.
  */
-export function requireApiKey(authenticate: Authenticate): onRequestAsyncHookHandler {
-  return async (request: FastifyRequest) => {
-    const account = await authenticate(request.headers.authorization);
-    if (!account) throw UNAUTHORIZED;
-    request.account = account;
+export function requireApiKey(authenticate: Authenticate, rateLimiter: RateLimiter): onRequestAsyncHookHandler {
+  return async (request: FastifyRequest, reply) => {
+    const key = await authenticate(request.headers.authorization);
+    if (!key) throw UNAUTHORIZED;
+    request.account = key.account;
+    await enforceRateLimit(rateLimiter, key.keyId, key.account.plan, reply);
   };
 }
 

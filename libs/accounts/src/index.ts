@@ -6,7 +6,9 @@ export {
   listKeys,
   revokeKey,
   findAccountByKeyHash,
+  findActiveKeyByHash,
   type Account,
+  type ActiveKey,
   type ApiKeyRow,
   type IssuedKey,
 } from './store';
@@ -19,3 +21,18 @@ export {
   type AuthenticatorOptions,
 } from './authenticator';
 export { postgresAuthenticator } from './postgres-authenticator';
+export {
+  openRateLimiter,
+  memoryRateLimiter,
+  redisRateLimiter,
+  rateLimitHeaders,
+  enforceRateLimit,
+  RATE_LIMIT_WINDOW_SECONDS,
+  REDIS_KEY_PREFIX,
+  type RateLimiter,
+  type RateLimitDecision,
+  type RateLimitSettings,
+  type RateLimitLogger,
+  type PlanRateLimits,
+  type RedisRateLimiterOptions,
+} from './rate-limit';

@@ -90,13 +90,25 @@ export async function revokeKey(pool: Pool, keyId: string): Promise<boolean> {
   return result.rowCount === 1;
 }
 
-/** The account an active key belongs to, by the key's hash. */
-export async function findAccountByKeyHash(pool: Pool, hash: Buffer): Promise<Account | null> {
-  const { rows } = await pool.query<Account>(
-    `SELECT a.id, a.name, a.plan
+/** An active key, by its hash: its id (what rate limits count by) and its account. */
+export interface ActiveKey {
+  keyId: string;
+  account: Account;
+}
+
+/** The active key with this hash, and its account. */
+export async function findActiveKeyByHash(pool: Pool, hash: Buffer): Promise<ActiveKey | null> {
+  const { rows } = await pool.query<Account & { keyId: string }>(
+    `SELECT k.id AS "keyId", a.id, a.name, a.plan
        FROM api_keys k JOIN accounts a ON a.id = k.account_id
       WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
     [hash],
   );
-  return rows[0] ?? null;
+  const row = rows[0];
+  return row ? { keyId: row.keyId, account: { id: row.id, name: row.name, plan: row.plan } } : null;
+}
+
+/** The account an active key belongs to, by the key's hash. */
+export async function findAccountByKeyHash(pool: Pool, hash: Buffer): Promise<Account | null> {
+  return (await findActiveKeyByHash(pool, hash))?.account ?? null;
 }

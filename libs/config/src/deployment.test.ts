@@ -29,4 +29,9 @@ describe('deploymentFrom', () => {
       /KAFKA_BROKERS and DATABASE_URL are set but CLICKHOUSE_URL is not/,
     );
   });
+
+  it('refuses REDIS_URL without the servers: the embedded mode counts rate limits in memory', () => {
+    expect(() => deploymentFrom({ REDIS_URL: 'redis://127.0.0.1:6379' })).toThrow(/REDIS_URL is set but/);
+    expect(deploymentFrom({ ...servers, REDIS_URL: 'redis://127.0.0.1:6379' })).toEqual({ mode: 'servers' });
+  });
 });

@@ -24,7 +24,16 @@ export type Deployment =
 export function deploymentFrom(env: Readonly<Record<string, string | undefined>>): Deployment {
   const set = SERVER_VARIABLES.filter((name) => (env[name] ?? '').trim() !== '');
   if (set.length === SERVER_VARIABLES.length) return { mode: 'servers' };
-  if (set.length === 0) return { mode: 'embedded', dataDir: dataDirFrom(env) };
+  if (set.length === 0) {
+    // One process counts each key's requests in its own memory; a Redis named for it would be half a server configuration.
+    if ((env.REDIS_URL ?? '').trim() !== '') {
+      throw new ConfigError([
+        `REDIS_URL is set but ${SERVER_VARIABLES.join(', ')} are not. ` +
+          'Redis holds the rate-limit counts of a deployment on servers; the embedded mode counts in its own memory.',
+      ]);
+    }
+    return { mode: 'embedded', dataDir: dataDirFrom(env) };
+  }
   const missing = SERVER_VARIABLES.filter((name) => !set.includes(name));
   throw new ConfigError([
     `${set.join(' and ')} ${set.length === 1 ? 'is' : 'are'} set but ${missing.join(' and ')} ${missing.length === 1 ? 'is' : 'are'} not. ` +

@@ -80,3 +80,26 @@ export const visitorEnv = z.object({
    */
   VISITOR_HASH_SECRET: z.string().min(16, 'use at least 16 characters').optional(),
 });
+
+const redisUrl = z.string().regex(/^rediss?:\/\/[^\s]+$/, 'expected a redis:// or rediss:// URL');
+/** Requests a key may make per minute on a plan; 10 million caps a typo, not a real plan. */
+const requestsPerMinute = z.coerce.number().int().min(1).max(10_000_000);
+
+/**
+ * Rate limits per API key. A service run as its own process counts in Redis,
+ * so that every process of the fleet shares each key's count; the address
+ * defaults to loopback, as every other server's does.
+ */
+export const rateLimitEnv = z.object({
+  REDIS_URL: redisUrl.default('redis://127.0.0.1:6379'),
+  RATE_LIMIT_FREE_PER_MINUTE: requestsPerMinute.default(60),
+  RATE_LIMIT_PRO_PER_MINUTE: requestsPerMinute.default(3000),
+});
+export type RateLimitEnv = z.infer<typeof rateLimitEnv>;
+
+/**
+ * `npm start` runs the write API and the read API in one process, which can
+ * count in its own memory: Redis only when REDIS_URL is set (several
+ * `npm start` processes behind one load balancer).
+ */
+export const systemRateLimitEnv = rateLimitEnv.extend({ REDIS_URL: redisUrl.optional() });

@@ -18,6 +18,11 @@ export const HTTP_ERRORS = {
   requestTimeout: { status: 408, error: 'Request Timeout', code: 'request_timeout' },
   expectationFailed: { status: 417, error: 'Expectation Failed', code: 'expectation_failed' },
   bodyTooLarge: { status: 413, error: 'Request body too large', code: 'body_too_large' },
+  rateLimited: {
+    status: 429,
+    error: 'Too many requests: this API key is over its rate limit. Try again after Retry-After seconds.',
+    code: 'rate_limit_exceeded',
+  },
   headersTooLarge: { status: 431, error: 'Request Header Fields Too Large', code: 'headers_too_large' },
   internal: { status: 500, error: 'Internal server error', code: 'internal' },
   notReady: { status: 503, error: 'Not ready', code: 'not_ready' },

@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
+import { LOCAL_REDIS_URL } from './scratch';
 
 /** Connection settings every integration test reads, in the services' own variable names. */
 export interface InfraEnv {
@@ -8,6 +9,8 @@ export interface InfraEnv {
   CLICKHOUSE_URL: string;
   CLICKHOUSE_USER: string;
   CLICKHOUSE_PASSWORD: string;
+  /** The rate-limit store the services' own entry points share. */
+  REDIS_URL: string;
 }
 
 export type InfraMode = 'external' | 'containers' | 'local';
@@ -22,6 +25,7 @@ const IMAGES = {
   kafka: 'confluentinc/cp-kafka:7.9.0',
   postgres: 'postgres:17-alpine',
   clickhouse: 'clickhouse/clickhouse-server:25.8',
+  redis: 'redis:7-alpine',
 };
 
 /** True when a container engine answers within the timeout. */
@@ -40,15 +44,21 @@ export async function dockerAvailable(timeoutMs = 5000): Promise<boolean> {
 }
 
 async function startContainers(): Promise<TestInfra> {
-  const [{ KafkaContainer }, { PostgreSqlContainer }, { ClickHouseContainer }] = await Promise.all([
-    import('@testcontainers/kafka'),
-    import('@testcontainers/postgresql'),
-    import('@testcontainers/clickhouse'),
-  ]);
-  const [kafka, postgres, clickhouse] = await Promise.all([
+  const [{ KafkaContainer }, { PostgreSqlContainer }, { ClickHouseContainer }, { GenericContainer, Wait }] =
+    await Promise.all([
+      import('@testcontainers/kafka'),
+      import('@testcontainers/postgresql'),
+      import('@testcontainers/clickhouse'),
+      import('testcontainers'),
+    ]);
+  const [kafka, postgres, clickhouse, redis] = await Promise.all([
     new KafkaContainer(IMAGES.kafka).withKraft().start(),
     new PostgreSqlContainer(IMAGES.postgres).withDatabase('shortlink').start(),
     new ClickHouseContainer(IMAGES.clickhouse).start(),
+    new GenericContainer(IMAGES.redis)
+      .withExposedPorts(6379)
+      .withWaitStrategy(Wait.forLogMessage('Ready to accept connections'))
+      .start(),
   ]);
   return {
     mode: 'containers',
@@ -58,9 +68,10 @@ async function startContainers(): Promise<TestInfra> {
       CLICKHOUSE_URL: clickhouse.getHttpUrl(),
       CLICKHOUSE_USER: clickhouse.getUsername(),
       CLICKHOUSE_PASSWORD: clickhouse.getPassword(),
+      REDIS_URL: `redis://${redis.getHost()}:${redis.getMappedPort(6379)}`,
     },
     async stop() {
-      await Promise.all([kafka.stop(), postgres.stop(), clickhouse.stop()]);
+      await Promise.all([kafka.stop(), postgres.stop(), clickhouse.stop(), redis.stop()]);
     },
   };
 }
@@ -79,6 +90,7 @@ function startLocal(repoRoot: string): TestInfra {
       CLICKHOUSE_URL: 'http://127.0.0.1:8123',
       CLICKHOUSE_USER: 'default',
       CLICKHOUSE_PASSWORD: '',
+      REDIS_URL: LOCAL_REDIS_URL,
     },
     // Left running on purpose: the next run starts in a second. `npm run infra:down` stops it.
     async stop() {},
@@ -104,6 +116,7 @@ export async function startTestInfra(
         CLICKHOUSE_URL: env.CLICKHOUSE_URL,
         CLICKHOUSE_USER: env.CLICKHOUSE_USER ?? 'default',
         CLICKHOUSE_PASSWORD: env.CLICKHOUSE_PASSWORD ?? '',
+        REDIS_URL: env.REDIS_URL ?? LOCAL_REDIS_URL,
       },
       async stop() {},
     };

@@ -9,6 +9,9 @@ export function uniqueSuffix(): string {
 }
 
 /** Reads the connection settings the global setup exported. */
+/** The machine's Redis (deploy/local/infra.sh starts it when it is down). */
+export const LOCAL_REDIS_URL = 'redis://127.0.0.1:6379';
+
 export function infraEnv(env: Readonly<Record<string, string | undefined>>): InfraEnv {
   const { KAFKA_BROKERS, DATABASE_URL, CLICKHOUSE_URL } = env;
   if (!KAFKA_BROKERS || !DATABASE_URL || !CLICKHOUSE_URL) {
@@ -20,6 +23,7 @@ export function infraEnv(env: Readonly<Record<string, string | undefined>>): Inf
     CLICKHOUSE_URL,
     CLICKHOUSE_USER: env.CLICKHOUSE_USER ?? 'default',
     CLICKHOUSE_PASSWORD: env.CLICKHOUSE_PASSWORD ?? '',
+    REDIS_URL: env.REDIS_URL ?? LOCAL_REDIS_URL,
   };
 }
 

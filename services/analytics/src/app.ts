@@ -71,7 +71,7 @@ export function createAnalytics(deps: AnalyticsDeps): ServiceModule {
       app.get<{ Params: { slug: string }; Querystring: { range?: unknown } }>(
         '/api/v1/links/:slug/analytics',
         {
-          onRequest: requireApiKey(deps.authenticate),
+          onRequest: requireApiKey(deps.authenticate, deps.rateLimiter),
           schema: {
             params: { type: 'object', properties: { slug: { type: 'string' } }, required: ['slug'] },
             // Any shape reaches the handler, so a repeated or odd `range` is named: `Invalid range`.

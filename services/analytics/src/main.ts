@@ -1,4 +1,5 @@
 import { openClickHouse } from '@shortlink/clickhouse';
+import { openRateLimiter } from '@shortlink/accounts';
 import { loadConfig } from '@shortlink/config';
 import { createLogger, processOptionsFrom, runMain, runServices } from '@shortlink/http';
 import { openServiceDatabase } from '@shortlink/postgres';
@@ -11,10 +12,12 @@ runMain(async () => {
   const logger = createLogger(SERVICE_NAME, config.LOG_LEVEL);
   const pool = await openServiceDatabase(config, SERVICE_NAME);
   const clickhouse = await openClickHouse(config, SERVICE_NAME);
+  const rateLimiter = openRateLimiter(config, logger);
   await runServices(
-    [createAnalytics(composeAnalytics(config, { pool, clickhouse }))],
+    [createAnalytics(composeAnalytics(config, { pool, clickhouse, rateLimiter }))],
     processOptionsFrom(SERVICE_NAME, config, logger, {
       onClose: async () => {
+        await rateLimiter.close();
         await clickhouse.close();
         await pool.end();
       },

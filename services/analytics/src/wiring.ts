@@ -1,6 +1,6 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { Pool } from 'pg';
-import { postgresAuthenticator } from '@shortlink/accounts';
+import { postgresAuthenticator, type RateLimiter } from '@shortlink/accounts';
 import { findLinkBySlug, findLinkPreview, listLinks, listPosition } from '@shortlink/postgres';
 import type { AnalyticsDeps } from './app';
 import type { AnalyticsConfig } from './config';
@@ -12,12 +12,18 @@ export type AnalyticsSettings = Pick<AnalyticsConfig, 'PUBLIC_BASE_URL'>;
 export interface AnalyticsStores {
   pool: Pool;
   clickhouse: ClickHouseClient;
+  /** Each key's request count (openRateLimiter): one per process, shared with the write API when it runs here too. */
+  rateLimiter: RateLimiter;
 }
 
 /** The analytics API from its settings: what its own entry point, `npm start` and the tests all run. */
-export function composeAnalytics(settings: AnalyticsSettings, { pool, clickhouse }: AnalyticsStores): AnalyticsDeps {
+export function composeAnalytics(
+  settings: AnalyticsSettings,
+  { pool, clickhouse, rateLimiter }: AnalyticsStores,
+): AnalyticsDeps {
   return {
     authenticate: postgresAuthenticator(pool),
+    rateLimiter,
     findLink: (slug) => findLinkBySlug(pool, slug),
     findPreview: (linkId) => findLinkPreview(pool, linkId),
     listLinks: (query) => listLinks(pool, query),

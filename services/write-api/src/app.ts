@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { accountOf, requireApiKey, type Authenticate } from '@shortlink/accounts';
+import { accountOf, requireApiKey, type Authenticate, type RateLimiter } from '@shortlink/accounts';
 import {
   errorResponseSchema,
   HttpError,
@@ -21,6 +21,8 @@ export const SERVICE_NAME = 'write-api';
 
 export interface WriteApiDeps extends CreateLinkDeps, ChangeLinkDeps {
   authenticate: Authenticate;
+  /** Counts each authenticated request against its key's plan limit (429 past it). */
+  rateLimiter: RateLimiter;
   /** The Idempotency-Key store and how long a retry waits for the request holding its key. */
   idempotency: IdempotencyDeps;
   /** Started and stopped with the module: the Kafka producer, for one. */
@@ -77,7 +79,7 @@ export function createWriteApi(deps: WriteApiDeps): ServiceModule {
       app.post(
         '/api/v1/links',
         {
-          onRequest: requireApiKey(deps.authenticate),
+          onRequest: requireApiKey(deps.authenticate, deps.rateLimiter),
           preHandler: idempotent.preHandler,
           onSend: idempotent.onSend,
           schema: {
@@ -116,7 +118,7 @@ export function createWriteApi(deps: WriteApiDeps): ServiceModule {
         scope.post(
           '/api/v1/links/bulk',
           {
-            onRequest: requireApiKey(deps.authenticate),
+            onRequest: requireApiKey(deps.authenticate, deps.rateLimiter),
             preHandler: idempotent.preHandler,
             onSend: idempotent.onSend,
             bodyLimit: LIMITS.bulkBodyLimitBytes,
@@ -153,7 +155,7 @@ export function createWriteApi(deps: WriteApiDeps): ServiceModule {
       app.patch<{ Params: { slug: string } }>(
         '/api/v1/links/:slug',
         {
-          onRequest: requireApiKey(deps.authenticate),
+          onRequest: requireApiKey(deps.authenticate, deps.rateLimiter),
           schema: {
             params: slugParams,
             // Field rules live in validateUpdateLink, with creation's texts.
@@ -180,7 +182,7 @@ export function createWriteApi(deps: WriteApiDeps): ServiceModule {
       app.delete<{ Params: { slug: string } }>(
         '/api/v1/links/:slug',
         {
-          onRequest: requireApiKey(deps.authenticate),
+          onRequest: requireApiKey(deps.authenticate, deps.rateLimiter),
           schema: { params: slugParams, response: { 401: errorResponseSchema, 404: errorResponseSchema } },
         },
         async (request, reply) => {

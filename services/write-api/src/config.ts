@@ -1,4 +1,4 @@
-import { httpEnv, kafkaEnv, logEnv, postgresEnv, publicEnv } from '@shortlink/config';
+import { httpEnv, kafkaEnv, logEnv, postgresEnv, publicEnv, rateLimitEnv } from '@shortlink/config';
 import type { z } from 'zod';
 
 export const writeApiConfig = httpEnv
@@ -6,5 +6,6 @@ export const writeApiConfig = httpEnv
   // It produces and consumes no topic as a group member: no session timeout to set.
   .extend(kafkaEnv.omit({ KAFKA_SESSION_TIMEOUT_MS: true }).shape)
   .extend(postgresEnv.shape)
-  .extend(publicEnv.shape);
+  .extend(publicEnv.shape)
+  .extend(rateLimitEnv.shape);
 export type WriteApiConfig = z.infer<typeof writeApiConfig>;

@@ -1,3 +1,4 @@
+import { openRateLimiter } from '@shortlink/accounts';
 import { loadConfig } from '@shortlink/config';
 import { createLogger, processOptionsFrom, runMain, runServices } from '@shortlink/http';
 import { kafkaNames, openKafka } from '@shortlink/kafka';
@@ -12,9 +13,15 @@ runMain(async () => {
   const logger = createLogger(SERVICE_NAME, config.LOG_LEVEL);
   const pool = await openServiceDatabase(config, SERVICE_NAME);
   const kafka = await openKafka({ brokers: config.KAFKA_BROKERS, clientId: SERVICE_NAME, logger, names });
-  const deps = composeWriteApi(config, { pool, kafka, names, logger });
+  const rateLimiter = openRateLimiter(config, logger);
+  const deps = composeWriteApi(config, { pool, kafka, names, logger, rateLimiter });
   await runServices(
     [createWriteApi(deps)],
-    processOptionsFrom(SERVICE_NAME, config, logger, { onClose: () => pool.end() }),
+    processOptionsFrom(SERVICE_NAME, config, logger, {
+      onClose: async () => {
+        await rateLimiter.close();
+        await pool.end();
+      },
+    }),
   );
 });

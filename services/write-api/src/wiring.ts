@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
-import { postgresAuthenticator } from '@shortlink/accounts';
+import { postgresAuthenticator, type RateLimiter } from '@shortlink/accounts';
 import { type EventLogClient, type KafkaLogger, type KafkaNames } from '@shortlink/kafka';
 import type { WriteApiDeps } from './app';
 import type { WriteApiConfig } from './config';
@@ -29,6 +29,8 @@ export interface WriteApiStores {
   kafka: EventLogClient;
   names: KafkaNames;
   logger: KafkaLogger;
+  /** Each key's request count (openRateLimiter): one per process, shared with the read API when it runs here too. */
+  rateLimiter: RateLimiter;
   /** See CreateLinkDeps.onLinkCommitted: given when the redirector runs in the same process. */
   onLinkCommitted?: (slug: string) => void;
   /** See ChangeLinkDeps.onLinkChanged: given when the redirector runs in the same process. */
@@ -65,6 +67,7 @@ export function composeWriteApi(settings: WriteApiSettings, stores: WriteApiStor
   let settling: Promise<unknown> = Promise.resolve();
   return {
     authenticate: postgresAuthenticator(pool),
+    rateLimiter: stores.rateLimiter,
     claims: postgresClaimStore(pool),
     idempotency: {
       store: idempotencyStore,

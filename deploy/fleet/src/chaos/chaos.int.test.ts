@@ -36,6 +36,7 @@ beforeAll(() => {
       stateDir,
       entryPort: 18080,
       databaseUrl: databaseUrl.toString(),
+      redisUrl: infraEnv(process.env).REDIS_URL,
       visitorHashSecret: randomBytes(24).toString('base64url'),
       portOffset: 1000,
     }),

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { accountOf, requireApiKey, type Authenticate } from '@shortlink/accounts';
+import { accountOf, requireApiKey, type Authenticate, type RateLimiter } from '@shortlink/accounts';
 import { SLUG_PATTERN } from '@shortlink/events';
 import { errorResponseSchema, LINK_RESPONSE_FIELDS, linkResource, linkResponseProperties } from '@shortlink/http';
 import type { LinkRecord, PreviewRecord } from '@shortlink/postgres';
@@ -7,6 +7,8 @@ import { LINK_NOT_FOUND } from '../analytics-errors';
 
 export interface LinkReadDeps {
   authenticate: Authenticate;
+  /** Counts each authenticated request against its key's plan limit (429 past it). */
+  rateLimiter: RateLimiter;
   findLink: (slug: string) => Promise<LinkRecord | null>;
   findPreview: (linkId: string) => Promise<PreviewRecord | null>;
   publicBaseUrl: string;
@@ -52,7 +54,7 @@ export async function linkReadRoutes(app: FastifyInstance, deps: LinkReadDeps): 
   app.get<{ Params: { slug: string } }>(
     '/api/v1/links/:slug',
     {
-      onRequest: requireApiKey(deps.authenticate),
+      onRequest: requireApiKey(deps.authenticate, deps.rateLimiter),
       schema: {
         params: { type: 'object', properties: { slug: { type: 'string' } }, required: ['slug'] },
         response: { 200: linkWithPreviewSchema, 401: errorResponseSchema, 404: errorResponseSchema },

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { accountOf, requireApiKey, type Authenticate } from '@shortlink/accounts';
+import { accountOf, requireApiKey, type Authenticate, type RateLimiter } from '@shortlink/accounts';
 import { errorResponseSchema, LINK_RESPONSE_FIELDS, linkResource, linkResponseProperties } from '@shortlink/http';
 import type { LinkListQuery, LinkRecord } from '@shortlink/postgres';
 import { INVALID_CURSOR } from '../analytics-errors';
@@ -8,6 +8,8 @@ import { parseListRequest } from './list-query';
 
 export interface LinkListDeps {
   authenticate: Authenticate;
+  /** Counts each authenticated request against its key's plan limit (429 past it). */
+  rateLimiter: RateLimiter;
   listLinks: (query: LinkListQuery) => Promise<LinkRecord[]>;
   /** Where a link of the account stands in its list; null when it has no such link. */
   listPosition: (accountId: string, linkId: string) => Promise<bigint | null>;
@@ -35,7 +37,7 @@ export async function linkListRoutes(app: FastifyInstance, deps: LinkListDeps): 
   app.get<{ Querystring: Record<string, unknown> }>(
     '/api/v1/links',
     {
-      onRequest: requireApiKey(deps.authenticate),
+      onRequest: requireApiKey(deps.authenticate, deps.rateLimiter),
       schema: {
         // Any shape reaches the handler, which names the parameter at fault.
         querystring: { type: 'object' },
