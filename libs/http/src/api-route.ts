@@ -50,6 +50,8 @@ export function servedSchema(route: ApiRoute): FastifySchema {
 
 /** The bearer API key of every `/api/` route: the name of the document's security scheme. */
 export const API_KEY_SECURITY = [{ apiKey: [] }];
+/** Routes anyone may call: redirects, health, metrics. */
+export const NO_SECURITY: Record<string, string[]>[] = [];
 
 export type ErrorText = HttpErrorText | HttpError | { error: string; code: string };
 

@@ -1,4 +1,4 @@
-import { API_ROUTE_TAGS, errorResponse, servedSchema, type ApiRoute } from './api-route';
+import { API_ROUTE_TAGS, errorResponse, NO_SECURITY, servedSchema, type ApiRoute } from './api-route';
 import { errorBody } from './errors';
 import { HTTP_ERRORS } from './http-errors';
 import type { FastifyInstance } from 'fastify';
@@ -19,6 +19,7 @@ export const HEALTH_ROUTE: ApiRoute = {
     description:
       'Every process answers it: `200` once it can serve, `503` while it starts or drains (a load balancer takes it out of rotation then).',
     tags: [API_ROUTE_TAGS.operations],
+    security: NO_SECURITY,
     response: {
       200: {
         description: 'The process can serve.',

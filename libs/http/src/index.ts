@@ -14,6 +14,7 @@ export {
 } from './schemas';
 export {
   API_KEY_SECURITY,
+  NO_SECURITY,
   API_ROUTE_TAGS,
   errorResponse,
   RESPONSE_HEADERS,

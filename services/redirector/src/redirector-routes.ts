@@ -1,4 +1,11 @@
-import { API_ROUTE_TAGS, errorResponse, MALFORMED_REQUESTS, RESPONSE_HEADERS, type ApiRoute } from '@shortlink/http';
+import {
+  API_ROUTE_TAGS,
+  errorResponse,
+  MALFORMED_REQUESTS,
+  NO_SECURITY,
+  RESPONSE_HEADERS,
+  type ApiRoute,
+} from '@shortlink/http';
 import { REDIRECT_ERRORS, type RedirectError } from './redirect-errors';
 
 /**
@@ -22,6 +29,7 @@ export const REDIRECT_ROUTE: ApiRoute = {
     description:
       'The short URL itself: a `302` to the destination, with the request’s query merged into the destination’s (the short URL’s value wins a clash). Human clicks are counted after the answer; bots are not. No API key. `HEAD` answers the same, without a body.',
     tags: [API_ROUTE_TAGS.redirects],
+    security: NO_SECURITY,
     params: {
       type: 'object',
       properties: { slug: { type: 'string', description: 'The link’s slug.' } },
@@ -68,6 +76,7 @@ export const METRICS_ROUTE: ApiRoute = {
     summary: 'The redirector’s click pipeline counters',
     description: 'Prometheus text exposition format 0.0.4.',
     tags: [API_ROUTE_TAGS.operations],
+    security: NO_SECURITY,
     response: {
       200: {
         description: 'Counters and gauges of the click queue.',

@@ -42,7 +42,7 @@ const slugParams = {
 const idempotencyKeyHeader = {
   type: 'object',
   properties: {
-    'idempotency-key': {
+    'Idempotency-Key': {
       type: 'string',
       minLength: 1,
       maxLength: LIMITS.idempotencyKeyMaxLength,
