@@ -1,6 +1,7 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { eventually } from '@shortlink/testing';
+import { loadConformance, type Conformance } from './openapi-conformance';
 
 /**
  * The API contract (../shared/spec/short-link-api.md), over real HTTP against
@@ -30,7 +31,10 @@ export function describeApiContract(mode: string, target: () => ContractTarget):
     let page: { origin: string; paths: string[]; close(): Promise<void> };
     const run = Math.random().toString(36).slice(2, 7);
 
+    let conformance: Conformance;
+
     beforeAll(async () => {
+      conformance = await loadConformance(target().url);
       pro = await target().issueKey('pro');
       free = await target().issueKey('free');
       page = await startPage();
@@ -40,8 +44,15 @@ export function describeApiContract(mode: string, target: () => ContractTarget):
       await page?.close();
     });
 
+    // Every response of every case is checked against the API document (GET /openapi.json).
+    afterEach(() => expect(conformance.takeViolations()).toEqual([]));
+
+    /** The suite's one way to send a request: the answer is checked against the API document. */
+    const call = async (path: string, init: RequestInit = {}): Promise<Response> =>
+      conformance.check(init.method ?? 'GET', path, await fetch(`${target().url}${path}`, init));
+
     const post = (body: unknown, key: string | null = pro) =>
-      fetch(`${target().url}/api/v1/links`, {
+      call('/api/v1/links', {
         method: 'POST',
         headers: {
           'content-type': 'application/json',
@@ -50,7 +61,7 @@ export function describeApiContract(mode: string, target: () => ContractTarget):
         body: JSON.stringify(body),
       });
     const send = (method: 'PATCH' | 'DELETE', slug: string, body?: unknown, key: string = pro) =>
-      fetch(`${target().url}/api/v1/links/${slug}`, {
+      call(`/api/v1/links/${slug}`, {
         method,
         headers: {
           authorization: `Bearer ${key}`,
@@ -59,7 +70,7 @@ export function describeApiContract(mode: string, target: () => ContractTarget):
         body: body === undefined ? undefined : JSON.stringify(body),
       });
     const get = (path: string, key: string | null = pro, headers: Record<string, string> = {}) =>
-      fetch(`${target().url}${path}`, {
+      call(path, {
         redirect: 'manual',
         headers: { ...headers, ...(key === null ? {} : { authorization: `Bearer ${key}` }) },
       });
@@ -77,6 +88,25 @@ export function describeApiContract(mode: string, target: () => ContractTarget):
         createdAt: expect.stringMatching(ISO_MILLIS),
         updatedAt: link.createdAt,
       });
+    });
+
+    it('serves its API document and the reference page, the page’s files from this process only', async () => {
+      expect(await json(await call('/healthz'))).toEqual({ status: 'ok', service: 'shortlink' });
+      const document = await json(await fetch(`${target().url}/openapi.json`));
+      expect(document.openapi).toBe('3.1.0');
+      expect(Object.keys(document.paths)).toEqual(expect.arrayContaining(['/api/v1/links', '/{slug}', '/healthz']));
+      // Not API operations, so not in the document: fetched as they are.
+      const docs = await fetch(`${target().url}/docs`);
+      expect(docs.status).toBe(200);
+      expect(docs.headers.get('content-type')).toMatch(/^text\/html/);
+      const assets = [...(await docs.text()).matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
+      expect(assets.length).toBeGreaterThan(3);
+      for (const asset of assets) {
+        expect(asset).not.toMatch(/^(?:[a-z]+:)?\/\//i);
+        const res = await fetch(new URL(asset, `${target().url}/docs/`));
+        expect([asset, res.status]).toEqual([asset, 200]);
+        await res.arrayBuffer();
+      }
     });
 
     it('generates a 5-character slug with a digit when none is given', async () => {
@@ -110,6 +140,8 @@ export function describeApiContract(mode: string, target: () => ContractTarget):
       const res = await get(`/r-${run}`, null);
       expect(res.status).toBe(302);
       expect(res.headers.get('location')).toBe('https://example.com/go');
+      const head = await call(`/r-${run}`, { method: 'HEAD', redirect: 'manual' });
+      expect([head.status, head.headers.get('location')]).toEqual([302, 'https://example.com/go']);
       expect((await get(`/nope-${run}`, null)).status).toBe(404);
     });
 
@@ -329,7 +361,7 @@ export function describeApiContract(mode: string, target: () => ContractTarget):
 
     // After the preview test: the links created here queue in the preview worker ahead of its page.
     const postWith = (path: string, body: unknown, headers: Record<string, string>, key: string = pro) =>
-      fetch(`${target().url}${path}`, {
+      call(path, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, ...headers },
         body: typeof body === 'string' ? body : JSON.stringify(body),

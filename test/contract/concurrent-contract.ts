@@ -1,4 +1,5 @@
 import type { ContractTarget } from './api-contract';
+import { loadConformance, type Conformance } from './openapi-conformance';
 
 /**
  * The contract under load, as integrators and redirect traffic produce it: two
@@ -19,6 +20,11 @@ type Json = any;
 export function describeConcurrentContract(mode: string, target: () => ContractTarget): void {
   describe(`API contract under concurrent load (${mode})`, () => {
     const run = Math.random().toString(36).slice(2, 7);
+    let conformance: Conformance;
+
+    beforeAll(async () => {
+      conformance = await loadConformance(target().url);
+    });
 
     it(`${CONCURRENT_CREATES} creates from two accounts, each followed at once by its redirect and reads`, async () => {
       const accounts = await Promise.all([target().issueKey('pro'), target().issueKey('pro')]);
@@ -28,7 +34,8 @@ export function describeConcurrentContract(mode: string, target: () => ContractT
       const call = async (path: string, init: RequestInit = {}): Promise<Response> => {
         const res = await fetch(`${url}${path}`, { redirect: 'manual', ...init });
         outcome.statuses.set(res.status, (outcome.statuses.get(res.status) ?? 0) + 1);
-        return res;
+        // Checked against the API document; a mismatch is recorded and asserted below.
+        return conformance.check(init.method ?? 'GET', path, res).catch(() => res);
       };
       const create = (key: string, body: unknown) =>
         call('/api/v1/links', {
@@ -92,6 +99,8 @@ export function describeConcurrentContract(mode: string, target: () => ContractT
       ]);
 
       expect(outcome.failures).toEqual([]);
+      expect(conformance.takeViolations()).toEqual([]);
+      expect(conformance.checked).toBeGreaterThan(CONCURRENT_CREATES * 4);
       const serverErrors = [...outcome.statuses].filter(([status]) => status >= 500);
       expect(serverErrors).toEqual([]);
       expect(outcome.statuses.get(401) ?? 0).toBe(0);

@@ -21,6 +21,7 @@ export function composeEntryPoint(root: string): string {
       redirectors: [replicas('redirector', 3000)],
       writeApis: [replicas('write-api', 3000)],
       analytics: [replicas('analytics', 3000)],
+      apiDocs: [replicas('api-docs', 3000)],
     },
   });
 }

@@ -14,7 +14,7 @@ export interface EntryPointConfig {
   errorsDir: string;
   /** A `resolvers` section, where instances are found by DNS (docker compose). */
   resolvers?: string;
-  servers: { redirectors: string[]; writeApis: string[]; analytics: string[] };
+  servers: { redirectors: string[]; writeApis: string[]; analytics: string[]; apiDocs: string[] };
 }
 
 /** The one HAProxy configuration, for the local fleet and for docker compose alike. */
@@ -26,7 +26,8 @@ export function renderEntryPoint(config: EntryPointConfig): string {
     .replaceAll('@ERRORS@', config.errorsDir)
     .replace('@REDIRECTORS@', lines(config.servers.redirectors))
     .replace('@WRITE_APIS@', lines(config.servers.writeApis))
-    .replace('@ANALYTICS@', lines(config.servers.analytics));
+    .replace('@ANALYTICS@', lines(config.servers.analytics))
+    .replace('@API_DOCS@', lines(config.servers.apiDocs));
 }
 
 export interface EntryPointLayout {
@@ -37,6 +38,7 @@ export interface EntryPointLayout {
   redirectors: readonly Upstream[];
   writeApis: readonly Upstream[];
   analytics: readonly Upstream[];
+  apiDocs: readonly Upstream[];
 }
 
 const local = (upstreams: readonly Upstream[]) => upstreams.map((u) => `server ${u.name} 127.0.0.1:${u.port} check`);
@@ -56,6 +58,7 @@ export function entryPointProcess(layout: EntryPointLayout): ProcessSpec {
             redirectors: local(layout.redirectors),
             writeApis: local(layout.writeApis),
             analytics: local(layout.analytics),
+            apiDocs: local(layout.apiDocs),
           },
         }),
       ),

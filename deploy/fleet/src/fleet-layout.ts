@@ -17,7 +17,7 @@ export interface FleetOptions {
 }
 
 export interface ServiceInstance extends Upstream {
-  service: 'write-api' | 'redirector' | 'projector' | 'analytics' | 'preview-worker';
+  service: 'write-api' | 'redirector' | 'projector' | 'analytics' | 'preview-worker' | 'api-docs';
   env?: Record<string, string>;
 }
 
@@ -54,7 +54,15 @@ export const INSTANCES: ServiceInstance[] = [
   { name: 'redirector-2', service: 'redirector', port: 3202 },
   { name: 'analytics', service: 'analytics', port: 3301 },
   { name: 'preview-worker', service: 'preview-worker', port: 3501 },
+  // The API document and its reference page: no service knows the others' routes, so a process of its own.
+  { name: 'api-docs', service: 'api-docs', port: 3601 },
 ];
+
+/** Each kind of instance's entry point. */
+const entryOf = (root: string, service: ServiceInstance['service']): string =>
+  service === 'api-docs'
+    ? join(root, 'deploy', 'standalone', 'dist', 'api-docs-main.js')
+    : join(root, 'services', service, 'dist', 'main.js');
 
 async function healthy(port: number): Promise<boolean> {
   const res = await fetch(`http://127.0.0.1:${port}/healthz`, { signal: AbortSignal.timeout(1000) });
@@ -108,7 +116,7 @@ export function fleetLayout(options: FleetOptions): FleetLayout {
   const serviceProcess = (instance: ServiceInstance): ProcessSpec => ({
     name: instance.name,
     command: process.execPath,
-    args: [join(root, 'services', instance.service, 'dist', 'main.js')],
+    args: [entryOf(root, instance.service)],
     env: { ...shared, PORT: String(instance.port), ...instance.env },
     ready: () => healthy(instance.port),
   });
@@ -120,6 +128,7 @@ export function fleetLayout(options: FleetOptions): FleetLayout {
     redirectors: instances.filter((i) => i.service === 'redirector'),
     writeApis: instances.filter((i) => i.service === 'write-api'),
     analytics: instances.filter((i) => i.service === 'analytics'),
+    apiDocs: instances.filter((i) => i.service === 'api-docs'),
   });
   const clickhouseProcess: ProcessSpec = {
     name: 'clickhouse',

@@ -6,3 +6,4 @@ export {
   type SystemOptions,
   type ComposedSystem,
 } from './system';
+export { API_ROUTES, API_VERSION } from './api-routes';

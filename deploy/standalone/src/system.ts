@@ -10,6 +10,7 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import type { Pool } from 'pg';
 import type { RateLimiter } from '@shortlink/accounts';
 import { systemRateLimitEnv } from '@shortlink/config';
+import { createApiDocs } from '@shortlink/api-docs';
 import type { ServiceModule } from '@shortlink/http';
 import type { EventLogClient, KafkaLogger, KafkaNames } from '@shortlink/kafka';
 import { analyticsConfig, composeAnalytics, createAnalytics } from '@shortlink/service-analytics';
@@ -18,6 +19,7 @@ import { composeProjector, projectorConfig } from '@shortlink/service-projector'
 import { composeRedirector, createRedirector, redirectorConfig } from '@shortlink/service-redirector';
 import { composeWriteApi, createWriteApi, writeApiConfig } from '@shortlink/service-write-api';
 import type { z } from 'zod';
+import { API_ROUTES, API_VERSION } from './api-routes';
 
 /** Every setting of every service: what `npm start` reads. */
 export const systemConfig = redirectorConfig
@@ -73,6 +75,7 @@ export async function composeSystem(
       ...(options.previews === false ? [] : [composePreviewWorker(settings, stores, options.previewSeams)]),
       createWriteApi(writeApi),
       createAnalytics(composeAnalytics(settings, stores)),
+      createApiDocs({ routes: API_ROUTES, publicBaseUrl: settings.PUBLIC_BASE_URL, version: API_VERSION }),
       createRedirector(redirector),
     ],
     flushClicks: () => redirector.clickQueue?.flush() ?? Promise.resolve(),

@@ -1,10 +1,28 @@
 export { createServer, type ServerOptions } from './server';
 export { HttpError, errorBody, type ErrorBody } from './errors';
-export { healthRoutes, type HealthOptions } from './health';
+export { healthRoutes, HEALTH_ROUTE, type HealthOptions } from './health';
 export { serveUntilSignalled, type ServeOptions } from './serve';
 export { runServices, buildProcessServer, type ServiceModule, type ProcessOptions } from './service';
 export { runMain, processOptionsFrom, createLogger, type HttpProcessConfig } from './entry';
-export { errorResponseSchema, linkResponseProperties, LINK_RESPONSE_FIELDS } from './schemas';
+export {
+  errorResponseSchema,
+  linkResponseProperties,
+  linkSchema,
+  LINK_EXAMPLE,
+  LINK_RESPONSE_FIELDS,
+  MALFORMED_REQUESTS,
+} from './schemas';
+export {
+  API_KEY_SECURITY,
+  NO_SECURITY,
+  API_ROUTE_TAGS,
+  errorResponse,
+  RESPONSE_HEADERS,
+  servedSchema,
+  type ApiRoute,
+  type ErrorText,
+  type JsonSchema,
+} from './api-route';
 export { HTTP_ERRORS, type HttpErrorText } from './http-errors';
 export { HTTP_LIMITS, type HttpLimits } from './http-limits';
 export { isDependencyOutage } from './dependency-outage';

@@ -42,3 +42,8 @@ export const INVALID_SEARCH = new HttpError(
   `search must be 1-${LIST_LIMITS.searchMaxLength} characters without control characters`,
   'invalid_search',
 );
+
+/** A range the account's plan does not include (the free plan: 7d and 30d). */
+export function rangeNeedsPro(range: string): HttpError {
+  return new HttpError(403, `The ${range} range requires the Pro plan`, 'plan_upgrade_required');
+}

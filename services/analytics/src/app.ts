@@ -1,12 +1,13 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { FastifyInstance } from 'fastify';
 import { accountOf, PLANS, requireApiKey } from '@shortlink/accounts';
-import { errorResponseSchema, HttpError, type ServiceModule } from '@shortlink/http';
+import { servedSchema, type ServiceModule } from '@shortlink/http';
 import { linkReadRoutes, ownedLink, type LinkReadDeps } from './links/link-route';
 import { linkListRoutes, type LinkListDeps } from './links/list-route';
 import { readLinkStats } from './analytics/queries';
 import { isRange, rangeDays } from './analytics/range';
-import { INVALID_RANGE } from './analytics-errors';
+import { INVALID_RANGE, rangeNeedsPro } from './analytics-errors';
+import { ANALYTICS_ROUTE } from './analytics-routes';
 
 export const SERVICE_NAME = 'analytics';
 
@@ -14,48 +15,6 @@ export interface AnalyticsDeps extends LinkReadDeps, LinkListDeps {
   clickhouse: ClickHouseClient;
   now: () => Date;
 }
-
-const bucketsSchema = {
-  type: 'array',
-  items: {
-    type: 'object',
-    properties: { name: { type: 'string' }, count: { type: 'integer' } },
-    required: ['name', 'count'],
-  },
-} as const;
-
-const analyticsSchema = {
-  type: 'object',
-  properties: {
-    slug: { type: 'string' },
-    range: { type: 'string' },
-    totalClicks: { type: 'integer' },
-    uniqueVisitors: { type: 'integer' },
-    clicksOverTime: {
-      type: 'array',
-      items: {
-        type: 'object',
-        properties: { date: { type: 'string' }, clicks: { type: 'integer' } },
-        required: ['date', 'clicks'],
-      },
-    },
-    referrers: bucketsSchema,
-    countries: bucketsSchema,
-    devices: bucketsSchema,
-    browsers: bucketsSchema,
-  },
-  required: [
-    'slug',
-    'range',
-    'totalClicks',
-    'uniqueVisitors',
-    'clicksOverTime',
-    'referrers',
-    'countries',
-    'devices',
-    'browsers',
-  ],
-} as const;
 
 /**
  * The read API: link analytics (spec 4.2) from the ClickHouse aggregate
@@ -69,28 +28,15 @@ export function createAnalytics(deps: AnalyticsDeps): ServiceModule {
       await linkReadRoutes(app, deps);
       await linkListRoutes(app, deps);
       app.get<{ Params: { slug: string }; Querystring: { range?: unknown } }>(
-        '/api/v1/links/:slug/analytics',
-        {
-          onRequest: requireApiKey(deps.authenticate, deps.rateLimiter),
-          schema: {
-            params: { type: 'object', properties: { slug: { type: 'string' } }, required: ['slug'] },
-            // Any shape reaches the handler, so a repeated or odd `range` is named: `Invalid range`.
-            querystring: { type: 'object' },
-            response: {
-              200: analyticsSchema,
-              400: errorResponseSchema,
-              401: errorResponseSchema,
-              403: errorResponseSchema,
-              404: errorResponseSchema,
-            },
-          },
-        },
+        ANALYTICS_ROUTE.url,
+        // Any query reaches the handler, so a repeated or odd `range` is named: `Invalid range`.
+        { onRequest: requireApiKey(deps.authenticate, deps.rateLimiter), schema: servedSchema(ANALYTICS_ROUTE) },
         async (request) => {
           const account = accountOf(request);
           const range = request.query.range ?? '7d';
           if (typeof range !== 'string' || !isRange(range)) throw INVALID_RANGE;
           if (!(PLANS[account.plan].analyticsRanges as readonly string[]).includes(range)) {
-            throw new HttpError(403, `The ${range} range requires the Pro plan`, 'plan_upgrade_required');
+            throw rangeNeedsPro(range);
           }
           const { slug } = request.params;
           // Another account's link is "not found" too: existence does not leak.

@@ -1,10 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { SLUG_PATTERN } from '@shortlink/events';
-import type { ServiceModule } from '@shortlink/http';
+import { servedSchema, type ServiceModule } from '@shortlink/http';
 import type { ClickQueueStats } from './clicks/click-queue';
 import type { LinkCache, ResolvedLink } from './link-cache';
 import { passQueryThrough } from './query-pass-through';
 import { REDIRECT_ERRORS, type RedirectError } from './redirect-errors';
+import { METRICS_ROUTE, REDIRECT_ROUTE } from './redirector-routes';
 
 const refuse = (reply: FastifyReply, { status, headers, body }: RedirectError): FastifyReply =>
   reply.code(status).headers(headers).send(body);
@@ -51,16 +52,12 @@ export function createRedirector(deps: RedirectorDeps): ServiceModule {
     stop: deps.stop,
     async routes(app: FastifyInstance) {
       // `metrics` is a reserved slug, so this never hides a link.
-      app.get('/metrics', { schema: { response: { 200: { type: 'string' } } } }, (_request, reply) =>
+      app.get(METRICS_ROUTE.url, { schema: servedSchema(METRICS_ROUTE) }, (_request, reply) =>
         reply.header('content-type', 'text/plain; version=0.0.4').send(metricsText(deps)),
       );
       app.get<{ Params: { slug: string } }>(
-        '/:slug',
-        {
-          schema: {
-            params: { type: 'object', properties: { slug: { type: 'string' } }, required: ['slug'] },
-          },
-        },
+        REDIRECT_ROUTE.url,
+        { schema: servedSchema(REDIRECT_ROUTE) },
         (request, reply) => {
           const { slug } = request.params;
           // Anything else cannot be a slug: a 404 without a lookup.

@@ -1,5 +1,6 @@
 /** The service's package entry: its module, its wiring and what other packages may use. */
 export * from './app';
+export { REDIRECTOR_ROUTES } from './redirector-routes';
 export { composeRedirector, type RedirectorSettings, type RedirectorStores } from './wiring';
 export { redirectorConfig, redirectorEnv, type RedirectorConfig } from './config';
 export { LinkCache, type ResolvedLink, type LookupLink } from './link-cache';

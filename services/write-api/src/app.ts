@@ -1,12 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { accountOf, requireApiKey, type Authenticate, type RateLimiter } from '@shortlink/accounts';
-import {
-  errorResponseSchema,
-  HttpError,
-  LINK_RESPONSE_FIELDS,
-  linkResponseProperties,
-  type ServiceModule,
-} from '@shortlink/http';
+import { HttpError, servedSchema, type ServiceModule } from '@shortlink/http';
 import { SLUG_PATTERN } from '@shortlink/events';
 import { idempotentRequests, type IdempotencyDeps } from './idempotency/idempotent-requests';
 import { assembleBulkResults, bulkItems, validateBulkItem } from './links/bulk-create';
@@ -16,6 +10,7 @@ import { validateCreateLink } from './links/create-link-validation';
 import { serviceAddresses } from './links/self-link';
 import { validateUpdateLink } from './links/update-link-validation';
 import { LIMITS, LINK_NOT_FOUND } from './write-api-errors';
+import { BULK_CREATE_ROUTE, CREATE_LINK_ROUTE, DELETE_LINK_ROUTE, UPDATE_LINK_ROUTE } from './write-api-routes';
 
 export const SERVICE_NAME = 'write-api';
 
@@ -29,39 +24,6 @@ export interface WriteApiDeps extends CreateLinkDeps, ChangeLinkDeps {
   start?: () => Promise<void>;
   stop?: () => Promise<void>;
 }
-
-const linkSchema = {
-  type: 'object',
-  properties: linkResponseProperties,
-  required: LINK_RESPONSE_FIELDS,
-} as const;
-
-/** One result of a bulk create: `link` on a 201, `error` and `code` otherwise. */
-const bulkResponseSchema = {
-  type: 'object',
-  properties: {
-    results: {
-      type: 'array',
-      items: {
-        type: 'object',
-        properties: {
-          status: { type: 'integer' },
-          link: linkSchema,
-          error: { type: 'string' },
-          code: { type: 'string' },
-        },
-        required: ['status'],
-      },
-    },
-  },
-  required: ['results'],
-} as const;
-
-const slugParams = {
-  type: 'object',
-  properties: { slug: { type: 'string' } },
-  required: ['slug'],
-} as const;
 
 /**
  * Accepts link creation (spec 4.1), changes and deletions, and appends
@@ -77,23 +39,13 @@ export function createWriteApi(deps: WriteApiDeps): ServiceModule {
     async routes(app: FastifyInstance) {
       app.decorateRequest('account', null);
       app.post(
-        '/api/v1/links',
+        CREATE_LINK_ROUTE.url,
         {
           onRequest: requireApiKey(deps.authenticate, deps.rateLimiter),
           preHandler: idempotent.preHandler,
           onSend: idempotent.onSend,
-          schema: {
-            // Field rules live in validateCreateLink, which names each problem the way the spec does.
-            body: { type: 'object' },
-            response: {
-              201: linkSchema,
-              400: errorResponseSchema,
-              401: errorResponseSchema,
-              403: errorResponseSchema,
-              409: errorResponseSchema,
-              422: errorResponseSchema,
-            },
-          },
+          // The body's rules live in validateCreateLink, which names each problem the way the spec does.
+          schema: servedSchema(CREATE_LINK_ROUTE),
         },
         async (request, reply) => {
           const account = accountOf(request);
@@ -116,22 +68,13 @@ export function createWriteApi(deps: WriteApiDeps): ServiceModule {
           scope.getDefaultJsonParser('error', 'error'),
         );
         scope.post(
-          '/api/v1/links/bulk',
+          BULK_CREATE_ROUTE.url,
           {
             onRequest: requireApiKey(deps.authenticate, deps.rateLimiter),
             preHandler: idempotent.preHandler,
             onSend: idempotent.onSend,
             bodyLimit: LIMITS.bulkBodyLimitBytes,
-            schema: {
-              body: { type: 'object' },
-              response: {
-                200: bulkResponseSchema,
-                400: errorResponseSchema,
-                401: errorResponseSchema,
-                409: errorResponseSchema,
-                422: errorResponseSchema,
-              },
-            },
+            schema: servedSchema(BULK_CREATE_ROUTE),
           },
           async (request, reply) => {
             const account = accountOf(request);
@@ -153,21 +96,9 @@ export function createWriteApi(deps: WriteApiDeps): ServiceModule {
         );
       });
       app.patch<{ Params: { slug: string } }>(
-        '/api/v1/links/:slug',
-        {
-          onRequest: requireApiKey(deps.authenticate, deps.rateLimiter),
-          schema: {
-            params: slugParams,
-            // Field rules live in validateUpdateLink, with creation's texts.
-            body: { type: 'object' },
-            response: {
-              200: linkSchema,
-              400: errorResponseSchema,
-              401: errorResponseSchema,
-              404: errorResponseSchema,
-            },
-          },
-        },
+        UPDATE_LINK_ROUTE.url,
+        // The body's rules live in validateUpdateLink, with creation's texts.
+        { onRequest: requireApiKey(deps.authenticate, deps.rateLimiter), schema: servedSchema(UPDATE_LINK_ROUTE) },
         async (request) => {
           const account = accountOf(request);
           const validated = validateUpdateLink(request.body, service);
@@ -180,11 +111,8 @@ export function createWriteApi(deps: WriteApiDeps): ServiceModule {
         },
       );
       app.delete<{ Params: { slug: string } }>(
-        '/api/v1/links/:slug',
-        {
-          onRequest: requireApiKey(deps.authenticate, deps.rateLimiter),
-          schema: { params: slugParams, response: { 401: errorResponseSchema, 404: errorResponseSchema } },
-        },
+        DELETE_LINK_ROUTE.url,
+        { onRequest: requireApiKey(deps.authenticate, deps.rateLimiter), schema: servedSchema(DELETE_LINK_ROUTE) },
         async (request, reply) => {
           const slug = ownSlug(request.params.slug);
           await changeLink(deps, accountOf(request), slug, { kind: 'delete' });

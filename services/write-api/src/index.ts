@@ -1,5 +1,6 @@
 /** The service's package entry: its module, its wiring and what other packages may use. */
 export * from './app';
+export { WRITE_API_ROUTES } from './write-api-routes';
 export { composeWriteApi, type WriteApiSettings, type WriteApiStores } from './wiring';
 export { writeApiConfig, type WriteApiConfig } from './config';
 export { createClaimSettler, type SettleOutcome } from './links/settle-claims';

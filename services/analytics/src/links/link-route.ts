@@ -1,9 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { accountOf, requireApiKey, type Authenticate, type RateLimiter } from '@shortlink/accounts';
 import { SLUG_PATTERN } from '@shortlink/events';
-import { errorResponseSchema, LINK_RESPONSE_FIELDS, linkResource, linkResponseProperties } from '@shortlink/http';
+import { linkResource, servedSchema } from '@shortlink/http';
 import type { LinkRecord, PreviewRecord } from '@shortlink/postgres';
 import { LINK_NOT_FOUND } from '../analytics-errors';
+import { LINK_READ_ROUTE } from '../analytics-routes';
 
 export interface LinkReadDeps {
   authenticate: Authenticate;
@@ -13,27 +14,6 @@ export interface LinkReadDeps {
   findPreview: (linkId: string) => Promise<PreviewRecord | null>;
   publicBaseUrl: string;
 }
-
-const nullableString = { type: ['string', 'null'] } as const;
-
-const linkWithPreviewSchema = {
-  type: 'object',
-  properties: {
-    ...linkResponseProperties,
-    preview: {
-      type: 'object',
-      properties: {
-        status: { type: 'string', enum: ['pending', 'ready', 'failed'] },
-        title: nullableString,
-        description: nullableString,
-        image: nullableString,
-        fetchedAt: nullableString,
-      },
-      required: ['status', 'title', 'description', 'image', 'fetchedAt'],
-    },
-  },
-  required: [...LINK_RESPONSE_FIELDS, 'preview'],
-} as const;
 
 /** The link a key may read, or 404 for unknown slugs and other accounts' links alike. */
 export async function ownedLink(
@@ -52,14 +32,8 @@ export async function ownedLink(
  */
 export async function linkReadRoutes(app: FastifyInstance, deps: LinkReadDeps): Promise<void> {
   app.get<{ Params: { slug: string } }>(
-    '/api/v1/links/:slug',
-    {
-      onRequest: requireApiKey(deps.authenticate, deps.rateLimiter),
-      schema: {
-        params: { type: 'object', properties: { slug: { type: 'string' } }, required: ['slug'] },
-        response: { 200: linkWithPreviewSchema, 401: errorResponseSchema, 404: errorResponseSchema },
-      },
-    },
+    LINK_READ_ROUTE.url,
+    { onRequest: requireApiKey(deps.authenticate, deps.rateLimiter), schema: servedSchema(LINK_READ_ROUTE) },
     async (request) => {
       const link = await ownedLink(deps, request.params.slug, accountOf(request).id);
       const found = await deps.findPreview(link.linkId);

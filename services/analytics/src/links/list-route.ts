@@ -1,8 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { accountOf, requireApiKey, type Authenticate, type RateLimiter } from '@shortlink/accounts';
-import { errorResponseSchema, LINK_RESPONSE_FIELDS, linkResource, linkResponseProperties } from '@shortlink/http';
+import { linkResource, servedSchema } from '@shortlink/http';
 import type { LinkListQuery, LinkRecord } from '@shortlink/postgres';
 import { INVALID_CURSOR } from '../analytics-errors';
+import { LINK_LIST_ROUTE } from '../analytics-routes';
 import { encodeCursor } from './list-cursor';
 import { parseListRequest } from './list-query';
 
@@ -16,18 +17,6 @@ export interface LinkListDeps {
   publicBaseUrl: string;
 }
 
-const linkListSchema = {
-  type: 'object',
-  properties: {
-    links: {
-      type: 'array',
-      items: { type: 'object', properties: linkResponseProperties, required: LINK_RESPONSE_FIELDS },
-    },
-    nextCursor: { type: ['string', 'null'] },
-  },
-  required: ['links', 'nextCursor'],
-} as const;
-
 /**
  * `GET /api/v1/links`: the caller's links, newest first, a page at a time (an
  * addition to the spec, documented in the README). `nextCursor` is null on
@@ -35,15 +24,9 @@ const linkListSchema = {
  */
 export async function linkListRoutes(app: FastifyInstance, deps: LinkListDeps): Promise<void> {
   app.get<{ Querystring: Record<string, unknown> }>(
-    '/api/v1/links',
-    {
-      onRequest: requireApiKey(deps.authenticate, deps.rateLimiter),
-      schema: {
-        // Any shape reaches the handler, which names the parameter at fault.
-        querystring: { type: 'object' },
-        response: { 200: linkListSchema, 400: errorResponseSchema, 401: errorResponseSchema },
-      },
-    },
+    LINK_LIST_ROUTE.url,
+    // Any query reaches the handler, which names the parameter at fault.
+    { onRequest: requireApiKey(deps.authenticate, deps.rateLimiter), schema: servedSchema(LINK_LIST_ROUTE) },
     async (request) => {
       const accountId = accountOf(request).id;
       const parsed = parseListRequest(request.query);

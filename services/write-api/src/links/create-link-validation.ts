@@ -1,6 +1,6 @@
 import { PLANS, type Plan } from '@shortlink/accounts';
-import { LIMITS, planRejection, REJECTIONS, type Rejection } from '../write-api-errors';
-import { CUSTOM_SLUG } from './slug';
+import { planRejection, REJECTIONS, type Rejection } from '../write-api-errors';
+import { customSlugField, destinationUrlField, fits, tagField } from './link-fields';
 import { isReservedSlug } from './reserved-slugs';
 import { pointsAtThisService, type ServiceAddresses } from './self-link';
 
@@ -13,12 +13,6 @@ export interface CreateLinkInput {
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
-
-/** C0 controls, DEL and C1 controls: invisible, and no part of a URL or a label. */
-// eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
-/** A URL is refused, not trimmed, when it starts or ends with white space: `destinationUrl` is echoed as submitted. */
-const SURROUNDING_SPACE = /^\s|\s$/;
 
 /**
  * Validates a create request in the order the spec lists its errors: the body
@@ -39,7 +33,7 @@ export function validateCreateLink(
 
   let slug: string | null = null;
   if (customSlug !== undefined && customSlug !== null) {
-    if (typeof customSlug !== 'string' || !CUSTOM_SLUG.test(customSlug)) return reject(REJECTIONS.slugFormat);
+    if (typeof customSlug !== 'string' || !fits(customSlugField, customSlug)) return reject(REJECTIONS.slugFormat);
     if (isReservedSlug(customSlug)) return reject(REJECTIONS.slugReserved);
     if (customSlug.length < PLANS[plan].minCustomSlugLength) return reject(planRejection(plan));
     slug = customSlug;
@@ -59,8 +53,11 @@ export function validateCreateLink(
  */
 export function destinationUrlRejection(url: unknown, service: ServiceAddresses): Rejection | null {
   if (typeof url !== 'string') return REJECTIONS.invalidBody;
-  if (url.length > LIMITS.urlMaxLength) return REJECTIONS.urlTooLong;
-  if (CONTROL.test(url) || SURROUNDING_SPACE.test(url)) return REJECTIONS.invalidBody;
+  const shape = destinationUrlField.safeParse(url);
+  // Its length first: a long URL is told so, whatever else is wrong with it.
+  if (!shape.success) {
+    return shape.error.issues.some((i) => i.code === 'too_big') ? REJECTIONS.urlTooLong : REJECTIONS.invalidBody;
+  }
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -70,8 +67,8 @@ export function destinationUrlRejection(url: unknown, service: ServiceAddresses)
   if ((parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || parsed.hostname === '') {
     return REJECTIONS.invalidBody;
   }
-  // `new URL` accepts a few forms a person would not call a URL ("https:example.com").
-  if (!/^https?:\/\//i.test(url)) return REJECTIONS.invalidBody;
+  // `new URL` accepts a few forms a person would not call a URL ("https:example.com"): the
+  // field's schema asks for `http://` or `https://` as written.
   if (parsed.username !== '' || parsed.password !== '') return REJECTIONS.urlCredentials;
   if (pointsAtThisService(parsed, service)) return REJECTIONS.urlSelf;
   return null;
@@ -80,8 +77,5 @@ export function destinationUrlRejection(url: unknown, service: ServiceAddresses)
 /** The rules of a tag (null: no tag), for creation and change alike. */
 export function tagRejection(tag: unknown): Rejection | null {
   if (tag === null) return null;
-  if (typeof tag !== 'string' || tag.length === 0 || tag.length > LIMITS.tagMaxLength || CONTROL.test(tag)) {
-    return REJECTIONS.tag;
-  }
-  return null;
+  return fits(tagField, tag) ? null : REJECTIONS.tag;
 }

@@ -1,5 +1,6 @@
 import { REJECTIONS, type Rejection } from '../write-api-errors';
 import { destinationUrlRejection, isRecord, tagRejection } from './create-link-validation';
+import { updateLinkBody } from './link-fields';
 import type { ServiceAddresses } from './self-link';
 
 /** What a PATCH asks to change; an absent field stays as it is. */
@@ -9,7 +10,7 @@ export interface LinkChanges {
   tag?: string | null;
 }
 
-const CHANGEABLE = new Set(['url', 'tag']);
+const CHANGEABLE = new Set(Object.keys(updateLinkBody.shape));
 
 /**
  * Validates a change request with creation's rules and texts for `url` and

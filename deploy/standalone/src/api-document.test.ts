@@ -1,0 +1,93 @@
+import { buildApiDocument, OPENAPI_VERSION, type OpenApiDocument } from '@shortlink/api-docs';
+import { createServer, healthRoutes } from '@shortlink/http';
+import { API_ROUTES, API_VERSION } from './api-routes';
+import { composeSystem, systemConfig, type SystemStores } from './system';
+
+/**
+ * The API document (`GET /openapi.json`) is a valid OpenAPI 3.1 document by
+ * Redocly's linter (the engine of `redocly lint`, its recommended rules,
+ * which also check every example against its schema), and describes every
+ * route a process of the system serves.
+ */
+
+let document: OpenApiDocument;
+
+beforeAll(async () => {
+  document = await buildApiDocument(API_ROUTES, { publicBaseUrl: 'https://sho.rt', version: API_VERSION });
+});
+
+const OPERATIONS = ['get', 'head', 'post', 'patch', 'put', 'delete'];
+
+const documented = (doc: OpenApiDocument): string[] =>
+  Object.entries(doc.paths)
+    .flatMap(([path, item]) =>
+      Object.keys(item)
+        .filter((method) => OPERATIONS.includes(method))
+        .map((method) => `${method.toUpperCase()} ${path}`),
+    )
+    .sort();
+
+describe('the API document', () => {
+  it('is OpenAPI 3.1 without a problem under Redocly’s recommended rules', async () => {
+    // ESM-only: loaded as a module, not through Jest's CommonJS loader.
+    const { createConfig, lintFromString } = await import('@redocly/openapi-core');
+    const problems = await lintFromString({
+      source: JSON.stringify(document),
+      absoluteRef: 'openapi.json',
+      // A redirect answers 302, by design: it has no 2xx.
+      config: await createConfig({ extends: ['recommended-strict'], rules: { 'operation-2xx-response': 'off' } }),
+    });
+    const report = problems.map((p) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location[0]?.pointer ?? ''}`);
+    expect(document.openapi).toBe(OPENAPI_VERSION);
+    expect(report).toEqual([]);
+  });
+
+  it('describes every route that the system serves, HEAD of a redirect included, and nothing else', async () => {
+    // Fastify answers HEAD for every GET; the document shows it where a client uses it: the redirect.
+    const headDocumented = new Set(API_ROUTES.filter((r) => r.head).map((r) => r.url));
+    const served: string[] = [];
+    const app = createServer({ logger: false, trustProxy: false });
+    app.addHook('onRoute', (route) => {
+      if (route.url === '/openapi.json' || route.url.startsWith('/docs')) return;
+      for (const method of [route.method].flat()) {
+        if (method === 'HEAD' && !headDocumented.has(route.url)) continue;
+        served.push(`${method} ${route.url.replace(/:(\w+)/g, '{$1}')}`);
+      }
+    });
+    await app.register(healthRoutes, { service: 'test', ready: () => true });
+    const system = await composeSystem(
+      systemConfig.parse({ PUBLIC_BASE_URL: 'https://sho.rt', VISITOR_HASH_SECRET: 'a-visitor-secret-for-this-test' }),
+      inertStores(),
+    );
+    for (const module of system.modules) if (module.routes) await app.register(module.routes);
+    await app.ready();
+    await app.close();
+    expect(documented(document)).toEqual([...new Set(served)].sort());
+  });
+
+  it('names each error text of a response in its examples, and its schema allows exactly those', () => {
+    interface ErrorMedia {
+      schema: { properties: { code: { enum: string[] } } };
+      examples: Record<string, { value: unknown }>;
+    }
+    const create = document.paths['/api/v1/links']?.post as unknown as {
+      responses: Record<string, { content: { 'application/json': ErrorMedia } }>;
+    };
+    const conflict = create.responses['409']!.content['application/json'];
+    expect(conflict.schema.properties.code.enum).toEqual(['slug_taken', 'idempotency_key_in_progress']);
+    expect(conflict.examples.slugTaken!.value).toEqual({ error: 'This slug is already taken', code: 'slug_taken' });
+  });
+});
+
+/** Stores that are never used: composing touches no I/O, it only wires. */
+function inertStores(): SystemStores {
+  const client = { producer: () => ({}), admin: () => ({}), consumer: () => ({}) };
+  const logger = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined };
+  return {
+    pool: {},
+    kafka: client,
+    names: { topics: { links: 'l', clicks: 'c', deadLetter: 'd' }, groups: {} },
+    clickhouse: {},
+    logger,
+  } as unknown as SystemStores;
+}

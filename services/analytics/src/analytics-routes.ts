@@ -1,0 +1,296 @@
+import { PLANS, UNAUTHORIZED } from '@shortlink/accounts';
+import {
+  API_KEY_SECURITY,
+  API_ROUTE_TAGS,
+  errorResponse,
+  HTTP_ERRORS,
+  LINK_EXAMPLE,
+  LINK_RESPONSE_FIELDS,
+  linkResponseProperties,
+  linkSchema,
+  MALFORMED_REQUESTS,
+  RESPONSE_HEADERS,
+  type ApiRoute,
+} from '@shortlink/http';
+import { RANGES } from './analytics/range';
+import {
+  INVALID_CURSOR,
+  INVALID_LIMIT,
+  INVALID_RANGE,
+  INVALID_SEARCH,
+  INVALID_TAG_FILTER,
+  LINK_NOT_FOUND,
+  LIST_LIMITS,
+  rangeNeedsPro,
+} from './analytics-errors';
+
+/**
+ * The read API's routes: what app.ts registers and what the API document
+ * shows, from the same objects. Every error text comes from analytics-errors.ts
+ * (and the HTTP layer's from @shortlink/http). The query parameters are
+ * checked in code (list-query.ts, range.ts), which names the parameter at
+ * fault; their documented schemas are built from the same limits.
+ */
+
+const slugParams = {
+  type: 'object',
+  properties: { slug: { type: 'string', description: 'The link’s slug.' } },
+  required: ['slug'],
+} as const;
+
+const unauthorized = errorResponse(
+  'No API key, or one that is malformed, unknown or revoked.',
+  { unauthorized: UNAUTHORIZED },
+  { 'WWW-Authenticate': RESPONSE_HEADERS.wwwAuthenticate },
+);
+const linkNotFound = errorResponse('No such link for this key: unknown, deleted, or another account’s.', {
+  linkNotFound: LINK_NOT_FOUND,
+});
+const storeUnavailable = errorResponse(
+  'A store is unreachable: try again.',
+  { storeUnavailable: HTTP_ERRORS.unavailable },
+  { 'Retry-After': RESPONSE_HEADERS.retryAfter() },
+);
+
+const nullableString = { type: ['string', 'null'] } as const;
+
+const linkWithPreviewSchema = {
+  type: 'object',
+  properties: {
+    ...linkResponseProperties,
+    preview: {
+      type: 'object',
+      description:
+        'What the destination says about itself, fetched in the background after the link is created or its destination changed; `pending` until then.',
+      properties: {
+        status: { type: 'string', enum: ['pending', 'ready', 'failed'] },
+        title: nullableString,
+        description: nullableString,
+        image: nullableString,
+        fetchedAt: { type: ['string', 'null'], format: 'date-time' },
+      },
+      required: ['status', 'title', 'description', 'image', 'fetchedAt'],
+      additionalProperties: false,
+    },
+  },
+  required: [...LINK_RESPONSE_FIELDS, 'preview'],
+  additionalProperties: false,
+} as const;
+
+export const LINK_READ_ROUTE: ApiRoute = {
+  method: 'GET',
+  url: '/api/v1/links/:slug',
+  schema: {
+    operationId: 'getLink',
+    summary: 'Read a link, with its preview',
+    tags: [API_ROUTE_TAGS.links],
+    security: API_KEY_SECURITY,
+    params: slugParams,
+    response: {
+      200: {
+        description: 'The Link object and its preview.',
+        ...linkWithPreviewSchema,
+        examples: [
+          {
+            ...LINK_EXAMPLE,
+            preview: {
+              status: 'ready',
+              title: 'Summer sale',
+              description: 'Everything half price',
+              image: 'https://example.com/summer.png',
+              fetchedAt: '2026-11-21T09:30:01.250Z',
+            },
+          },
+        ],
+      },
+      400: errorResponse('The request could not be read.', MALFORMED_REQUESTS),
+      401: unauthorized,
+      404: linkNotFound,
+      503: storeUnavailable,
+    },
+  },
+};
+
+export const LINK_LIST_ROUTE: ApiRoute = {
+  method: 'GET',
+  url: '/api/v1/links',
+  schema: {
+    operationId: 'listLinks',
+    summary: 'List the caller’s links, newest first, a page at a time',
+    description:
+      'Each parameter at most once; parameters it does not know are ignored. `nextCursor` is null on the last page.',
+    tags: [API_ROUTE_TAGS.links],
+    security: API_KEY_SECURITY,
+    querystring: {
+      type: 'object',
+      properties: {
+        limit: {
+          type: 'integer',
+          minimum: 1,
+          maximum: LIST_LIMITS.maxLimit,
+          default: LIST_LIMITS.defaultLimit,
+          description: 'Links per page.',
+        },
+        cursor: { type: 'string', description: '`nextCursor` of the previous page, as it is.' },
+        tag: {
+          type: 'string',
+          minLength: 1,
+          maxLength: LIST_LIMITS.tagMaxLength,
+          description: 'Only links with exactly this tag.',
+        },
+        search: {
+          type: 'string',
+          minLength: 1,
+          maxLength: LIST_LIMITS.searchMaxLength,
+          description: 'Only links whose slug or destination contains this text, in any case.',
+        },
+      },
+    },
+    response: {
+      200: {
+        description: 'A page of links.',
+        type: 'object',
+        properties: {
+          links: { type: 'array', items: linkSchema },
+          nextCursor: { type: ['string', 'null'], description: 'Pass as `cursor` for the next page.' },
+        },
+        required: ['links', 'nextCursor'],
+        additionalProperties: false,
+        examples: [{ links: [LINK_EXAMPLE], nextCursor: null }],
+      },
+      400: errorResponse('A parameter is not acceptable.', {
+        invalidLimit: INVALID_LIMIT,
+        invalidCursor: INVALID_CURSOR,
+        invalidTag: INVALID_TAG_FILTER,
+        invalidSearch: INVALID_SEARCH,
+        ...MALFORMED_REQUESTS,
+      }),
+      401: unauthorized,
+      503: storeUnavailable,
+    },
+  },
+};
+
+const buckets = (description: string, top?: number) =>
+  ({
+    type: 'array',
+    description,
+    ...(top === undefined ? {} : { maxItems: top }),
+    items: {
+      type: 'object',
+      properties: { name: { type: 'string' }, count: { type: 'integer', minimum: 0 } },
+      required: ['name', 'count'],
+      additionalProperties: false,
+    },
+  }) as const;
+
+const analyticsSchema = {
+  type: 'object',
+  properties: {
+    slug: { type: 'string' },
+    range: { type: 'string', enum: RANGES },
+    totalClicks: { type: 'integer', minimum: 0 },
+    uniqueVisitors: { type: 'integer', minimum: 0, description: 'Distinct visitors, by hashed IP address.' },
+    clicksOverTime: {
+      type: 'array',
+      description: 'One entry per UTC day of the range, oldest first, days without clicks included.',
+      items: {
+        type: 'object',
+        properties: {
+          date: { type: 'string', format: 'date', pattern: '^\\d{4}-\\d{2}-\\d{2}$' },
+          clicks: { type: 'integer', minimum: 0 },
+        },
+        required: ['date', 'clicks'],
+        additionalProperties: false,
+      },
+    },
+    referrers: buckets('Top 10 referrer origins; `Direct` for none.', 10),
+    countries: buckets('Top 10 countries (ISO 3166-1 alpha-2; `XX` when unknown).', 10),
+    devices: buckets('`desktop`, `mobile`, `tablet` and others.'),
+    browsers: buckets('Top 10 browser families.', 10),
+  },
+  required: [
+    'slug',
+    'range',
+    'totalClicks',
+    'uniqueVisitors',
+    'clicksOverTime',
+    'referrers',
+    'countries',
+    'devices',
+    'browsers',
+  ],
+  additionalProperties: false,
+} as const;
+
+const proOnlyRanges = RANGES.filter((r) => !(PLANS.free.analyticsRanges as readonly string[]).includes(r));
+
+export const ANALYTICS_ROUTE: ApiRoute = {
+  method: 'GET',
+  url: '/api/v1/links/:slug/analytics',
+  schema: {
+    operationId: 'getLinkAnalytics',
+    summary: 'Click analytics of a link',
+    description: 'Spec 4.2. Bots are not counted.',
+    tags: [API_ROUTE_TAGS.analytics],
+    security: API_KEY_SECURITY,
+    params: slugParams,
+    querystring: {
+      type: 'object',
+      properties: {
+        range: {
+          type: 'string',
+          enum: RANGES,
+          default: '7d',
+          description: `The days counted, ending today (UTC). The free plan has ${PLANS.free.analyticsRanges.join(' and ')}.`,
+        },
+      },
+    },
+    response: {
+      200: {
+        description: 'The link’s analytics over the range.',
+        ...analyticsSchema,
+        examples: [
+          {
+            slug: 'summer',
+            range: '7d',
+            totalClicks: 3,
+            uniqueVisitors: 2,
+            clicksOverTime: [
+              { date: '2026-11-15', clicks: 0 },
+              { date: '2026-11-16', clicks: 0 },
+              { date: '2026-11-17', clicks: 0 },
+              { date: '2026-11-18', clicks: 0 },
+              { date: '2026-11-19', clicks: 0 },
+              { date: '2026-11-20', clicks: 1 },
+              { date: '2026-11-21', clicks: 2 },
+            ],
+            referrers: [
+              { name: 'Direct', count: 2 },
+              { name: 'https://news.ycombinator.com', count: 1 },
+            ],
+            countries: [{ name: 'DE', count: 3 }],
+            devices: [
+              { name: 'desktop', count: 2 },
+              { name: 'mobile', count: 1 },
+            ],
+            browsers: [
+              { name: 'Chrome', count: 2 },
+              { name: 'Mobile Safari', count: 1 },
+            ],
+          },
+        ],
+      },
+      400: errorResponse('`range` is not one of the ranges.', { invalidRange: INVALID_RANGE, ...MALFORMED_REQUESTS }),
+      401: unauthorized,
+      403: errorResponse(
+        'The account’s plan does not include this range.',
+        Object.fromEntries(proOnlyRanges.map((r) => [`range${r}`, rangeNeedsPro(r)])),
+      ),
+      404: linkNotFound,
+      503: storeUnavailable,
+    },
+  },
+};
+
+export const ANALYTICS_ROUTES: readonly ApiRoute[] = [LINK_LIST_ROUTE, LINK_READ_ROUTE, ANALYTICS_ROUTE];
