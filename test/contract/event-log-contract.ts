@@ -1,3 +1,4 @@
+import { createMetricsRegistry } from '@shortlink/metrics';
 /**
  * What every adapter of the project's event-log interface must do, whether
  * the events live on Kafka or in the embedded log: the services are written
@@ -224,6 +225,7 @@ export function eventLogContract(open: () => Promise<EventLogUnderTest>, close: 
       deadLetterProducer,
       deadLetterTopic: deadLetters,
       maxBackoffMs: 10,
+      metrics: createMetricsRegistry({ processMetrics: false }),
       partitionsConcurrently: 3,
       sessionTimeoutMs: 10_000,
       handler: async (message) => {

@@ -5,6 +5,7 @@ import type { Pool } from 'pg';
 import { createAccountWithKey, type Plan } from '@shortlink/accounts';
 import { buildProcessServer, createLogger, type ServiceModule } from '@shortlink/http';
 import { loadConfig } from '@shortlink/config';
+import { createMetricsRegistry } from '@shortlink/metrics';
 import { createKafka, kafkaNames, openKafka, type EventLogClient, type KafkaNames } from '@shortlink/kafka';
 import { MIGRATIONS_DIR, openDatabase } from '@shortlink/postgres';
 import type { FetchPolicy } from '@shortlink/service-preview-worker';
@@ -111,12 +112,14 @@ export function testSettings(infra: TestInfra, env: Record<string, string> = {})
   });
 }
 
+/** Stores for one system: a registry of its own, as each process has. */
 const storesOf = (infra: TestInfra): SystemStores => ({
   pool: infra.pool,
   kafka: infra.log,
   names: infra.names,
   clickhouse: infra.clickhouse,
   logger: silentLogger,
+  metrics: createMetricsRegistry(),
 });
 
 /** The projector alone, composed as `npm start` composes it. */
@@ -141,13 +144,18 @@ export async function startLinkSystem(options: LinkSystemOptions = {}): Promise<
   const settings = testSettings(infra, {
     PREVIEW_ALLOW_PRIVATE_NETWORKS: String(previews?.allowPrivateNetworks ?? false),
   });
-  const system = await composeSystem(settings, storesOf(infra), {
+  const stores = storesOf(infra);
+  const system = await composeSystem(settings, stores, {
     previews: previews !== undefined,
     previewSeams: { retry: { maxAttempts: 2, firstBackoffMs: 50 }, fetchPolicy: previews },
   });
   const { modules } = system;
   // Behind a proxy, as in production: the client IP comes from X-Forwarded-For.
-  const app = await buildProcessServer(modules, { name: 'test', trustProxy: true, logger: silentLogger }, () => true);
+  const app = await buildProcessServer(
+    modules,
+    { name: 'test', trustProxy: true, logger: silentLogger, metrics: stores.metrics },
+    () => true,
+  );
   for (const m of modules) await m.start?.();
   const [proKey, freeKey] = [await issueKey(infra.pool, 'pro'), await issueKey(infra.pool, 'free')];
   return {

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ZodObject } from 'zod';
+import { createMetricsRegistry } from '@shortlink/metrics';
 import { analyticsConfig, composeAnalytics } from '@shortlink/service-analytics';
 import { composePreviewWorker, previewWorkerConfig } from '@shortlink/service-preview-worker';
 import { composeProjector, projectorConfig } from '@shortlink/service-projector';
@@ -63,6 +64,7 @@ function inertStores(): SystemStores {
     names: { topics: { links: 'l', clicks: 'c', deadLetter: 'd' }, groups: {} },
     clickhouse: {},
     logger,
+    metrics: createMetricsRegistry({ processMetrics: false }),
   } as unknown as SystemStores;
 }
 

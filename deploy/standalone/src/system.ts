@@ -10,6 +10,7 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import type { Pool } from 'pg';
 import type { ServiceModule } from '@shortlink/http';
 import type { EventLogClient, KafkaLogger, KafkaNames } from '@shortlink/kafka';
+import type { MetricsRegistry } from '@shortlink/metrics';
 import { analyticsConfig, composeAnalytics, createAnalytics } from '@shortlink/service-analytics';
 import { composePreviewWorker, previewWorkerConfig, type PreviewWorkerSeams } from '@shortlink/service-preview-worker';
 import { composeProjector, projectorConfig } from '@shortlink/service-projector';
@@ -32,6 +33,8 @@ export interface SystemStores {
   names: KafkaNames;
   clickhouse: ClickHouseClient;
   logger: KafkaLogger;
+  /** The process's one registry: every service registers on it, and `/metrics` serves it once. */
+  metrics: MetricsRegistry;
 }
 
 export interface SystemOptions {

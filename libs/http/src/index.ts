@@ -1,6 +1,14 @@
 export { createServer, type ServerOptions } from './server';
 export { HttpError, errorBody, type ErrorBody } from './errors';
 export { healthRoutes, type HealthOptions } from './health';
+export {
+  readinessChecker,
+  type Dependency,
+  type DependencyState,
+  type ReadinessReport,
+  type ReadinessOptions,
+} from './readiness';
+export { UNMATCHED_ROUTE } from './request-metrics';
 export { serveUntilSignalled, type ServeOptions } from './serve';
 export { runServices, buildProcessServer, type ServiceModule, type ProcessOptions } from './service';
 export { runMain, processOptionsFrom, createLogger, type HttpProcessConfig } from './entry';

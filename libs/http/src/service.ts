@@ -1,5 +1,8 @@
 import type { FastifyBaseLogger, FastifyInstance, FastifyPluginAsync } from 'fastify';
+import type { MetricsRegistry } from '@shortlink/metrics';
 import { healthRoutes } from './health';
+import { readinessChecker, readinessRoute, type Dependency } from './readiness';
+import { metricsRoute, recordRequestMetrics } from './request-metrics';
 import { serveUntilSignalled } from './serve';
 import { createServer } from './server';
 
@@ -15,6 +18,8 @@ export interface ServiceModule {
   start?: () => Promise<void>;
   /** Stops background work and releases what the module owns. */
   stop?: () => Promise<void>;
+  /** What it needs to do its work now: `/readyz` checks each (see readiness.ts). */
+  dependencies?: readonly Dependency[];
 }
 
 export interface ProcessOptions {
@@ -28,6 +33,8 @@ export interface ProcessOptions {
   drainMs?: number;
   /** Released after every module has stopped: pools, producers, clients. */
   onClose?: () => Promise<void>;
+  /** The process's one registry, the modules' metrics on it; served at `/metrics` with the HTTP layer's own. */
+  metrics: MetricsRegistry;
 }
 
 /** Builds the HTTP server for a set of modules, without listening. */
@@ -37,7 +44,11 @@ export async function buildProcessServer(
   ready: () => boolean,
 ): Promise<FastifyInstance> {
   const app = createServer({ logger: options.logger, trustProxy: options.trustProxy, bodyLimit: options.bodyLimit });
+  // First, so that every route after it is measured.
+  recordRequestMetrics(app, options.metrics);
   await app.register(healthRoutes, { service: options.name, ready });
+  await app.register(async (scope) => metricsRoute(scope, options.metrics));
+  await app.register(readinessRoute, { service: options.name, serving: ready, report: readinessChecker(modules) });
   for (const module of modules) {
     if (module.routes) await app.register(module.routes);
   }

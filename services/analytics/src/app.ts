@@ -1,7 +1,7 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { FastifyInstance } from 'fastify';
 import { accountOf, PLANS, requireApiKey } from '@shortlink/accounts';
-import { errorResponseSchema, HttpError, type ServiceModule } from '@shortlink/http';
+import { errorResponseSchema, HttpError, type Dependency, type ServiceModule } from '@shortlink/http';
 import { linkReadRoutes, ownedLink, type LinkReadDeps } from './links/link-route';
 import { linkListRoutes, type LinkListDeps } from './links/list-route';
 import { readLinkStats } from './analytics/queries';
@@ -13,6 +13,8 @@ export const SERVICE_NAME = 'analytics';
 export interface AnalyticsDeps extends LinkReadDeps, LinkListDeps {
   clickhouse: ClickHouseClient;
   now: () => Date;
+  /** What `/readyz` checks: Postgres (links, keys) and ClickHouse (clicks). */
+  dependencies?: readonly Dependency[];
 }
 
 const bucketsSchema = {
@@ -64,6 +66,7 @@ const analyticsSchema = {
 export function createAnalytics(deps: AnalyticsDeps): ServiceModule {
   return {
     name: SERVICE_NAME,
+    dependencies: deps.dependencies,
     async routes(app: FastifyInstance) {
       app.decorateRequest('account', null);
       await linkReadRoutes(app, deps);

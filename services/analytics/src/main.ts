@@ -1,6 +1,7 @@
 import { openClickHouse } from '@shortlink/clickhouse';
 import { loadConfig } from '@shortlink/config';
 import { createLogger, processOptionsFrom, runMain, runServices } from '@shortlink/http';
+import { createMetricsRegistry } from '@shortlink/metrics';
 import { openServiceDatabase } from '@shortlink/postgres';
 import { createAnalytics, SERVICE_NAME } from './app';
 import { composeAnalytics } from './wiring';
@@ -9,11 +10,14 @@ import { analyticsConfig } from './config';
 runMain(async () => {
   const config = loadConfig(analyticsConfig, process.env);
   const logger = createLogger(SERVICE_NAME, config.LOG_LEVEL);
+  // The process's one registry: every module's metrics and the HTTP layer's, served at /metrics.
+  const metrics = createMetricsRegistry();
   const pool = await openServiceDatabase(config, SERVICE_NAME);
   const clickhouse = await openClickHouse(config, SERVICE_NAME);
   await runServices(
     [createAnalytics(composeAnalytics(config, { pool, clickhouse }))],
     processOptionsFrom(SERVICE_NAME, config, logger, {
+      metrics,
       onClose: async () => {
         await clickhouse.close();
         await pool.end();

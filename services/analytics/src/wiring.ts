@@ -1,7 +1,8 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { Pool } from 'pg';
 import { postgresAuthenticator } from '@shortlink/accounts';
-import { findLinkBySlug, findLinkPreview, listLinks, listPosition } from '@shortlink/postgres';
+import { clickhouseReachable } from '@shortlink/clickhouse';
+import { findLinkBySlug, findLinkPreview, listLinks, listPosition, postgresReachable } from '@shortlink/postgres';
 import type { AnalyticsDeps } from './app';
 import type { AnalyticsConfig } from './config';
 
@@ -25,5 +26,9 @@ export function composeAnalytics(settings: AnalyticsSettings, { pool, clickhouse
     publicBaseUrl: settings.PUBLIC_BASE_URL,
     clickhouse,
     now: () => new Date(),
+    dependencies: [
+      { name: 'postgres', check: postgresReachable(pool) },
+      { name: 'clickhouse', check: clickhouseReachable(clickhouse) },
+    ],
   };
 }

@@ -3,6 +3,7 @@ import { accountOf, requireApiKey, type Authenticate } from '@shortlink/accounts
 import {
   errorResponseSchema,
   HttpError,
+  type Dependency,
   LINK_RESPONSE_FIELDS,
   linkResponseProperties,
   type ServiceModule,
@@ -26,6 +27,8 @@ export interface WriteApiDeps extends CreateLinkDeps, ChangeLinkDeps {
   /** Started and stopped with the module: the Kafka producer, for one. */
   start?: () => Promise<void>;
   stop?: () => Promise<void>;
+  /** What `/readyz` checks: Postgres and the event log, both needed for every write. */
+  dependencies?: readonly Dependency[];
 }
 
 const linkSchema = {
@@ -72,6 +75,7 @@ export function createWriteApi(deps: WriteApiDeps): ServiceModule {
     name: SERVICE_NAME,
     start: deps.start,
     stop: deps.stop,
+    dependencies: deps.dependencies,
     async routes(app: FastifyInstance) {
       app.decorateRequest('account', null);
       app.post(
