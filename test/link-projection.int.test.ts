@@ -4,6 +4,7 @@ import { createEvent, encodeEvent, type LinkCreated, type LinkUpdated } from '@s
 import { waitForGroupToCatchUp } from '@shortlink/kafka';
 import { projectorModule, startLinkSystem, type LinkSystem } from './support/link-system';
 import { eventually } from '@shortlink/testing';
+import { createMetricsRegistry } from '@shortlink/metrics';
 import { createProjector, rebuildLinks } from '@shortlink/service-projector';
 import { createClaimSettler } from '@shortlink/service-write-api';
 
@@ -95,6 +96,7 @@ describe('link projection', () => {
       clickhouse: system.infra.clickhouse,
       newProducer: () => system.infra.log.producer(),
       logger: { error() {}, warn() {}, info() {}, debug() {} },
+      metrics: createMetricsRegistry({ processMetrics: false }),
     });
     await replay.start!();
     try {

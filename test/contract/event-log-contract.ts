@@ -3,6 +3,7 @@
  * the events live on Kafka or in the embedded log: the services are written
  * against this behaviour, not against either implementation.
  */
+import { createMetricsRegistry, type MetricsRegistry } from '@shortlink/metrics';
 import {
   partitionOfKey,
   runConsumer,
@@ -41,6 +42,12 @@ const headerText = (r: LogRecord, name: string) => {
   const last = Array.isArray(v) ? v[v.length - 1] : v;
   return last === undefined ? undefined : String(last);
 };
+
+/** One series' value in a registry, or undefined. */
+async function sample(registry: MetricsRegistry, name: string, labels: Record<string, string>) {
+  const { values } = await registry.getSingleMetric(name)!.get();
+  return values.find((v) => Object.entries(labels).every(([k, l]) => String(v.labels[k]) === l))?.value;
+}
 
 export function eventLogContract(open: () => Promise<EventLogUnderTest>, close: () => Promise<void>) {
   let log: EventLogUnderTest;
@@ -224,6 +231,7 @@ export function eventLogContract(open: () => Promise<EventLogUnderTest>, close: 
       deadLetterProducer,
       deadLetterTopic: deadLetters,
       maxBackoffMs: 10,
+      metrics: createMetricsRegistry({ processMetrics: false }),
       partitionsConcurrently: 3,
       sessionTimeoutMs: 10_000,
       handler: async (message) => {
@@ -252,6 +260,74 @@ export function eventLogContract(open: () => Promise<EventLogUnderTest>, close: 
         'unlucky',
         topic,
       ]);
+    } finally {
+      await admin.disconnect();
+    }
+  });
+
+  it('parks a poison message among good ones, retries an outage, and never stalls the partition; its lag ends at 0', async () => {
+    // Given one partition holding good messages, a poison one (its handler fails with its own error every
+    // time) and a malformed one, and a handler whose Postgres refuses once
+    const topic = await log.newTopic(1);
+    const deadLetters = await log.newTopic(1);
+    const groupId = log.newGroup();
+    const values = ['g0', 'g1', 'poison', 'g2', 'malformed', 'g3', 'g4'];
+    await append(
+      topic,
+      values.map((value) => ({ key: 'one-partition', value })),
+    );
+    const metrics = createMetricsRegistry({ processMetrics: false });
+    const handled: string[] = [];
+    let outages = 0;
+    const deadLetterProducer = log.client.producer();
+    await deadLetterProducer.connect();
+    // When the project's consumer runs on it
+    const consumer = await runConsumer({
+      kafka: log.client,
+      groupId,
+      topics: [topic],
+      logger: quiet,
+      deadLetterProducer,
+      deadLetterTopic: deadLetters,
+      maxBackoffMs: 10,
+      metrics,
+      sessionTimeoutMs: 10_000,
+      handler: async (message) => {
+        const value = text(message.value)!;
+        if (value === 'poison') throw new TypeError("Cannot read properties of undefined (reading 'linkId')");
+        if (value === 'malformed') return { kind: 'dead-letter', reason: 'invalid-json: Unexpected token' };
+        if (value === 'g1' && outages++ === 0) {
+          throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+        }
+        handled.push(value);
+        return { kind: 'ok' };
+      },
+    });
+    const admin = log.client.admin();
+    await admin.connect();
+    try {
+      // Then every good message is handled, in order, past the poison one
+      await expect(waitForGroupToCatchUp(admin, groupId, topic, 30_000)).resolves.toBe(true);
+      await consumer.stop();
+      await deadLetterProducer.disconnect();
+      expect(handled).toEqual(['g0', 'g1', 'g2', 'g3', 'g4']);
+      // And the poison and the malformed messages are parked, each with why
+      const parked = await consume(deadLetters, log.newGroup());
+      await eventually(() => expect(parked.seen).toHaveLength(2), 30_000);
+      expect(parked.seen.map(({ record }) => [text(record.value), headerText(record, 'dlq-reason')])).toEqual([
+        ['poison', expect.stringMatching(/^handler-error: Cannot read properties of undefined/)],
+        ['malformed', 'invalid-json: Unexpected token'],
+      ]);
+      // And the metrics say so
+      const labels = { group: groupId, topic };
+      expect(await sample(metrics, 'shortlink_dead_letters_total', { ...labels, reason: 'handler_error' })).toBe(1);
+      expect(await sample(metrics, 'shortlink_dead_letters_total', { ...labels, reason: 'invalid_json' })).toBe(1);
+      expect(
+        await sample(metrics, 'shortlink_consumer_retries_total', { ...labels, reason: 'dependency_outage' }),
+      ).toBe(1);
+      expect(await sample(metrics, 'shortlink_consumer_retries_total', { ...labels, reason: 'handler_error' })).toBe(2);
+      expect(await sample(metrics, 'shortlink_consumer_messages_total', { ...labels, outcome: 'ok' })).toBe(5);
+      expect(await sample(metrics, 'shortlink_consumer_lag', { ...labels, partition: '0' })).toBe(0);
     } finally {
       await admin.disconnect();
     }

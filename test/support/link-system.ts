@@ -5,6 +5,7 @@ import type { Pool } from 'pg';
 import { createAccountWithKey, openRateLimiter, type Plan } from '@shortlink/accounts';
 import { buildProcessServer, createLogger, type ServiceModule } from '@shortlink/http';
 import { loadConfig } from '@shortlink/config';
+import { createMetricsRegistry } from '@shortlink/metrics';
 import { createKafka, kafkaNames, openKafka, type EventLogClient, type KafkaNames } from '@shortlink/kafka';
 import { MIGRATIONS_DIR, openDatabase } from '@shortlink/postgres';
 import type { FetchPolicy } from '@shortlink/service-preview-worker';
@@ -119,6 +120,7 @@ const storesOf = (infra: TestInfra, settings: SystemSettings = testSettings(infr
   logger: silentLogger,
   // No REDIS_URL in the test's settings: counted in memory, as `npm start` does.
   rateLimiter: openRateLimiter(settings, silentLogger),
+  metrics: createMetricsRegistry(),
 });
 
 /** The projector alone, composed as `npm start` composes it. */
@@ -143,13 +145,18 @@ export async function startLinkSystem(options: LinkSystemOptions = {}): Promise<
   const settings = testSettings(infra, {
     PREVIEW_ALLOW_PRIVATE_NETWORKS: String(previews?.allowPrivateNetworks ?? false),
   });
-  const system = await composeSystem(settings, storesOf(infra, settings), {
+  const stores = storesOf(infra, settings);
+  const system = await composeSystem(settings, stores, {
     previews: previews !== undefined,
     previewSeams: { retry: { maxAttempts: 2, firstBackoffMs: 50 }, fetchPolicy: previews },
   });
   const { modules } = system;
   // Behind a proxy, as in production: the client IP comes from X-Forwarded-For.
-  const app = await buildProcessServer(modules, { name: 'test', trustProxy: true, logger: silentLogger }, () => true);
+  const app = await buildProcessServer(
+    modules,
+    { name: 'test', trustProxy: true, logger: silentLogger, metrics: stores.metrics },
+    () => true,
+  );
   for (const m of modules) await m.start?.();
   const [proKey, freeKey] = [await issueKey(infra.pool, 'pro'), await issueKey(infra.pool, 'free')];
   return {

@@ -7,6 +7,7 @@
 import { createApiDocs, SERVICE_NAME } from '@shortlink/api-docs';
 import { httpEnv, loadConfig, logEnv, publicEnv } from '@shortlink/config';
 import { createLogger, processOptionsFrom, runMain, runServices } from '@shortlink/http';
+import { createMetricsRegistry } from '@shortlink/metrics';
 import { API_ROUTES, API_VERSION } from './api-routes';
 
 const apiDocsConfig = httpEnv.extend(logEnv.shape).extend(publicEnv.shape);
@@ -16,6 +17,6 @@ runMain(async () => {
   const logger = createLogger(SERVICE_NAME, config.LOG_LEVEL);
   await runServices(
     [createApiDocs({ routes: API_ROUTES, publicBaseUrl: config.PUBLIC_BASE_URL, version: API_VERSION })],
-    processOptionsFrom(SERVICE_NAME, config, logger),
+    processOptionsFrom(SERVICE_NAME, config, logger, { metrics: createMetricsRegistry() }),
   );
 });

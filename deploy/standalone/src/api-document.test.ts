@@ -1,5 +1,6 @@
 import { buildApiDocument, OPENAPI_VERSION, type OpenApiDocument } from '@shortlink/api-docs';
-import { createServer, healthRoutes } from '@shortlink/http';
+import { createServer, healthRoutes, metricsRoute, readinessRoute } from '@shortlink/http';
+import { createMetricsRegistry } from '@shortlink/metrics';
 import { API_ROUTES, API_VERSION } from './api-routes';
 import { composeSystem, systemConfig, type SystemStores } from './system';
 
@@ -54,7 +55,14 @@ describe('the API document', () => {
         served.push(`${method} ${route.url.replace(/:(\w+)/g, '{$1}')}`);
       }
     });
+    // The routes of the process itself, as buildProcessServer adds them.
     await app.register(healthRoutes, { service: 'test', ready: () => true });
+    await app.register(readinessRoute, {
+      service: 'test',
+      serving: () => true,
+      report: async () => ({ ready: true, dependencies: [] }),
+    });
+    await app.register(async (scope) => metricsRoute(scope, createMetricsRegistry({ processMetrics: false })));
     const system = await composeSystem(
       systemConfig.parse({ PUBLIC_BASE_URL: 'https://sho.rt', VISITOR_HASH_SECRET: 'a-visitor-secret-for-this-test' }),
       inertStores(),
@@ -89,5 +97,7 @@ function inertStores(): SystemStores {
     names: { topics: { links: 'l', clicks: 'c', deadLetter: 'd' }, groups: {} },
     clickhouse: {},
     logger,
+    rateLimiter: {},
+    metrics: createMetricsRegistry({ processMetrics: false }),
   } as unknown as SystemStores;
 }

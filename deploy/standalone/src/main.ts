@@ -10,6 +10,7 @@ import { deploymentFrom, loadConfig } from '@shortlink/config';
 import { startEmbeddedStack } from '@shortlink/embedded';
 import { createLogger, processOptionsFrom, runMain, runServices } from '@shortlink/http';
 import { kafkaNames, openKafka, type EventLogClient } from '@shortlink/kafka';
+import { createMetricsRegistry } from '@shortlink/metrics';
 import { openServiceDatabase } from '@shortlink/postgres';
 import { composeSystem, systemConfig } from './system';
 
@@ -18,6 +19,8 @@ runMain(async () => {
   const settings = loadConfig(systemConfig, process.env);
   const names = kafkaNames(settings.KAFKA_TOPIC_PREFIX);
   const logger = createLogger('shortlink', settings.LOG_LEVEL);
+  // The process's one registry: every module's metrics and the HTTP layer's, served at /metrics.
+  const metrics = createMetricsRegistry();
 
   let config = settings;
   let kafka: EventLogClient;
@@ -48,10 +51,11 @@ runMain(async () => {
   const pool = await openServiceDatabase(config, 'shortlink');
   const clickhouse = await openClickHouse(config, 'shortlink');
   const rateLimiter = openRateLimiter(config, logger);
-  const system = await composeSystem(config, { pool, kafka, names, clickhouse, logger, rateLimiter });
+  const system = await composeSystem(config, { pool, kafka, names, clickhouse, logger, rateLimiter, metrics });
   await runServices(
     system.modules,
     processOptionsFrom('shortlink', config, logger, {
+      metrics,
       onClose: async () => {
         await rateLimiter.close();
         await clickhouse.close();

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ZodObject } from 'zod';
+import { createMetricsRegistry } from '@shortlink/metrics';
 import { analyticsConfig, composeAnalytics } from '@shortlink/service-analytics';
 import { composePreviewWorker, previewWorkerConfig } from '@shortlink/service-preview-worker';
 import { composeProjector, projectorConfig } from '@shortlink/service-projector';
@@ -67,6 +68,7 @@ function inertStores(): SystemStores {
     clickhouse: {},
     logger,
     rateLimiter: {},
+    metrics: createMetricsRegistry({ processMetrics: false }),
   } as unknown as SystemStores;
 }
 

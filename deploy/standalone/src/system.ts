@@ -13,6 +13,7 @@ import { systemRateLimitEnv } from '@shortlink/config';
 import { createApiDocs } from '@shortlink/api-docs';
 import type { ServiceModule } from '@shortlink/http';
 import type { EventLogClient, KafkaLogger, KafkaNames } from '@shortlink/kafka';
+import type { MetricsRegistry } from '@shortlink/metrics';
 import { analyticsConfig, composeAnalytics, createAnalytics } from '@shortlink/service-analytics';
 import { composePreviewWorker, previewWorkerConfig, type PreviewWorkerSeams } from '@shortlink/service-preview-worker';
 import { composeProjector, projectorConfig } from '@shortlink/service-projector';
@@ -40,6 +41,8 @@ export interface SystemStores {
   logger: KafkaLogger;
   /** Shared by the write and read APIs, so a key's requests to either count against one limit. */
   rateLimiter: RateLimiter;
+  /** The process's one registry: every service registers on it, and `/metrics` serves it once. */
+  metrics: MetricsRegistry;
 }
 
 export interface SystemOptions {

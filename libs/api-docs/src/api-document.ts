@@ -1,6 +1,6 @@
 import Fastify from 'fastify';
 import swagger from '@fastify/swagger';
-import { API_ROUTE_TAGS, errorResponse, HEALTH_ROUTE, HTTP_ERRORS, type ApiRoute } from '@shortlink/http';
+import { API_ROUTE_TAGS, errorResponse, HTTP_ERRORS, PROCESS_ROUTES, type ApiRoute } from '@shortlink/http';
 
 /** An OpenAPI 3.1 document, as JSON. */
 export type OpenApiDocument = Record<string, unknown> & { openapi: string; paths: Record<string, PathItem> };
@@ -82,7 +82,7 @@ const notServed = (): never => {
 
 /**
  * The OpenAPI document of the whole HTTP API, from the route definitions the
- * services register (and `/healthz`, which every process serves): the routes
+ * services register (and `/healthz`, `/readyz`, `/metrics`, which every process serves): the routes
  * go through `@fastify/swagger` on a fastify instance of their own that
  * never listens, so the document is the same whichever process serves it.
  */
@@ -117,7 +117,7 @@ export async function buildApiDocument(
       },
     },
   });
-  for (const route of [...routes, HEALTH_ROUTE]) {
+  for (const route of [...routes, ...PROCESS_ROUTES]) {
     app.route({
       method: route.method,
       url: route.url,

@@ -2,3 +2,4 @@ export { createClickHouse, ensureDatabase, type ClickHouseOptions } from './clie
 export { migrateClickHouse, splitStatements, type ClickHouseMigrateResult } from './migrate';
 export { CLICKHOUSE_MIGRATIONS_DIR } from './paths';
 export { openClickHouse } from './open';
+export { clickhouseReachable } from './reachable';

@@ -20,7 +20,7 @@ export function processOptionsFrom(
   name: string,
   config: HttpProcessConfig,
   logger: FastifyBaseLogger,
-  extra: Partial<ProcessOptions> = {},
+  extra: Partial<ProcessOptions> & Pick<ProcessOptions, 'metrics'>,
 ): ProcessOptions {
   return {
     name,

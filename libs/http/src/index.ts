@@ -1,8 +1,18 @@
 export { createServer, type ServerOptions } from './server';
 export { HttpError, errorBody, type ErrorBody } from './errors';
 export { healthRoutes, HEALTH_ROUTE, type HealthOptions } from './health';
+export {
+  readinessChecker,
+  readinessRoute,
+  READY_ROUTE,
+  type Dependency,
+  type DependencyState,
+  type ReadinessReport,
+  type ReadinessOptions,
+} from './readiness';
+export { METRICS_ROUTE, metricsRoute, UNMATCHED_ROUTE } from './request-metrics';
 export { serveUntilSignalled, type ServeOptions } from './serve';
-export { runServices, buildProcessServer, type ServiceModule, type ProcessOptions } from './service';
+export { runServices, buildProcessServer, PROCESS_ROUTES, type ServiceModule, type ProcessOptions } from './service';
 export { runMain, processOptionsFrom, createLogger, type HttpProcessConfig } from './entry';
 export {
   errorResponseSchema,

@@ -1,5 +1,9 @@
 import type { FastifyBaseLogger, FastifyInstance, FastifyPluginAsync } from 'fastify';
-import { healthRoutes } from './health';
+import type { MetricsRegistry } from '@shortlink/metrics';
+import type { ApiRoute } from './api-route';
+import { HEALTH_ROUTE, healthRoutes } from './health';
+import { readinessChecker, readinessRoute, READY_ROUTE, type Dependency } from './readiness';
+import { METRICS_ROUTE, metricsRoute, recordRequestMetrics } from './request-metrics';
 import { serveUntilSignalled } from './serve';
 import { createServer } from './server';
 
@@ -15,6 +19,8 @@ export interface ServiceModule {
   start?: () => Promise<void>;
   /** Stops background work and releases what the module owns. */
   stop?: () => Promise<void>;
+  /** What it needs to do its work now: `/readyz` checks each (see readiness.ts). */
+  dependencies?: readonly Dependency[];
 }
 
 export interface ProcessOptions {
@@ -28,6 +34,8 @@ export interface ProcessOptions {
   drainMs?: number;
   /** Released after every module has stopped: pools, producers, clients. */
   onClose?: () => Promise<void>;
+  /** The process's one registry, the modules' metrics on it; served at `/metrics` with the HTTP layer's own. */
+  metrics: MetricsRegistry;
 }
 
 /** Builds the HTTP server for a set of modules, without listening. */
@@ -37,7 +45,11 @@ export async function buildProcessServer(
   ready: () => boolean,
 ): Promise<FastifyInstance> {
   const app = createServer({ logger: options.logger, trustProxy: options.trustProxy, bodyLimit: options.bodyLimit });
+  // First, so that every route after it is measured.
+  recordRequestMetrics(app, options.metrics);
   await app.register(healthRoutes, { service: options.name, ready });
+  await app.register(async (scope) => metricsRoute(scope, options.metrics));
+  await app.register(readinessRoute, { service: options.name, serving: ready, report: readinessChecker(modules) });
   for (const module of modules) {
     if (module.routes) await app.register(module.routes);
   }
@@ -84,3 +96,6 @@ export async function runServices(
   app.log.info({ modules: modules.map((m) => m.name), port: options.port }, 'serving');
   return app;
 }
+
+/** The routes every process serves beside its modules' (see buildProcessServer), as the API document lists them. */
+export const PROCESS_ROUTES: readonly ApiRoute[] = [HEALTH_ROUTE, READY_ROUTE, METRICS_ROUTE];

@@ -14,6 +14,9 @@ export {
   type ConsumerMetrics,
 } from './consumer';
 export { parkDeadLetter, type DeadLetterSource } from './dead-letter';
+export { consumerMetrics, deadLetterReasonLabel, setLag, type ConsumerMetricSet } from './consumer-metrics';
+export { isTransientFailure } from './transient-failure';
+export { eventLogProbe, type EventLogProbe } from './event-log-probe';
 export type {
   BatchControl,
   BatchHandler,

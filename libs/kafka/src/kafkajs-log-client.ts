@@ -39,7 +39,7 @@ export function kafkaLogClient(kafka: Kafka): EventLogClient {
             if (!owned()) return;
             const { topic, partition, messages } = payload.batch;
             await eachBatch(
-              { topic, partition, records: messages },
+              { topic, partition, records: messages, highWatermark: payload.batch.highWatermark },
               {
                 async commit(nextOffset) {
                   // Resolving moves kafkajs's own fetch position; committing makes it the group's.
@@ -115,8 +115,10 @@ function kafkaProducer(kafka: Kafka): LogProducer {
       let pending = records as Message[];
       for (let resends = 0; pending.length > 0; resends++) {
         if (resends > MAX_RESENDS) {
-          throw new Error(
-            `Kafka did not acknowledge ${pending.length} records of ${topic} after ${MAX_RESENDS} resends`,
+          // Retriable: the broker, not the records, is at fault (see isTransientFailure).
+          throw Object.assign(
+            new Error(`Kafka did not acknowledge ${pending.length} records of ${topic} after ${MAX_RESENDS} resends`),
+            { retriable: true },
           );
         }
         const acknowledged = await producer.send({

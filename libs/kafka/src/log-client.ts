@@ -81,6 +81,8 @@ export interface RecordBatch {
   topic: string;
   partition: number;
   records: readonly LogRecord[];
+  /** The offset the partition's next record will get, as of this fetch: what consumer lag is measured against. */
+  highWatermark?: string;
 }
 
 export interface BatchControl {

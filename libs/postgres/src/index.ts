@@ -13,3 +13,4 @@ export {
   liveRedirectorLeases,
   type LiveLease,
 } from './redirector-leases';
+export { postgresReachable } from './reachable';

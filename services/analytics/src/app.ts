@@ -1,7 +1,7 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { FastifyInstance } from 'fastify';
 import { accountOf, PLANS, requireApiKey } from '@shortlink/accounts';
-import { servedSchema, type ServiceModule } from '@shortlink/http';
+import { servedSchema, type Dependency, type ServiceModule } from '@shortlink/http';
 import { linkReadRoutes, ownedLink, type LinkReadDeps } from './links/link-route';
 import { linkListRoutes, type LinkListDeps } from './links/list-route';
 import { readLinkStats } from './analytics/queries';
@@ -14,6 +14,8 @@ export const SERVICE_NAME = 'analytics';
 export interface AnalyticsDeps extends LinkReadDeps, LinkListDeps {
   clickhouse: ClickHouseClient;
   now: () => Date;
+  /** What `/readyz` checks: Postgres (links, keys) and ClickHouse (clicks). */
+  dependencies?: readonly Dependency[];
 }
 
 /**
@@ -23,6 +25,7 @@ export interface AnalyticsDeps extends LinkReadDeps, LinkListDeps {
 export function createAnalytics(deps: AnalyticsDeps): ServiceModule {
   return {
     name: SERVICE_NAME,
+    dependencies: deps.dependencies,
     async routes(app: FastifyInstance) {
       app.decorateRequest('account', null);
       await linkReadRoutes(app, deps);

@@ -1,7 +1,8 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { Pool } from 'pg';
 import { postgresAuthenticator, type RateLimiter } from '@shortlink/accounts';
-import { findLinkBySlug, findLinkPreview, listLinks, listPosition } from '@shortlink/postgres';
+import { clickhouseReachable } from '@shortlink/clickhouse';
+import { findLinkBySlug, findLinkPreview, listLinks, listPosition, postgresReachable } from '@shortlink/postgres';
 import type { AnalyticsDeps } from './app';
 import type { AnalyticsConfig } from './config';
 
@@ -31,5 +32,9 @@ export function composeAnalytics(
     publicBaseUrl: settings.PUBLIC_BASE_URL,
     clickhouse,
     now: () => new Date(),
+    dependencies: [
+      { name: 'postgres', check: postgresReachable(pool) },
+      { name: 'clickhouse', check: clickhouseReachable(clickhouse) },
+    ],
   };
 }

@@ -8,6 +8,7 @@ import {
   type LinkPreviewFetched,
   type LinkUpdated,
 } from '@shortlink/events';
+import { createMetricsRegistry } from '@shortlink/metrics';
 import { previewHandler, type AppendPreview } from './app';
 import type { FetchedPage } from './fetch/fetch-page';
 import { PreviewFetchError } from './fetch/fetch-errors';
@@ -39,6 +40,7 @@ function handlerWith(fetchPage: (url: string) => Promise<FetchedPage>, append: A
     now: () => NOW,
     newId: () => '00000000-0000-4000-8000-000000000001',
     logger: quiet,
+    metrics: createMetricsRegistry({ processMetrics: false }),
   });
 }
 
@@ -172,6 +174,7 @@ describe('previewHandler while the worker stops', () => {
       retry: { maxAttempts: 3, firstBackoffMs: 60_000 },
       signal: stopping.signal,
       logger: quiet,
+      metrics: createMetricsRegistry({ processMetrics: false }),
     });
     const handled = handler(message(encodeEvent(linkCreated)), context);
     setTimeout(() => stopping.abort(), 20);

@@ -2,8 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { decodeEvent, linkEvent, type LinkPreviewFailed, type LinkPreviewFetched } from '@shortlink/events';
 import type { ServiceModule } from '@shortlink/http';
+import type { MetricsRegistry } from '@shortlink/metrics';
 import {
   appendEvents,
+  eventLogProbe,
   OK,
   runConsumer,
   type EventLogClient,
@@ -16,6 +18,7 @@ import {
 import { createPageFetcher, DEFAULT_FETCH_POLICY, type FetchPolicy, type PageFetcher } from './fetch/fetch-page';
 import { previewEvent, previewTarget } from './preview/decide';
 import { DEFAULT_RETRY_POLICY, fetchPreview, type RetryPolicy } from './preview/fetch-preview';
+import { previewOutcomes } from './preview/preview-metrics';
 
 export const SERVICE_NAME = 'preview-worker';
 
@@ -31,6 +34,8 @@ export interface PreviewHandlerDeps {
   now?: () => Date;
   newId?: () => string;
   logger: KafkaLogger;
+  /** The process's registry: outcomes by reason. */
+  metrics: MetricsRegistry;
 }
 
 /**
@@ -48,6 +53,7 @@ export function previewHandler(deps: PreviewHandlerDeps): MessageHandler {
   };
   const now = deps.now ?? (() => new Date());
   const newId = deps.newId ?? randomUUID;
+  const recordOutcome = previewOutcomes(deps.metrics);
   return async (message) => {
     const decoded = decodeEvent(linkEvent, message.value);
     if (!decoded.ok) return { kind: 'drop', reason: `${decoded.reason}: ${decoded.detail}` };
@@ -59,6 +65,7 @@ export function previewHandler(deps: PreviewHandlerDeps): MessageHandler {
     }
     // An append that fails throws: the consumer retries the message, so no outcome is lost.
     await deps.append(previewEvent(link, outcome, { eventId: newId(), occurredAt: now().toISOString() }));
+    recordOutcome(outcome);
     return OK;
   };
 }
@@ -78,6 +85,8 @@ export interface PreviewWorkerDeps {
   concurrency?: number;
   sessionTimeoutMs?: number;
   logger: KafkaLogger;
+  /** The process's one registry. */
+  metrics: MetricsRegistry;
 }
 
 /** The polite User-Agent: names the service and where to read about it. */
@@ -89,8 +98,11 @@ export function createPreviewWorker(deps: PreviewWorkerDeps): ServiceModule {
   let producer: LogProducer | undefined;
   let consumer: RunningConsumer | undefined;
   const stopping = new AbortController();
+  const eventLog = eventLogProbe(deps.kafka, deps.names.topics.links);
   return {
     name: SERVICE_NAME,
+    // The destinations it fetches are not its dependencies: their failures are outcomes.
+    dependencies: [{ name: 'kafka', check: eventLog.check }],
     async start() {
       if (deps.fetchPolicy.allowPrivateNetworks) {
         deps.logger.warn({}, 'PREVIEW_ALLOW_PRIVATE_NETWORKS is on: previews may be fetched from private addresses');
@@ -107,8 +119,10 @@ export function createPreviewWorker(deps: PreviewWorkerDeps): ServiceModule {
           retry: deps.retry,
           signal: stopping.signal,
           logger: deps.logger,
+          metrics: deps.metrics,
         }),
         logger: deps.logger,
+        metrics: deps.metrics,
         deadLetterProducer: producer,
         deadLetterTopic: deps.names.topics.deadLetter,
         sessionTimeoutMs: deps.sessionTimeoutMs,
@@ -121,6 +135,7 @@ export function createPreviewWorker(deps: PreviewWorkerDeps): ServiceModule {
       stopping.abort();
       await stopped;
       await producer?.disconnect();
+      await eventLog.close();
     },
   };
 }

@@ -1,6 +1,7 @@
 import { loadConfig } from '@shortlink/config';
 import { createLogger, processOptionsFrom, runMain, runServices } from '@shortlink/http';
 import { kafkaNames, openKafka } from '@shortlink/kafka';
+import { createMetricsRegistry } from '@shortlink/metrics';
 import { SERVICE_NAME } from './app';
 import { previewWorkerConfig } from './config';
 import { composePreviewWorker } from './wiring';
@@ -9,9 +10,11 @@ runMain(async () => {
   const config = loadConfig(previewWorkerConfig, process.env);
   const names = kafkaNames(config.KAFKA_TOPIC_PREFIX);
   const logger = createLogger(SERVICE_NAME, config.LOG_LEVEL);
+  // The process's one registry: every module's metrics and the HTTP layer's, served at /metrics.
+  const metrics = createMetricsRegistry();
   const kafka = await openKafka({ brokers: config.KAFKA_BROKERS, clientId: SERVICE_NAME, logger, names });
   await runServices(
-    [composePreviewWorker(config, { kafka, names, logger })],
-    processOptionsFrom(SERVICE_NAME, config, logger),
+    [composePreviewWorker(config, { kafka, names, logger, metrics })],
+    processOptionsFrom(SERVICE_NAME, config, logger, { metrics }),
   );
 });

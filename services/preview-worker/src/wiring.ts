@@ -1,5 +1,6 @@
 import type { ServiceModule } from '@shortlink/http';
 import { type EventLogClient, type KafkaLogger, type KafkaNames } from '@shortlink/kafka';
+import type { MetricsRegistry } from '@shortlink/metrics';
 import { createPreviewWorker, previewUserAgent } from './app';
 import type { PreviewWorkerConfig } from './config';
 import type { FetchPolicy } from './fetch/fetch-page';
@@ -16,6 +17,8 @@ export interface PreviewWorkerStores {
   kafka: EventLogClient;
   names: KafkaNames;
   logger: KafkaLogger;
+  /** The process's one registry. */
+  metrics: MetricsRegistry;
 }
 
 /**
@@ -47,5 +50,6 @@ export function composePreviewWorker(
     concurrency: settings.PREVIEW_CONCURRENCY,
     sessionTimeoutMs: settings.KAFKA_SESSION_TIMEOUT_MS,
     logger: stores.logger,
+    metrics: stores.metrics,
   });
 }

@@ -1,8 +1,12 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { Pool } from 'pg';
 import { CLICKHOUSE_MIGRATIONS_DIR, migrateClickHouse } from '@shortlink/clickhouse';
-import type { ServiceModule } from '@shortlink/http';
+import { clickhouseReachable } from '@shortlink/clickhouse';
+import type { Dependency, ServiceModule } from '@shortlink/http';
+import type { MetricsRegistry } from '@shortlink/metrics';
+import { postgresReachable } from '@shortlink/postgres';
 import {
+  eventLogProbe,
   runConsumer,
   type EventLogClient,
   type KafkaLogger,
@@ -13,6 +17,7 @@ import {
 import { runClickProjector } from './clicks/click-projector';
 import { postgresBatchLedger } from './clicks/batch-ledger';
 import { linkEventHandler } from './links/link-handler';
+import { projectorMetrics } from './projector-metrics';
 
 export const SERVICE_NAME = 'projector';
 
@@ -30,6 +35,8 @@ export interface ProjectorDeps {
   /** KAFKA_SESSION_TIMEOUT_MS */
   sessionTimeoutMs?: number;
   logger: KafkaLogger;
+  /** The process's one registry. */
+  metrics: MetricsRegistry;
 }
 
 /**
@@ -42,10 +49,21 @@ export function createProjector(deps: ProjectorDeps): ServiceModule {
   let links: RunningConsumer | undefined;
   let linksDeadLetters: LogProducer | undefined;
   let clicks: Awaited<ReturnType<typeof runClickProjector>> | undefined;
+  const projections = new Set(deps.projections ?? ['links', 'clicks']);
+  const eventLog = eventLogProbe(
+    deps.kafka,
+    projections.has('links') ? deps.names.topics.links : deps.names.topics.clicks,
+  );
+  // Both projections keep their state in Postgres (the links table, the click batch ledger).
+  const dependencies: Dependency[] = [
+    { name: 'kafka', check: eventLog.check },
+    { name: 'postgres', check: postgresReachable(deps.pool) },
+    ...(projections.has('clicks') ? [{ name: 'clickhouse', check: clickhouseReachable(deps.clickhouse) }] : []),
+  ];
   return {
     name: SERVICE_NAME,
+    dependencies,
     async start() {
-      const projections = new Set(deps.projections ?? ['links', 'clicks']);
       if (projections.has('links')) await startLinks();
       if (projections.has('clicks')) await startClicks();
     },
@@ -53,6 +71,7 @@ export function createProjector(deps: ProjectorDeps): ServiceModule {
       await clicks?.stop();
       await links?.stop();
       await linksDeadLetters?.disconnect();
+      await eventLog.close();
     },
   };
 
@@ -63,10 +82,11 @@ export function createProjector(deps: ProjectorDeps): ServiceModule {
       kafka: deps.kafka,
       groupId: deps.names.groups.linkProjector,
       topics: [deps.names.topics.links],
-      handler: linkEventHandler(deps.pool),
+      handler: linkEventHandler(deps.pool, projectorMetrics(deps.metrics)),
       logger: deps.logger,
       deadLetterProducer: linksDeadLetters,
       deadLetterTopic: deps.names.topics.deadLetter,
+      metrics: deps.metrics,
       sessionTimeoutMs: deps.sessionTimeoutMs,
     });
   }
@@ -82,6 +102,7 @@ export function createProjector(deps: ProjectorDeps): ServiceModule {
       deadLetterProducer: deps.newProducer(),
       ledger: postgresBatchLedger(deps.pool, deps.names.groups.clickProjector, deps.names.topics.clicks),
       logger: deps.logger,
+      metrics: deps.metrics,
       maxBatch: deps.clickBatchSize,
       sessionTimeoutMs: deps.sessionTimeoutMs,
     });

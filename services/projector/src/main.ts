@@ -2,6 +2,7 @@ import { openClickHouse } from '@shortlink/clickhouse';
 import { loadConfig } from '@shortlink/config';
 import { createLogger, processOptionsFrom, runMain, runServices } from '@shortlink/http';
 import { kafkaNames, openKafka } from '@shortlink/kafka';
+import { createMetricsRegistry } from '@shortlink/metrics';
 import { openServiceDatabase } from '@shortlink/postgres';
 import { SERVICE_NAME } from './app';
 import { projectorConfig } from './config';
@@ -11,12 +12,15 @@ runMain(async () => {
   const config = loadConfig(projectorConfig, process.env);
   const names = kafkaNames(config.KAFKA_TOPIC_PREFIX);
   const logger = createLogger(SERVICE_NAME, config.LOG_LEVEL);
+  // The process's one registry: every module's metrics and the HTTP layer's, served at /metrics.
+  const metrics = createMetricsRegistry();
   const pool = await openServiceDatabase(config, SERVICE_NAME);
   const kafka = await openKafka({ brokers: config.KAFKA_BROKERS, clientId: SERVICE_NAME, logger, names });
   const clickhouse = await openClickHouse(config, SERVICE_NAME);
   await runServices(
-    [composeProjector(config, { kafka, names, pool, clickhouse, logger })],
+    [composeProjector(config, { kafka, names, pool, clickhouse, logger, metrics })],
     processOptionsFrom(SERVICE_NAME, config, logger, {
+      metrics,
       onClose: async () => {
         await clickhouse.close();
         await pool.end();

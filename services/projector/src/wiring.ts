@@ -2,6 +2,7 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import type { Pool } from 'pg';
 import type { ServiceModule } from '@shortlink/http';
 import { type EventLogClient, type KafkaLogger, type KafkaNames } from '@shortlink/kafka';
+import type { MetricsRegistry } from '@shortlink/metrics';
 import { createProjector } from './app';
 import type { ProjectorConfig } from './config';
 
@@ -15,6 +16,8 @@ export interface ProjectorStores {
   pool: Pool;
   clickhouse: ClickHouseClient;
   logger: KafkaLogger;
+  /** The process's one registry. */
+  metrics: MetricsRegistry;
 }
 
 /** The projector from its settings: what its own entry point, `npm start` and the tests all run. */

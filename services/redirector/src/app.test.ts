@@ -1,9 +1,12 @@
-import { createServer } from '@shortlink/http';
+import { buildProcessServer, createServer } from '@shortlink/http';
+import { createMetricsRegistry } from '@shortlink/metrics';
 import { createRedirector } from './app';
 import { LinkCache } from './link-cache';
+import { registerRedirectorMetrics } from './redirector-metrics';
 
-describe('redirector routes', () => {
-  it('exposes the click pipeline counters at /metrics in Prometheus text', async () => {
+describe('redirector metrics', () => {
+  it('shows the click pipeline and link cache counters at the process /metrics, under their documented names', async () => {
+    // Given a redirector whose click queue and cache have counted some work
     const cache = new LinkCache({
       lookup: async (slug) =>
         slug === 'known' ? { slug, location: 'https://example.com', linkId: 'l', accountId: 'a' } : null,
@@ -16,19 +19,49 @@ describe('redirector routes', () => {
       workerRestarts: 3,
       flush: async () => undefined,
     };
-    const module = createRedirector({ cache, clickQueue });
-    const app = createServer({ logger: false, trustProxy: false });
-    await app.register(module.routes!);
+    const metrics = createMetricsRegistry({ processMetrics: false });
+    registerRedirectorMetrics(metrics, { clicks: clickQueue, cache });
+    const app = await buildProcessServer(
+      [createRedirector({ cache, clickQueue })],
+      { name: 'test', trustProxy: false, logger: false, metrics },
+      () => true,
+    );
+    // When a link is redirected twice (a miss, then a hit) and /metrics is read
+    expect((await app.inject({ method: 'GET', url: '/known' })).statusCode).toBe(302);
+    expect((await app.inject({ method: 'GET', url: '/known' })).statusCode).toBe(302);
     const res = await app.inject({ method: 'GET', url: '/metrics' });
+    // Then the counters the bench and the chaos tool read are there, unlabelled, as before
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toMatch(/^text\/plain/);
     expect(res.body).toContain('shortlink_clicks_queued_total 7\n');
+    expect(res.body).toContain('shortlink_clicks_sent_total 5\n');
     expect(res.body).toContain('shortlink_clicks_dropped_total 1\n');
+    expect(res.body).toContain('shortlink_click_sends_failed_total 0\n');
     expect(res.body).toContain('shortlink_click_worker_restarts_total 3\n');
     expect(res.body).toContain('# TYPE shortlink_click_queue_depth gauge\nshortlink_click_queue_depth 2\n');
-    const redirect = await app.inject({ method: 'GET', url: '/known' });
-    expect(redirect.statusCode).toBe(302);
+    expect(res.body).toContain('shortlink_link_cache_hits_total 1\n');
+    expect(res.body).toContain('shortlink_link_cache_misses_total 1\n');
+    expect(res.body).toContain('shortlink_link_cache_entries 1\n');
+    // And the redirects are measured by route pattern, never by slug
+    expect(res.body).toContain(
+      'shortlink_http_request_duration_seconds_count{method="GET",route="/:slug",status="302"} 2',
+    );
+    expect(res.body).not.toContain('/known');
     await app.close();
+  });
+
+  it('keep counting up as the queue counts, and never go down when a sink stops', async () => {
+    const metrics = createMetricsRegistry({ processMetrics: false });
+    const stats = { queued: 1, sent: 0, dropped: 0, failedSends: 0 };
+    const cache = { size: 0, stats: { hits: 0, misses: 0 } };
+    const stop = registerRedirectorMetrics(metrics, { clicks: { depth: 0, stats, workerRestarts: 0 }, cache });
+    const queued = async () => (await metrics.getSingleMetricAsString('shortlink_clicks_queued_total')).split('\n')[2];
+    expect(await queued()).toBe('shortlink_clicks_queued_total 1');
+    stats.queued = 5;
+    expect(await queued()).toBe('shortlink_clicks_queued_total 5');
+    stop();
+    stats.queued = 0;
+    expect(await queued()).toBe('shortlink_clicks_queued_total 5');
   });
 });
 

@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { SLUG_PATTERN } from '@shortlink/events';
-import { servedSchema, type ServiceModule } from '@shortlink/http';
+import { servedSchema, type Dependency, type ServiceModule } from '@shortlink/http';
 import type { ClickQueueStats } from './clicks/click-queue';
 import type { LinkCache, ResolvedLink } from './link-cache';
 import { passQueryThrough } from './query-pass-through';
 import { REDIRECT_ERRORS, type RedirectError } from './redirect-errors';
-import { METRICS_ROUTE, REDIRECT_ROUTE } from './redirector-routes';
+import { REDIRECT_ROUTE } from './redirector-routes';
 
 const refuse = (reply: FastifyReply, { status, headers, body }: RedirectError): FastifyReply =>
   reply.code(status).headers(headers).send(body);
@@ -25,6 +25,8 @@ export interface RedirectorDeps {
   };
   start?: () => Promise<void>;
   stop?: () => Promise<void>;
+  /** What `/readyz` checks: Postgres, needed only while the cache is cold. */
+  dependencies?: readonly Dependency[];
 }
 
 function answer(reply: FastifyReply, link: ResolvedLink | null, requestUrl: string): FastifyReply {
@@ -50,11 +52,9 @@ export function createRedirector(deps: RedirectorDeps): ServiceModule {
     name: SERVICE_NAME,
     start: deps.start,
     stop: deps.stop,
+    dependencies: deps.dependencies,
+    // `healthz`, `readyz` and `metrics` (the process's own routes) are reserved slugs: they never hide a link.
     async routes(app: FastifyInstance) {
-      // `metrics` is a reserved slug, so this never hides a link.
-      app.get(METRICS_ROUTE.url, { schema: servedSchema(METRICS_ROUTE) }, (_request, reply) =>
-        reply.header('content-type', 'text/plain; version=0.0.4').send(metricsText(deps)),
-      );
       app.get<{ Params: { slug: string } }>(
         REDIRECT_ROUTE.url,
         { schema: servedSchema(REDIRECT_ROUTE) },
@@ -76,23 +76,4 @@ export function createRedirector(deps: RedirectorDeps): ServiceModule {
       );
     },
   };
-}
-
-/** Prometheus text exposition of the click pipeline's counters. */
-function metricsText(deps: RedirectorDeps): string {
-  const stats = deps.clickQueue?.stats ?? { queued: 0, sent: 0, dropped: 0, failedSends: 0 };
-  const lines = [
-    ['shortlink_clicks_queued_total', 'counter', 'Human clicks accepted into the click queue.', stats.queued],
-    ['shortlink_clicks_sent_total', 'counter', 'Clicks acknowledged by the event log.', stats.sent],
-    ['shortlink_clicks_dropped_total', 'counter', 'Clicks dropped because the queue was full.', stats.dropped],
-    ['shortlink_click_sends_failed_total', 'counter', 'Failed batch sends (each retried).', stats.failedSends],
-    ['shortlink_click_queue_depth', 'gauge', 'Clicks waiting to be sent.', deps.clickQueue?.depth ?? 0],
-    [
-      'shortlink_click_worker_restarts_total',
-      'counter',
-      'Click worker threads that died and were replaced.',
-      deps.clickQueue?.workerRestarts ?? 0,
-    ],
-  ] as const;
-  return `${lines.map(([name, type, help, value]) => `# HELP ${name} ${help}\n# TYPE ${name} ${type}\n${name} ${value}`).join('\n')}\n`;
 }

@@ -55,6 +55,8 @@ export class LinkCache {
   #generation = 0;
   readonly #options: LinkCacheOptions;
   readonly #trusted: () => boolean;
+  /** Requests answered from memory (a link or a remembered "not found") and those that had to look up; plain numbers, read at scrape time. */
+  readonly stats = { hits: 0, misses: 0 };
 
   constructor(options: LinkCacheOptions) {
     this.#options = options;
@@ -64,6 +66,13 @@ export class LinkCache {
 
   /** Synchronous when warm: undefined means "not cached (or not to be trusted now), call resolve". */
   peek(slug: string): ResolvedLink | null | undefined {
+    const entry = this.#peekTrusted(slug);
+    if (entry === undefined) this.stats.misses++;
+    else this.stats.hits++;
+    return entry;
+  }
+
+  #peekTrusted(slug: string): ResolvedLink | null | undefined {
     if (!this.#trusted()) return undefined;
     return this.#peekRaw(slug);
   }
@@ -108,7 +117,7 @@ export class LinkCache {
    */
   async #confirmMiss(slug: string, catchUp: () => Promise<boolean>): Promise<ResolvedLink | null> {
     if (await catchUp()) {
-      const now = this.peek(slug);
+      const now = this.#peekTrusted(slug);
       if (now !== undefined) return now;
     }
     return this.#lookup(slug);

@@ -68,22 +68,4 @@ export const REDIRECT_ROUTE: ApiRoute = {
   },
 };
 
-export const METRICS_ROUTE: ApiRoute = {
-  method: 'GET',
-  url: '/metrics',
-  schema: {
-    operationId: 'metrics',
-    summary: 'The redirector’s click pipeline counters',
-    description: 'Prometheus text exposition format 0.0.4.',
-    tags: [API_ROUTE_TAGS.operations],
-    security: NO_SECURITY,
-    response: {
-      200: {
-        description: 'Counters and gauges of the click queue.',
-        content: { 'text/plain': { schema: { type: 'string' } } },
-      },
-    },
-  },
-};
-
-export const REDIRECTOR_ROUTES: readonly ApiRoute[] = [REDIRECT_ROUTE, METRICS_ROUTE];
+export const REDIRECTOR_ROUTES: readonly ApiRoute[] = [REDIRECT_ROUTE];

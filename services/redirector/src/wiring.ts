@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
 import { type EventLogClient, type KafkaLogger, type KafkaNames } from '@shortlink/kafka';
-import { instanceSecret } from '@shortlink/postgres';
+import type { MetricsRegistry } from '@shortlink/metrics';
+import { instanceSecret, postgresReachable } from '@shortlink/postgres';
 import { SERVICE_NAME, type RedirectorDeps } from './app';
 import type { RedirectorConfig } from './config';
 import { createClickRecorder } from './clicks/click-recorder';
@@ -11,6 +12,7 @@ import { workerClickSink } from './clicks/worker-click-sink';
 import { listenForLinkChanges } from './invalidation';
 import { LinkCache } from './link-cache';
 import { postgresLookup } from './lookup';
+import { registerRedirectorMetrics } from './redirector-metrics';
 
 /** What the redirector takes of its settings (see config.ts). */
 export type RedirectorSettings = Pick<
@@ -24,6 +26,8 @@ export interface RedirectorStores {
   kafka: EventLogClient;
   names: KafkaNames;
   logger: KafkaLogger;
+  /** The process's one registry. */
+  metrics: MetricsRegistry;
 }
 
 /**
@@ -55,7 +59,7 @@ interface RedirectorResources extends RedirectorStores {
 }
 
 async function wireRedirector(resources: RedirectorResources): Promise<RedirectorDeps> {
-  const { pool, kafka, names, logger } = resources;
+  const { pool, kafka, names, logger, metrics } = resources;
   const cache = new LinkCache({
     lookup: postgresLookup(pool),
     maxEntries: resources.cacheSize ?? 1_000_000,
@@ -75,10 +79,13 @@ async function wireRedirector(resources: RedirectorResources): Promise<Redirecto
         countryOf: loadCountryLookup(),
         logger,
       });
+  registerRedirectorMetrics(metrics, { clicks: sink, cache });
   return {
     cache,
     onRedirect: createClickRecorder({ sink, newId: randomUUID, now: Date.now }),
     clickQueue: sink,
+    // A warm cache answers its links while Postgres is away (see LinkCache's revalidate): ready all the same.
+    dependencies: [{ name: 'postgres', check: postgresReachable(pool), required: () => cache.size === 0 }],
     async start() {
       await sink.start();
       await listener.start();

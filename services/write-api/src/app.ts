@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { accountOf, requireApiKey, type Authenticate, type RateLimiter } from '@shortlink/accounts';
-import { HttpError, servedSchema, type ServiceModule } from '@shortlink/http';
+import { HttpError, servedSchema, type Dependency, type ServiceModule } from '@shortlink/http';
 import { SLUG_PATTERN } from '@shortlink/events';
 import { idempotentRequests, type IdempotencyDeps } from './idempotency/idempotent-requests';
 import { assembleBulkResults, bulkItems, validateBulkItem } from './links/bulk-create';
@@ -23,6 +23,8 @@ export interface WriteApiDeps extends CreateLinkDeps, ChangeLinkDeps {
   /** Started and stopped with the module: the Kafka producer, for one. */
   start?: () => Promise<void>;
   stop?: () => Promise<void>;
+  /** What `/readyz` checks: Postgres and the event log, both needed for every write. */
+  dependencies?: readonly Dependency[];
 }
 
 /**
@@ -36,6 +38,7 @@ export function createWriteApi(deps: WriteApiDeps): ServiceModule {
     name: SERVICE_NAME,
     start: deps.start,
     stop: deps.stop,
+    dependencies: deps.dependencies,
     async routes(app: FastifyInstance) {
       app.decorateRequest('account', null);
       app.post(

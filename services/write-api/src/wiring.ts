@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
 import { postgresAuthenticator, type RateLimiter } from '@shortlink/accounts';
-import { type EventLogClient, type KafkaLogger, type KafkaNames } from '@shortlink/kafka';
+import { eventLogProbe, type EventLogClient, type KafkaLogger, type KafkaNames } from '@shortlink/kafka';
+import { postgresReachable } from '@shortlink/postgres';
 import type { WriteApiDeps } from './app';
 import type { WriteApiConfig } from './config';
 
@@ -62,6 +63,7 @@ export function composeWriteApi(settings: WriteApiSettings, stores: WriteApiStor
   const appendLinkEvent = oneEvent(appendLinkEvents);
   const relay = createOutboxRelay({ pool, append: appendLinkEvent, staleAfterMs: 30_000, logger });
   const redirectors = redirectorAcks({ connectionString: settings.DATABASE_URL, pool, logger });
+  const eventLog = eventLogProbe(kafka, names.topics.links);
   let timer: NodeJS.Timeout | undefined;
   let purgeTimer: NodeJS.Timeout | undefined;
   let settling: Promise<unknown> = Promise.resolve();
@@ -87,6 +89,10 @@ export function composeWriteApi(settings: WriteApiSettings, stores: WriteApiStor
     onLinkChanged: stores.onLinkChanged,
     onClaimError: (err, slug) => logger.error({ err, slug }, 'slug claim could not be committed'),
     onOutboxError: (err, slug) => logger.warn({ err, slug }, 'a confirmed link change stays in the outbox'),
+    dependencies: [
+      { name: 'postgres', check: postgresReachable(pool) },
+      { name: 'kafka', check: eventLog.check },
+    ],
     async start() {
       await producer.connect();
       await admin.connect();
@@ -112,6 +118,7 @@ export function composeWriteApi(settings: WriteApiSettings, stores: WriteApiStor
       await redirectors.stop();
       await producer.disconnect();
       await admin.disconnect();
+      await eventLog.close();
     },
   };
 }

@@ -64,11 +64,12 @@ export async function consumeEmbedded(
       const deliver = async (topic: string, partition: number) => {
         const k = key(topic, partition);
         const from = positions.get(k)!;
+        const highWatermark = log.endOffsets(topic)[partition]?.toString();
         const records = await log.read(topic, partition, from, maxBytes);
         let committed: bigint | null = null;
         try {
           await eachBatch(
-            { topic, partition, records: records.map(toLogRecord) },
+            { topic, partition, records: records.map(toLogRecord), highWatermark },
             {
               async commit(nextOffset) {
                 await log.commit(groupId, [{ topic, partition, offset: nextOffset }]);

@@ -4,7 +4,9 @@ import { decodeHtml } from '../parse/decode-html';
 import { extractPreview, type PreviewFields } from '../parse/extract-preview';
 
 export type PreviewOutcome =
-  ({ kind: 'fetched'; finalUrl: string } & PreviewFields) | { kind: 'failed'; reason: string; attempts: number };
+  | ({ kind: 'fetched'; finalUrl: string } & PreviewFields)
+  /** `code` is the failure's stable code (see fetch-errors.ts); `reason` the text recorded with the link. */
+  | { kind: 'failed'; code: string; reason: string; attempts: number };
 
 export interface RetryPolicy {
   /** Attempts in all, the first included. */
@@ -37,7 +39,8 @@ export async function fetchPreview(url: string, deps: FetchPreviewDeps): Promise
       if (!(err instanceof PreviewFetchError)) throw err;
       if (!err.transient || attempt >= deps.retry.maxAttempts) {
         const tries = attempt > 1 ? ` (after ${attempt} attempts)` : '';
-        return { kind: 'failed', reason: `${err.code}: ${err.message}${tries}`.slice(0, 500), attempts: attempt };
+        const reason = `${err.code}: ${err.message}${tries}`.slice(0, 500);
+        return { kind: 'failed', code: err.code, reason, attempts: attempt };
       }
       await deps.sleep(deps.retry.firstBackoffMs * 3 ** (attempt - 1));
     }

@@ -1,6 +1,11 @@
 import type { ClickHouseClient } from '@clickhouse/client';
+import type { MetricsRegistry } from '@shortlink/metrics';
 import {
+  consumerMetrics,
+  deadLetterReasonLabel,
+  isTransientFailure,
   parkDeadLetter,
+  setLag,
   type BatchControl,
   type EventLogClient,
   type KafkaLogger,
@@ -12,6 +17,7 @@ import { clickRow, type ClickRow } from './click-rows';
 import { insertClickBatch } from './deduplicated-insert';
 import { withoutCountedClicks } from './already-counted';
 import type { BatchLedger, OffsetRange } from './batch-ledger';
+import { projectorMetrics } from '../projector-metrics';
 
 export interface ClickProjectorOptions {
   kafka: EventLogClient;
@@ -22,6 +28,8 @@ export interface ClickProjectorOptions {
   deadLetterProducer: LogProducer;
   ledger: BatchLedger;
   logger: KafkaLogger;
+  /** The process's registry: consumer outcomes and lag, batch sizes, insert durations, rows. */
+  metrics: MetricsRegistry;
   /** Most clicks in one ClickHouse insert; far below what one fetch returns (see below). */
   maxBatch?: number;
   sessionTimeoutMs?: number;
@@ -61,18 +69,27 @@ export async function runClickProjector(options: ClickProjectorOptions) {
   const maxBatch = options.maxBatch ?? 5000;
   const { topic, groupId, ledger, logger } = options;
   const stats: ClickProjectorStats = { inserted: 0, deadLettered: 0, retries: 0, batches: 0 };
+  const consumed = consumerMetrics(options.metrics);
+  const projected = projectorMetrics(options.metrics);
+  const labels = { group: groupId, topic };
 
   /** Inserts the batch's clicks not yet counted, retrying while ClickHouse is away; returns how many went in. */
   async function insert(rows: ClickRow[], range: OffsetRange, partition: number, control: BatchControl) {
     for (let attempt = 0; ; attempt++) {
+      const timer = projected.insertDuration.startTimer({ projection: 'clicks' });
       try {
         const uncounted = await withoutCountedClicks(options.clickhouse, rows);
         if (uncounted.length > 0) await insertClickBatch(options.clickhouse, uncounted, { topic, partition, range });
+        timer();
         return uncounted.length;
       } catch (err) {
+        timer();
         // The range stays recorded: whoever owns the partition next inserts it with the same token.
         if (!control.owned()) throw err;
         stats.retries++;
+        // Every row was parsed and checked before: a failure is ClickHouse's, and the range is retried as it is.
+        const reason = isTransientFailure(err) ? 'dependency_outage' : 'handler_error';
+        consumed.retries.inc({ ...labels, reason });
         // Capped low: once ClickHouse is back, the backlog starts draining within 2 s, not 10.
         const backoff = Math.min(2000, 200 * 2 ** Math.min(attempt, 4));
         logger.warn({ err, partition, attempt, backoff }, 'ClickHouse insert failed; retrying');
@@ -83,7 +100,9 @@ export async function runClickProjector(options: ClickProjectorOptions) {
   }
 
   async function projectBatch(batch: RecordBatch, control: BatchControl) {
-    const { partition, records: messages } = batch;
+    const { partition, records: messages, highWatermark } = batch;
+    const lagOf = { ...labels, partition };
+    if (messages[0]) setLag(consumed, lagOf, highWatermark, BigInt(messages[0].offset));
     const indexOf = (offset: bigint) => messages.findIndex((m) => BigInt(m.offset) === offset);
     let i = 0;
     while (i < messages.length && control.owned()) {
@@ -94,6 +113,7 @@ export async function runClickProjector(options: ClickProjectorOptions) {
         // Inserted by an owner that could not commit its offsets (it died, or lost the partition).
         while (i < messages.length && BigInt(messages[i]!.offset) <= claim.through) i++;
         await control.commit((claim.through + 1n).toString());
+        setLag(consumed, lagOf, highWatermark, claim.through + 1n);
         continue;
       }
       const { range } = claim;
@@ -124,6 +144,7 @@ export async function runClickProjector(options: ClickProjectorOptions) {
           { topic, partition, groupId },
           reason,
         );
+        consumed.deadLetters.inc({ ...labels, reason: deadLetterReasonLabel(reason) });
         logger.warn({ partition, offset: message.offset, reason }, 'click parked on the dead-letter topic');
       }
       if (!(await ledger.settle(partition, range))) {
@@ -132,6 +153,11 @@ export async function runClickProjector(options: ClickProjectorOptions) {
         return;
       }
       await control.commit((range.last + 1n).toString());
+      setLag(consumed, lagOf, highWatermark, range.last + 1n);
+      consumed.messages.inc({ ...labels, outcome: 'ok' }, rows.length);
+      if (rejected.length > 0) consumed.messages.inc({ ...labels, outcome: 'dead_letter' }, rejected.length);
+      projected.batchSize.observe({ projection: 'clicks' }, chunk.length);
+      projected.rows.inc({ projection: 'clicks' }, inserted);
       stats.inserted += inserted;
       stats.deadLettered += rejected.length;
       stats.batches++;

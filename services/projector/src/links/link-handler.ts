@@ -1,27 +1,39 @@
 import type { Pool } from 'pg';
-import { decodeEvent, linkEvent } from '@shortlink/events';
-import { OK, type MessageHandler } from '@shortlink/kafka';
+import { decodeEvent, linkEvent, type LinkEvent } from '@shortlink/events';
+import { OK, type MessageContext, type MessageHandler } from '@shortlink/kafka';
 import { projectLinkCreated } from './project-link';
+import type { ProjectorMetricSet } from '../projector-metrics';
 import { projectLinkChange } from './project-link-change';
 import { projectLinkPreview } from './project-preview';
 
-/** Parses each message of the links topic at the boundary and projects it. */
-export function linkEventHandler(pool: Pool): MessageHandler {
+/** Parses each message of the links topic at the boundary and projects it; each is one write to Postgres. */
+export function linkEventHandler(pool: Pool, metrics: ProjectorMetricSet): MessageHandler {
   return async (message, context) => {
     const decoded = decodeEvent(linkEvent, message.value);
     if (!decoded.ok) return { kind: 'dead-letter', reason: `${decoded.reason}: ${decoded.detail}` };
-    switch (decoded.event.type) {
-      case 'LinkCreated':
-        await projectLinkCreated(pool, decoded.event, { partition: context.partition, offset: context.offset });
-        return OK;
-      case 'LinkUpdated':
-      case 'LinkDeleted':
-        await projectLinkChange(pool, decoded.event, { partition: context.partition, offset: context.offset });
-        return OK;
-      case 'LinkPreviewFetched':
-      case 'LinkPreviewFailed':
-        await projectLinkPreview(pool, decoded.event);
-        return OK;
+    const timer = metrics.insertDuration.startTimer({ projection: 'links' });
+    try {
+      await projectEvent(pool, decoded.event, context);
+    } finally {
+      timer();
     }
+    metrics.rows.inc({ projection: 'links' });
+    return OK;
   };
+}
+
+/** One link event into Postgres. */
+async function projectEvent(pool: Pool, event: LinkEvent, context: MessageContext): Promise<void> {
+  const source = { partition: context.partition, offset: context.offset };
+  switch (event.type) {
+    case 'LinkCreated':
+      return projectLinkCreated(pool, event, source);
+    case 'LinkUpdated':
+    case 'LinkDeleted':
+      await projectLinkChange(pool, event, source);
+      return;
+    case 'LinkPreviewFetched':
+    case 'LinkPreviewFailed':
+      return projectLinkPreview(pool, event);
+  }
 }

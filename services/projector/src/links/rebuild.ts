@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { EventLogClient, RunningLogConsumer } from '@shortlink/kafka';
 import type { Pool } from 'pg';
 import type { KafkaNames } from '@shortlink/kafka';
+import { createMetricsRegistry } from '@shortlink/metrics';
+import { projectorMetrics } from '../projector-metrics';
 import { linkEventHandler } from './link-handler';
 
 export interface RebuildResult {
@@ -31,7 +33,8 @@ export async function rebuildLinks(kafka: EventLogClient, pool: Pool, names: Kaf
     const result: RebuildResult = { applied: 0, skipped: 0 };
     if (remaining.size === 0) return result;
 
-    const handle = linkEventHandler(pool);
+    // A one-off run that reports its result itself: its metrics go nowhere.
+    const handle = linkEventHandler(pool, projectorMetrics(createMetricsRegistry({ processMetrics: false })));
     let finish: () => void = () => undefined;
     const finished = new Promise<void>((resolve) => (finish = resolve));
     consumer = await kafka.consume(

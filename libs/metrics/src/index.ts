@@ -1,0 +1,12 @@
+export { createMetricsRegistry, METRIC_PREFIX, type MetricsRegistry } from './registry';
+export {
+  counter,
+  gauge,
+  histogram,
+  sampledCounter,
+  sampledGauge,
+  type MetricDefinition,
+  type HistogramDefinition,
+} from './instruments';
+export { Registry } from 'prom-client';
+export type { Counter, Gauge, Histogram } from 'prom-client';

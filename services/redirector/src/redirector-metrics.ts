@@ -1,0 +1,77 @@
+import { sampledCounter, sampledGauge, type MetricsRegistry } from '@shortlink/metrics';
+import type { ClickQueueStats } from './clicks/click-queue';
+
+/** What the redirector counts on its hot path, as plain numbers read at scrape time. */
+export interface RedirectorCounts {
+  clicks: {
+    readonly depth: number;
+    readonly stats: Readonly<ClickQueueStats>;
+    /** Counted on this thread, where the queue lives, whichever sink produces: the worker thread holds no count. */
+    readonly workerRestarts: number;
+  };
+  cache: {
+    readonly size: number;
+    readonly stats: Readonly<{ hits: number; misses: number }>;
+  };
+}
+
+/**
+ * The click pipeline's and the link cache's metrics. The first six names are
+ * read by the benchmark and the chaos tool (queued minus sent minus dropped
+ * is what a redirector holds unacknowledged): keep them as they are.
+ * Returns a function that stops reading these sources.
+ */
+export function registerRedirectorMetrics(registry: MetricsRegistry, counts: RedirectorCounts): () => void {
+  const { clicks, cache } = counts;
+  const stops = [
+    sampledCounter(
+      registry,
+      { name: 'shortlink_clicks_queued_total', help: 'Human clicks accepted into the click queue.' },
+      () => clicks.stats.queued,
+    ),
+    sampledCounter(
+      registry,
+      { name: 'shortlink_clicks_sent_total', help: 'Clicks acknowledged by the event log.' },
+      () => clicks.stats.sent,
+    ),
+    sampledCounter(
+      registry,
+      { name: 'shortlink_clicks_dropped_total', help: 'Clicks dropped because the queue was full.' },
+      () => clicks.stats.dropped,
+    ),
+    sampledCounter(
+      registry,
+      { name: 'shortlink_click_sends_failed_total', help: 'Failed batch sends (each retried).' },
+      () => clicks.stats.failedSends,
+    ),
+    sampledGauge(
+      registry,
+      { name: 'shortlink_click_queue_depth', help: 'Clicks waiting to be sent.' },
+      () => clicks.depth,
+    ),
+    sampledCounter(
+      registry,
+      { name: 'shortlink_click_worker_restarts_total', help: 'Click worker threads that died and were replaced.' },
+      () => clicks.workerRestarts,
+    ),
+    sampledCounter(
+      registry,
+      {
+        name: 'shortlink_link_cache_hits_total',
+        help: 'Redirects answered from the link cache (a link or a remembered unknown slug).',
+      },
+      () => cache.stats.hits,
+    ),
+    sampledCounter(
+      registry,
+      { name: 'shortlink_link_cache_misses_total', help: 'Redirects that had to look their slug up in Postgres.' },
+      () => cache.stats.misses,
+    ),
+    sampledGauge(
+      registry,
+      { name: 'shortlink_link_cache_entries', help: 'Slugs held in the link cache, unknown ones included.' },
+      () => cache.size,
+    ),
+  ];
+  return () => stops.forEach((stop) => stop());
+}
