@@ -1,7 +1,7 @@
 export { createServer, type ServerOptions } from './server';
 export { HttpError, errorBody, type ErrorBody } from './errors';
 export { healthRoutes, type HealthOptions } from './health';
-export { serveUntilSignalled, type ServeOptions } from './serve';
+export { serveUntilSignalled, SHUTDOWN_GRACE_MS, type ServeOptions } from './serve';
 export { runServices, buildProcessServer, type ServiceModule, type ProcessOptions } from './service';
 export { runMain, processOptionsFrom, createLogger, type HttpProcessConfig } from './entry';
 export { errorResponseSchema, linkResponseProperties, LINK_RESPONSE_FIELDS } from './schemas';
