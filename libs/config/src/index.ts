@@ -3,6 +3,7 @@ export {
   kafkaEnv,
   postgresEnv,
   clickhouseEnv,
+  clickhouseClusterEnv,
   httpEnv,
   logEnv,
   booleanFlag,

@@ -48,6 +48,22 @@ export const clickhouseEnv = z.object({
 });
 export type ClickHouseEnv = z.infer<typeof clickhouseEnv>;
 
+/** Read by whoever owns the ClickHouse schema (the click projector): how the tables are laid out. */
+export const clickhouseClusterEnv = z.object({
+  /**
+   * A cluster of the ClickHouse servers' `remote_servers`: the migrations
+   * create replicated tables on every shard, with Distributed tables under
+   * the names the queries use (docs/clickhouse.md). Unset or empty: one server.
+   */
+  CLICKHOUSE_CLUSTER: z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected a cluster name of remote_servers')
+      .optional(),
+  ),
+});
+
 export const httpEnv = z.object({
   HOST: z.string().default('0.0.0.0'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),

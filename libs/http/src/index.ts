@@ -11,7 +11,7 @@ export {
   type ReadinessOptions,
 } from './readiness';
 export { METRICS_ROUTE, metricsRoute, UNMATCHED_ROUTE } from './request-metrics';
-export { serveUntilSignalled, type ServeOptions } from './serve';
+export { serveUntilSignalled, SHUTDOWN_GRACE_MS, type ServeOptions } from './serve';
 export { runServices, buildProcessServer, PROCESS_ROUTES, type ServiceModule, type ProcessOptions } from './service';
 export { runMain, processOptionsFrom, createLogger, type HttpProcessConfig } from './entry';
 export {

@@ -1,6 +1,9 @@
 import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
 
+/** On a signal, how long in-flight work may take after the drain, unless a caller says otherwise. */
+export const SHUTDOWN_GRACE_MS = 10_000;
+
 export interface ServeOptions {
   host: string;
   port: number;
@@ -20,7 +23,7 @@ export interface ServeOptions {
  */
 export async function serveUntilSignalled(app: FastifyInstance, options: ServeOptions): Promise<string> {
   const drainMs = options.drainMs ?? 0;
-  closeWithGrace({ delay: (options.graceMs ?? 10_000) + drainMs }, async ({ signal, err }) => {
+  closeWithGrace({ delay: (options.graceMs ?? SHUTDOWN_GRACE_MS) + drainMs }, async ({ signal, err }) => {
     options.onDrain?.();
     if (err) app.log.error({ err }, 'fatal error, shutting down');
     else {

@@ -34,6 +34,8 @@ export interface ProjectorDeps {
   clickBatchSize?: number;
   /** KAFKA_SESSION_TIMEOUT_MS */
   sessionTimeoutMs?: number;
+  /** CLICKHOUSE_CLUSTER: the schema is migrated onto that cluster. */
+  clickhouseCluster?: string;
   logger: KafkaLogger;
   /** The process's one registry. */
   metrics: MetricsRegistry;
@@ -92,7 +94,7 @@ export function createProjector(deps: ProjectorDeps): ServiceModule {
   }
 
   async function startClicks() {
-    await migrateClickHouse(deps.clickhouse, CLICKHOUSE_MIGRATIONS_DIR);
+    await migrateClickHouse(deps.clickhouse, CLICKHOUSE_MIGRATIONS_DIR, { cluster: deps.clickhouseCluster });
     clicks = await runClickProjector({
       kafka: deps.kafka,
       clickhouse: deps.clickhouse,

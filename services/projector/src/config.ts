@@ -1,4 +1,4 @@
-import { clickhouseEnv, httpEnv, kafkaEnv, logEnv, postgresEnv } from '@shortlink/config';
+import { clickhouseClusterEnv, clickhouseEnv, httpEnv, kafkaEnv, logEnv, postgresEnv } from '@shortlink/config';
 import { z } from 'zod';
 
 export const projectorConfig = httpEnv
@@ -6,6 +6,7 @@ export const projectorConfig = httpEnv
   .extend(kafkaEnv.shape)
   .extend(postgresEnv.shape)
   .extend(clickhouseEnv.shape)
+  .extend(clickhouseClusterEnv.shape)
   .extend({
     CLICK_BATCH_SIZE: z.coerce.number().int().min(1).max(50_000).default(5000),
     /**

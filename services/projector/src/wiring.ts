@@ -7,7 +7,10 @@ import { createProjector } from './app';
 import type { ProjectorConfig } from './config';
 
 /** What the projector takes of its settings (see config.ts). */
-export type ProjectorSettings = Pick<ProjectorConfig, 'CLICK_BATCH_SIZE' | 'KAFKA_SESSION_TIMEOUT_MS' | 'PROJECTIONS'>;
+export type ProjectorSettings = Pick<
+  ProjectorConfig,
+  'CLICK_BATCH_SIZE' | 'KAFKA_SESSION_TIMEOUT_MS' | 'PROJECTIONS' | 'CLICKHOUSE_CLUSTER'
+>;
 
 /** The stores the process opened, shared with the other services of an all-in-one process. */
 export interface ProjectorStores {
@@ -28,5 +31,6 @@ export function composeProjector(settings: ProjectorSettings, stores: ProjectorS
     projections: settings.PROJECTIONS,
     clickBatchSize: settings.CLICK_BATCH_SIZE,
     sessionTimeoutMs: settings.KAFKA_SESSION_TIMEOUT_MS,
+    clickhouseCluster: settings.CLICKHOUSE_CLUSTER,
   });
 }

@@ -37,6 +37,10 @@ export async function insertClickBatch(
       insert_deduplicate: 1,
       insert_deduplication_token: deduplicationToken(source),
       deduplicate_blocks_in_dependent_materialized_views: 1,
+      // On a cluster `clicks` is Distributed: written to the shards' replicas within this
+      // request, with this token, instead of queued and resent later in batches of its own.
+      // One server ignores it.
+      insert_distributed_sync: 1,
     },
   });
 }

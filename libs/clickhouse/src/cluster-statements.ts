@@ -1,0 +1,113 @@
+/**
+ * The cluster form of the migrations. The numbered files describe one server's
+ * schema; on a cluster (CLICKHOUSE_CLUSTER) each statement is rewritten as it
+ * is applied, so the files, their checksums and a single server's schema stay
+ * exactly as they are:
+ *
+ * - a table `t` becomes `t_local ON CLUSTER`, on the Replicated form of its
+ *   engine (the replicas of a shard hold the same parts, and deduplicate
+ *   inserts in Keeper), plus `t ON CLUSTER` on `Distributed`, sharded by
+ *   `link_id`: the name every query and insert already uses;
+ * - a materialized view reads and fills the local tables, on every shard: a
+ *   shard aggregates the clicks it holds, and since every table is sharded by
+ *   the same key, a link's clicks and its aggregates live on the same shard;
+ * - an `INSERT … SELECT` (a backfill) runs once, through the Distributed tables.
+ *
+ * A statement of another shape has no cluster form yet: it is refused here, so
+ * a new migration cannot reach a cluster half-translated.
+ */
+
+export interface ClusterTarget {
+  /** A cluster of the servers' `remote_servers`. */
+  cluster: string;
+  /** The database the migrations run in. */
+  database: string;
+  /** Every table the migrations create (the names queries use). */
+  tables: ReadonlySet<string>;
+}
+
+/** Every table, sharded the same way: a link's clicks and its aggregates on one shard. */
+export const SHARDING_KEY = 'cityHash64(link_id)';
+export const LOCAL_SUFFIX = '_local';
+
+/** The Keeper path of a shard's replicas of a local table. */
+export const replicaPath = (database: string, table: string): string =>
+  `/clickhouse/tables/{shard}/${database}/${table}`;
+
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const CREATE_TABLE = /^CREATE TABLE IF NOT EXISTS ([A-Za-z_][A-Za-z0-9_]*)\s*\(/;
+const ENGINE = /^\s*ENGINE\s*=\s*([A-Za-z]*)MergeTree\b(?:\s*\(([^()]*)\))?/;
+const CREATE_VIEW =
+  /^CREATE MATERIALIZED VIEW IF NOT EXISTS ([A-Za-z_][A-Za-z0-9_]*)\s+TO\s+([A-Za-z_][A-Za-z0-9_]*)\s+AS\s+/;
+const INSERT_SELECT = /^INSERT INTO ([A-Za-z_][A-Za-z0-9_]*)\s+SELECT\b/;
+
+/** The names of the tables a migration creates. */
+export function createdTables(statements: readonly string[]): string[] {
+  return statements.flatMap((s) => {
+    const match = CREATE_TABLE.exec(s);
+    return match ? [match[1]!] : [];
+  });
+}
+
+/** The statements that apply one migration statement to every server of the cluster. */
+export function clusterStatements(statement: string, target: ClusterTarget): string[] {
+  for (const name of [target.cluster, target.database]) {
+    if (!IDENTIFIER.test(name)) throw new Error(`Invalid ClickHouse identifier: ${name}`);
+  }
+  const table = CREATE_TABLE.exec(statement);
+  if (table) return createTable(statement, table[1]!, target);
+  const view = CREATE_VIEW.exec(statement);
+  if (view) return [createView(statement, view, target)];
+  const insert = INSERT_SELECT.exec(statement);
+  // Read from and written to through the Distributed tables: every row lands on its link's shard.
+  if (insert && target.tables.has(insert[1]!)) return [statement];
+  throw new Error(
+    `This migration statement has no cluster form (see libs/clickhouse/src/cluster-statements.ts):\n${statement}`,
+  );
+}
+
+function createTable(statement: string, name: string, { cluster, database }: ClusterTarget): string[] {
+  const open = statement.indexOf('(');
+  const close = matchingParen(statement, open);
+  const columns = statement.slice(open, close + 1);
+  const rest = statement.slice(close + 1);
+  const engine = ENGINE.exec(rest);
+  if (!engine) throw new Error(`Table ${name} is not on a MergeTree engine; it has no cluster form`);
+  if (!/[(,]\s*link_id\s/.test(columns)) {
+    throw new Error(`Table ${name} has no link_id column to shard it by`);
+  }
+  const local = `${name}${LOCAL_SUFFIX}`;
+  const args = [`'${replicaPath(database, local)}'`, `'{replica}'`, ...(engine[2]?.trim() ? [engine[2].trim()] : [])];
+  // The same deduplication window, kept in Keeper for the shard's replicas instead of on one server.
+  const tail = rest
+    .slice(engine[0].length)
+    .replace(/\bnon_replicated_deduplication_window\b/g, 'replicated_deduplication_window');
+  return [
+    `CREATE TABLE IF NOT EXISTS ${local} ON CLUSTER ${cluster} ${columns}\nENGINE = Replicated${engine[1]}MergeTree(${args.join(', ')})${tail}`,
+    `CREATE TABLE IF NOT EXISTS ${name} ON CLUSTER ${cluster} AS ${local}\nENGINE = Distributed(${cluster}, ${database}, ${local}, ${SHARDING_KEY})`,
+  ];
+}
+
+function createView(statement: string, match: RegExpExecArray, target: ClusterTarget): string {
+  const [head, view, into] = match as unknown as [string, string, string];
+  if (!target.tables.has(into)) throw new Error(`View ${view} fills ${into}, which no migration creates`);
+  const select = statement
+    .slice(head.length)
+    .replace(/\b(FROM|JOIN)\s+([A-Za-z_][A-Za-z0-9_]*)\b/g, (whole, keyword: string, source: string) =>
+      target.tables.has(source) ? `${keyword} ${source}${LOCAL_SUFFIX}` : whole,
+    );
+  return `CREATE MATERIALIZED VIEW IF NOT EXISTS ${view} ON CLUSTER ${target.cluster} TO ${into}${LOCAL_SUFFIX} AS\n${select}`;
+}
+
+function matchingParen(text: string, open: number): number {
+  let depth = 0;
+  for (let i = open; i < text.length; i++) {
+    const ch = text[i];
+    if (ch === "'") {
+      i = text.indexOf("'", i + 1);
+      if (i === -1) break;
+    } else if (ch === '(') depth++;
+    else if (ch === ')' && --depth === 0) return i;
+  }
+  throw new Error(`Unbalanced parentheses in: ${text}`);
+}
