@@ -46,6 +46,7 @@ it('runs every benchmark end to end (quick)', async () => {
     expect(redirect!.clicksInClickHouse).toBe(redirect!.humanRequestsAnswered);
     expect(redirect!.runs.map((r) => r.server)).toEqual(['redirector', 'baseline']);
     expect(create!.created).toBeGreaterThan(0);
+    expect(create!.atRate!.created).toBeGreaterThan(0);
     expect(bulk!.created).toBeGreaterThan(0);
     expect(ingestion!.clicks).toBe(2000);
     expect(ingestion!.freshness.samples).toBe(2);

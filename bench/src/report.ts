@@ -77,6 +77,15 @@ export function formatReport(report: Report): string {
       `p50 ${n(create.p50Ms)} ms, p99 ${n(create.p99Ms)} ms (goal ≤ ${GOALS.createP99Ms})`,
       verdict(create.linksPerSecond >= GOALS.createPerSecond && create.p99Ms <= GOALS.createP99Ms),
     ]);
+    if (create.atRate) {
+      const at = create.atRate;
+      rows.push([
+        `Create link at ${n(at.offeredPerSecond)} links/s offered`,
+        `${n(at.linksPerSecond)} links/s`,
+        `p50 ${n(at.p50Ms)} ms, p99 ${n(at.p99Ms)} ms (goal ≤ ${GOALS.createP99Ms}); ${n(at.failed)} failed`,
+        verdict(at.linksPerSecond >= at.offeredPerSecond * 0.98 && at.p99Ms <= GOALS.createP99Ms && at.failed === 0),
+      ]);
+    }
   }
   if (bulk) {
     rows.push([
