@@ -111,6 +111,11 @@ describe('GET /metrics of the all-in-one process', () => {
     ).toBe(0);
     expect(valueOf(clicks, 'shortlink_projector_batch_size_count', { projection: 'clicks' })).toBeGreaterThanOrEqual(1);
     expect(valueOf(clicks, 'shortlink_clicks_sent_total')).toBe(3);
+    // The clicks' freshness: observed per insert, each within the minute this test took
+    expect(valueOf(clicks, 'shortlink_click_freshness_seconds_count')).toBeGreaterThanOrEqual(1);
+    const freshness = valueOf(clicks, 'shortlink_click_freshness_seconds_sum')!;
+    expect(freshness).toBeGreaterThan(0);
+    expect(freshness).toBeLessThan(60 * valueOf(clicks, 'shortlink_click_freshness_seconds_count')!);
   }, 90_000);
 
   it('answers /readyz 200 with every dependency of every service up, /healthz as before', async () => {
@@ -135,6 +140,13 @@ describe('GET /metrics of the all-in-one process', () => {
         'redirector:postgres',
       ]),
     );
+    // And the same in /metrics, with each dependency up
+    const { exposition } = await scrape();
+    expect(valueOf(exposition, 'shortlink_ready')).toBe(1);
+    expect(
+      exposition.series.filter((s) => s.name === 'shortlink_dependency_up').map((s) => [s.labels, s.value]),
+    ).toHaveLength(body.dependencies.length);
+    expect(valueOf(exposition, 'shortlink_dependency_up', { module: 'projector', dependency: 'clickhouse' })).toBe(1);
     const health = await fetch(`${app.url}/healthz`);
     expect([health.status, await health.json()]).toEqual([200, { status: 'ok', service: 'shortlink' }]);
   });

@@ -3,6 +3,7 @@ export { HttpError, errorBody, type ErrorBody } from './errors';
 export { healthRoutes, HEALTH_ROUTE, type HealthOptions } from './health';
 export {
   readinessChecker,
+  readinessMetrics,
   readinessRoute,
   READY_ROUTE,
   type Dependency,

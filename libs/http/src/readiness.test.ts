@@ -151,3 +151,39 @@ describe('GET /readyz and GET /healthz', () => {
     expect((await app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(503);
   });
 });
+
+describe('readiness in /metrics', () => {
+  const scrape = async (modules: ServiceModule[], serving: boolean) => {
+    const app = await buildProcessServer(
+      modules,
+      {
+        name: 'shortlink',
+        trustProxy: false,
+        logger: false,
+        metrics: createMetricsRegistry({ processMetrics: false }),
+      },
+      () => serving,
+    );
+    return (await app.inject({ method: 'GET', url: '/metrics' })).body;
+  };
+
+  it('shortlink_ready is 0 while a required dependency is down, and shortlink_dependency_up says which', async () => {
+    const text = await scrape(
+      [
+        { name: 'write-api', dependencies: [{ name: 'postgres', check: down('refused') }] },
+        { name: 'analytics', dependencies: [{ name: 'clickhouse', check: up }] },
+      ],
+      true,
+    );
+    expect(text).toContain('# TYPE shortlink_ready gauge');
+    expect(text).toMatch(/^shortlink_ready 0$/m);
+    expect(text).toContain('shortlink_dependency_up{module="write-api",dependency="postgres"} 0');
+    expect(text).toContain('shortlink_dependency_up{module="analytics",dependency="clickhouse"} 1');
+  });
+
+  it('shortlink_ready is 1 when /readyz would answer 200, and 0 while the process starts or drains', async () => {
+    const modules = [{ name: 'analytics', dependencies: [{ name: 'clickhouse', check: up }] }];
+    expect(await scrape(modules, true)).toMatch(/^shortlink_ready 1$/m);
+    expect(await scrape(modules, false)).toMatch(/^shortlink_ready 0$/m);
+  });
+});

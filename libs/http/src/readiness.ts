@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { scrapedGauge, type MetricsRegistry } from '@shortlink/metrics';
 import { API_ROUTE_TAGS, NO_SECURITY, servedSchema, type ApiRoute } from './api-route';
 import { errorBody } from './errors';
 import { HTTP_ERRORS } from './http-errors';
@@ -182,4 +183,39 @@ export async function readinessRoute(
     const { status, error, code } = HTTP_ERRORS.notReady;
     return reply.code(status).send({ ...errorBody(error, code), service: options.service, dependencies });
   });
+}
+
+/**
+ * Readiness as metrics, read at scrape time from the checker `/readyz` asks,
+ * so Prometheus sees it where nothing probes the process (the fleet, `npm
+ * start`) and a scrape costs what a probe does (each dependency checked at
+ * most once a second). `shortlink_ready` is 1 when `/readyz` would answer
+ * 200; `shortlink_dependency_up{module, dependency}` is each dependency's
+ * state, to say which one.
+ */
+export function readinessMetrics(
+  registry: MetricsRegistry,
+  options: { serving: () => boolean; report: () => Promise<ReadinessReport> },
+): void {
+  scrapedGauge(
+    registry,
+    {
+      name: 'shortlink_ready',
+      help: 'Whether GET /readyz answers 200 now: every required dependency up, and the process serving (not starting or draining).',
+    },
+    async () => [{ labels: {}, value: (await options.report()).ready && options.serving() ? 1 : 0 }],
+  );
+  scrapedGauge(
+    registry,
+    {
+      name: 'shortlink_dependency_up',
+      help: 'Whether a dependency of a module answers its readiness check (1) or not (0).',
+      labelNames: ['module', 'dependency'] as const,
+    },
+    async () =>
+      (await options.report()).dependencies.map((d) => ({
+        labels: { module: d.module, dependency: d.name },
+        value: d.state === 'up' ? 1 : 0,
+      })),
+  );
 }

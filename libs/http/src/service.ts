@@ -2,7 +2,7 @@ import type { FastifyBaseLogger, FastifyInstance, FastifyPluginAsync } from 'fas
 import type { MetricsRegistry } from '@shortlink/metrics';
 import type { ApiRoute } from './api-route';
 import { HEALTH_ROUTE, healthRoutes } from './health';
-import { readinessChecker, readinessRoute, READY_ROUTE, type Dependency } from './readiness';
+import { readinessChecker, readinessMetrics, readinessRoute, READY_ROUTE, type Dependency } from './readiness';
 import { METRICS_ROUTE, metricsRoute, recordRequestMetrics } from './request-metrics';
 import { serveUntilSignalled } from './serve';
 import { createServer } from './server';
@@ -49,7 +49,9 @@ export async function buildProcessServer(
   recordRequestMetrics(app, options.metrics);
   await app.register(healthRoutes, { service: options.name, ready });
   await app.register(async (scope) => metricsRoute(scope, options.metrics));
-  await app.register(readinessRoute, { service: options.name, serving: ready, report: readinessChecker(modules) });
+  const report = readinessChecker(modules);
+  readinessMetrics(options.metrics, { serving: ready, report });
+  await app.register(readinessRoute, { service: options.name, serving: ready, report });
   for (const module of modules) {
     if (module.routes) await app.register(module.routes);
   }

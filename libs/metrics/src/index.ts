@@ -5,6 +5,7 @@ export {
   histogram,
   sampledCounter,
   sampledGauge,
+  scrapedGauge,
   type MetricDefinition,
   type HistogramDefinition,
 } from './instruments';

@@ -129,3 +129,26 @@ export function sampledGauge(
   sources.add(read);
   return () => void sources.delete(read);
 }
+
+/**
+ * A gauge whose series are read at scrape time, possibly asynchronously (a
+ * readiness check): each scrape shows exactly the series `read` returns.
+ * One reader per name: a second is a programming error.
+ */
+export function scrapedGauge<L extends string>(
+  registry: MetricsRegistry,
+  definition: MetricDefinition<L>,
+  read: () => Promise<{ labels: Record<L, string>; value: number }[]>,
+): void {
+  if (registry.getSingleMetric(definition.name)) throw new Error(`metric ${definition.name} is already registered`);
+  new Gauge<L>({
+    ...definition,
+    labelNames: definition.labelNames ?? [],
+    registers: [registry],
+    async collect() {
+      const values = await read();
+      this.reset();
+      for (const { labels, value } of values) this.set(labels as Partial<Record<L, string | number>>, value);
+    },
+  });
+}

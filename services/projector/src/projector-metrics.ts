@@ -15,6 +15,11 @@ export function projectorMetrics(registry: MetricsRegistry) {
       labelNames: ['projection'] as const,
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     }),
+    clickFreshness: histogram(registry, {
+      name: 'shortlink_click_freshness_seconds',
+      help: 'Per ClickHouse insert of clicks, once it is done: the age of its oldest click (now minus the click time the redirector recorded), i.e. how long that click took to become countable.',
+      buckets: [0.1, 0.25, 0.5, 1, 1.5, 2, 3, 5, 10, 30, 60, 300, 3600],
+    }),
     rows: counter(registry, {
       name: 'shortlink_projector_rows_total',
       help: 'Rows written by a projection (clicks already counted are not written again).',

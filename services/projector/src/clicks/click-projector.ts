@@ -130,12 +130,18 @@ export async function runClickProjector(options: ClickProjectorOptions) {
       const chunk = messages.slice(start, end + 1);
       const rows: ClickRow[] = [];
       const rejected: { message: LogRecord; reason: string }[] = [];
+      let oldestClick = Infinity;
       for (const message of chunk) {
         const outcome = clickRow(message, partition);
-        if (outcome.ok) rows.push(outcome.row);
-        else rejected.push({ message, reason: outcome.reason });
+        if (outcome.ok) {
+          rows.push(outcome.row);
+          oldestClick = Math.min(oldestClick, outcome.clickedAt);
+        } else rejected.push({ message, reason: outcome.reason });
       }
       const inserted = await insert(rows, range, partition, control);
+      // Once inserted, clicks are countable (the materialized views fill with the insert): the oldest
+      // one's age is the batch's worst freshness. A replay of clicks already counted says nothing of it.
+      if (inserted > 0) projected.clickFreshness.observe(Math.max(0, Date.now() - oldestClick) / 1000);
       for (const { message, reason } of rejected) {
         await parkDeadLetter(
           options.deadLetterProducer,

@@ -62,6 +62,7 @@ describe('projecting a click', () => {
           source_partition: 3,
           source_offset: '1234567',
         },
+        clickedAt: Date.UTC(2026, 10, 23, 17, 4, 5, 678),
       });
   });
 

@@ -24,7 +24,8 @@ function clickHouseTime(ms: number): string {
   return new Date(ms).toISOString().replace('T', ' ').replace('Z', '');
 }
 
-export type RowOutcome = { ok: true; row: ClickRow } | { ok: false; reason: string };
+/** `clickedAt`: the click's instant in epoch milliseconds, as the redirector recorded it. */
+export type RowOutcome = { ok: true; row: ClickRow; clickedAt: number } | { ok: false; reason: string };
 
 /** Parses one message of the clicks topic at the boundary and turns it into a fact row. */
 export function clickRow(message: LogRecord, partition: number): RowOutcome {
@@ -49,5 +50,6 @@ export function clickRow(message: LogRecord, partition: number): RowOutcome {
       source_partition: partition,
       source_offset: message.offset,
     },
+    clickedAt: data.clickedAt,
   };
 }
