@@ -15,6 +15,32 @@ describe('groupCommit', () => {
     expect(batches).toEqual([[1], [2, 3, 4]]);
   });
 
+  it('given room for two batches at once, starts the second before the first is back, and never a third', async () => {
+    const batches: number[][] = [];
+    let running = 0;
+    let most = 0;
+    const release: Array<() => void> = [];
+    const run = groupCommit(
+      async (items: number[]) => {
+        batches.push(items);
+        most = Math.max(most, ++running);
+        await new Promise<void>((r) => release.push(r));
+        running--;
+        return items;
+      },
+      { ...FAIL_ALL(100), maxInFlight: 2 },
+    );
+    const results = [1, 2, 3, 4, 5].map((n) => run(n));
+    expect(batches).toEqual([[1], [2]]);
+    release.shift()!();
+    await results[0];
+    await new Promise((r) => setImmediate(r));
+    expect(batches).toEqual([[1], [2], [3, 4, 5]]);
+    while (release.length > 0) release.shift()!();
+    expect(await Promise.all(results)).toEqual([1, 2, 3, 4, 5]);
+    expect(most).toBe(2);
+  });
+
   it('caps a batch', async () => {
     const sizes: number[] = [];
     const run = groupCommit(async (items: number[]) => {

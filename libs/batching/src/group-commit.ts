@@ -12,6 +12,13 @@ export interface GroupCommitOptions {
    *   Items must then be checked before they join, so none can poison it.
    */
   onFailure: 'retry-alone' | 'fail-all';
+  /**
+   * Batches under way at once (default 1). More lets a store with room to
+   * spare (a Postgres that runs statements side by side) take the next batch
+   * before the last one has come back; items still leave in arrival order.
+   * Keep 1 where order across batches matters (appends of one key).
+   */
+  maxInFlight?: number;
 }
 
 /** Submits one item; `all` submits several of one caller at once. */
@@ -32,8 +39,9 @@ export interface GroupCommit<T, R> {
  */
 export function groupCommit<T, R>(run: (items: T[]) => Promise<R[]>, options: GroupCommitOptions): GroupCommit<T, R> {
   type Waiting = { item: T; resolve: (r: R) => void; reject: (e: unknown) => void };
+  const maxInFlight = Math.max(1, options.maxInFlight ?? 1);
   let waiting: Waiting[] = [];
-  let running = false;
+  let inFlight = 0;
 
   async function runAlone(w: Waiting): Promise<void> {
     try {
@@ -44,35 +52,42 @@ export function groupCommit<T, R>(run: (items: T[]) => Promise<R[]>, options: Gr
     }
   }
 
-  async function drain(): Promise<void> {
-    running = true;
-    while (waiting.length > 0) {
-      const batch = waiting.slice(0, options.maxBatch);
-      waiting = waiting.slice(batch.length);
-      try {
-        const results = await run(batch.map((w) => w.item));
-        batch.forEach((w, i) => w.resolve(results[i] as R));
-      } catch (e) {
-        if (options.onFailure === 'retry-alone' && batch.length > 1) {
-          for (const w of batch) await runAlone(w);
-        } else {
-          for (const w of batch) w.reject(e);
-        }
+  async function runBatch(batch: Waiting[]): Promise<void> {
+    try {
+      const results = await run(batch.map((w) => w.item));
+      batch.forEach((w, i) => w.resolve(results[i] as R));
+    } catch (e) {
+      if (options.onFailure === 'retry-alone' && batch.length > 1) {
+        for (const w of batch) await runAlone(w);
+      } else {
+        for (const w of batch) w.reject(e);
       }
     }
-    running = false;
+  }
+
+  /** Starts batches while there are items and a free slot; each slot, once free, takes the next. */
+  function drain(): void {
+    while (waiting.length > 0 && inFlight < maxInFlight) {
+      const batch = waiting.slice(0, options.maxBatch);
+      waiting = waiting.slice(batch.length);
+      inFlight++;
+      void runBatch(batch).finally(() => {
+        inFlight--;
+        drain();
+      });
+    }
   }
 
   const enqueue = (item: T) => new Promise<R>((resolve, reject) => waiting.push({ item, resolve, reject }));
   const submit = (item: T): Promise<R> => {
     const result = enqueue(item);
-    if (!running) void drain();
+    drain();
     return result;
   };
   return Object.assign(submit, {
     all(items: readonly T[]): Promise<R>[] {
       const results = items.map(enqueue);
-      if (!running && items.length > 0) void drain();
+      drain();
       return results;
     },
   });

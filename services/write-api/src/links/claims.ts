@@ -30,8 +30,10 @@ export interface ClaimStore {
 /**
  * A batch is one statement: it writes all its rows or none, so when one row
  * fails it (a value Postgres refuses) each claim is tried again on its own.
+ * Claims of different slugs do not wait on one another, so a few statements
+ * run side by side: a bulk import is not held to one round trip at a time.
  */
-const ONE_STATEMENT = { maxBatch: 500, onFailure: 'retry-alone' } as const;
+const ONE_STATEMENT = { maxBatch: 500, onFailure: 'retry-alone', maxInFlight: 3 } as const;
 
 export function postgresClaimStore(pool: Pool): ClaimStore {
   // Concurrent creates share their statements (and WAL flushes): the claims
@@ -39,11 +41,14 @@ export function postgresClaimStore(pool: Pool): ClaimStore {
   const claim = groupCommit(async (claims: Claim[]) => {
     // Two claims of one slug in the same INSERT: the first row wins, the second
     // does nothing, as between separate statements. The winner is told by its link id.
+    // Rows go in slug order, so two statements side by side that share slugs
+    // wait on each other rather than deadlock.
     const { rows } = await pool.query<{ link_id: string }>(
       `INSERT INTO slug_claims (slug, link_id, account_id, destination_url, tag, created_at, state)
        SELECT slug, link_id, account_id, destination_url, tag, created_at, 'pending'
          FROM unnest($1::text[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::timestamptz[])
-           AS c(slug, link_id, account_id, destination_url, tag, created_at)
+           WITH ORDINALITY AS c(slug, link_id, account_id, destination_url, tag, created_at, n)
+        ORDER BY slug, n
        ON CONFLICT (slug) DO NOTHING
        RETURNING link_id`,
       [
