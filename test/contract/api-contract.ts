@@ -214,7 +214,11 @@ export function describeApiContract(mode: string, target: () => ContractTarget):
 
       const tagged = await json(await get('/api/v1/links?tag=news', owner));
       expect(tagged).toEqual({ links: [made[4], made[2], made[0]], nextCursor: null });
-      const found = await json(await get(`/api/v1/links?search=LIST/1`, owner));
+      // Search reads the projection: a new link is found once projected (README, GET /api/v1/links).
+      const found = await eventually(async () => {
+        const body = await json(await get(`/api/v1/links?search=LIST/1`, owner));
+        return body.links.length > 0 ? body : undefined;
+      });
       expect(found.links).toEqual([made[1]]);
       const theirs = await json(await get('/api/v1/links', other));
       expect(theirs.links.map((l: { slug: string }) => l.slug)).toEqual([`lo-${run}`]);

@@ -9,7 +9,7 @@ export interface LinkListQuery {
   before?: bigint;
   /** Exact tag. */
   tag?: string;
-  /** Case-insensitive substring of the slug or the destination URL. */
+  /** Case-insensitive substring of the slug or the destination URL, as projected (see migration 0009). */
   search?: string;
 }
 
@@ -48,8 +48,11 @@ export async function listLinks(pool: Pool, query: LinkListQuery): Promise<LinkR
   if (query.before !== undefined) where.push(`list_seq < ${param(query.before.toString())}`);
   if (query.tag !== undefined) where.push(`tag = ${param(query.tag)}`);
   if (query.search !== undefined) {
+    // The trigram indexes are on the projection (migration 0009), off the create's path.
     const pattern = param(containsPattern(query.search));
-    where.push(`(slug ILIKE ${pattern} OR destination_url ILIKE ${pattern})`);
+    where.push(
+      `link_id IN (SELECT link_id FROM links WHERE account_id = $1 AND (slug ILIKE ${pattern} OR destination_url ILIKE ${pattern}))`,
+    );
   }
   const { rows } = await pool.query<{
     link_id: string;
