@@ -1,5 +1,5 @@
 import { buildApiDocument, OPENAPI_VERSION, type OpenApiDocument } from '@shortlink/api-docs';
-import { createServer, healthRoutes, metricsRoute, readinessRoute } from '@shortlink/http';
+import { createServer, processRoutes } from '@shortlink/http';
 import { createMetricsRegistry } from '@shortlink/metrics';
 import { API_ROUTES, API_VERSION } from './api-routes';
 import { composeSystem, systemConfig, type SystemStores } from './system';
@@ -56,13 +56,12 @@ describe('the API document', () => {
       }
     });
     // The routes of the process itself, as buildProcessServer adds them.
-    await app.register(healthRoutes, { service: 'test', ready: () => true });
-    await app.register(readinessRoute, {
+    await processRoutes(app, {
       service: 'test',
-      serving: () => true,
+      ready: () => true,
+      metrics: createMetricsRegistry({ processMetrics: false }),
       report: async () => ({ ready: true, dependencies: [] }),
     });
-    await app.register(async (scope) => metricsRoute(scope, createMetricsRegistry({ processMetrics: false })));
     const system = await composeSystem(
       systemConfig.parse({ PUBLIC_BASE_URL: 'https://sho.rt', VISITOR_HASH_SECRET: 'a-visitor-secret-for-this-test' }),
       inertStores(),

@@ -13,7 +13,14 @@ export {
 } from './readiness';
 export { METRICS_ROUTE, metricsRoute, UNMATCHED_ROUTE } from './request-metrics';
 export { serveUntilSignalled, SHUTDOWN_GRACE_MS, type ServeOptions } from './serve';
-export { runServices, buildProcessServer, PROCESS_ROUTES, type ServiceModule, type ProcessOptions } from './service';
+export {
+  runServices,
+  buildProcessServer,
+  processRoutes,
+  PROCESS_ROUTES,
+  type ServiceModule,
+  type ProcessOptions,
+} from './service';
 export { runMain, processOptionsFrom, createLogger, type HttpProcessConfig } from './entry';
 export {
   errorResponseSchema,

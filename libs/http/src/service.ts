@@ -2,7 +2,14 @@ import type { FastifyBaseLogger, FastifyInstance, FastifyPluginAsync } from 'fas
 import type { MetricsRegistry } from '@shortlink/metrics';
 import type { ApiRoute } from './api-route';
 import { HEALTH_ROUTE, healthRoutes } from './health';
-import { readinessChecker, readinessMetrics, readinessRoute, READY_ROUTE, type Dependency } from './readiness';
+import {
+  readinessChecker,
+  readinessMetrics,
+  readinessRoute,
+  READY_ROUTE,
+  type Dependency,
+  type ReadinessReport,
+} from './readiness';
 import { METRICS_ROUTE, metricsRoute, recordRequestMetrics } from './request-metrics';
 import { serveUntilSignalled } from './serve';
 import { createServer } from './server';
@@ -38,6 +45,16 @@ export interface ProcessOptions {
   metrics: MetricsRegistry;
 }
 
+/** `/healthz`, `/metrics` and `/readyz`: what every process serves beside its modules' routes (PROCESS_ROUTES). */
+export async function processRoutes(
+  app: FastifyInstance,
+  options: { service: string; ready: () => boolean; metrics: MetricsRegistry; report: () => Promise<ReadinessReport> },
+): Promise<void> {
+  await app.register(healthRoutes, { service: options.service, ready: options.ready });
+  await app.register(async (scope) => metricsRoute(scope, options.metrics));
+  await app.register(readinessRoute, { service: options.service, serving: options.ready, report: options.report });
+}
+
 /** Builds the HTTP server for a set of modules, without listening. */
 export async function buildProcessServer(
   modules: readonly ServiceModule[],
@@ -47,11 +64,9 @@ export async function buildProcessServer(
   const app = createServer({ logger: options.logger, trustProxy: options.trustProxy, bodyLimit: options.bodyLimit });
   // First, so that every route after it is measured.
   recordRequestMetrics(app, options.metrics);
-  await app.register(healthRoutes, { service: options.name, ready });
-  await app.register(async (scope) => metricsRoute(scope, options.metrics));
   const report = readinessChecker(modules);
   readinessMetrics(options.metrics, { serving: ready, report });
-  await app.register(readinessRoute, { service: options.name, serving: ready, report });
+  await processRoutes(app, { service: options.name, ready, metrics: options.metrics, report });
   for (const module of modules) {
     if (module.routes) await app.register(module.routes);
   }
