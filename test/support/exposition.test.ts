@@ -7,6 +7,15 @@ describe('readExposition (the strict check the metrics tests read with)', () => 
     expect(readExposition(ok).series).toEqual([{ name: 'a_total', labels: { k: 'v' }, value: 1 }]);
   });
 
+  it('reads NaN in any case, as Prometheus does (prom-client writes `Nan` for a gauge with no sample yet)', () => {
+    const series = readExposition('# TYPE g gauge\ng{k="a"} Nan\ng{k="b"} NaN\ng{k="c"} +Inf\n').series;
+    expect(series.map((s) => [s.labels.k, s.value])).toEqual([
+      ['a', NaN],
+      ['b', NaN],
+      ['c', Infinity],
+    ]);
+  });
+
   it.each([
     ['a sample without its TYPE', 'a_total 1\n'],
     ['a malformed sample', '# TYPE a_total counter\na_total{k=v} 1\n'],

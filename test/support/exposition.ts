@@ -3,7 +3,9 @@ import { join } from 'node:path';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 
 const NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
-const VALUE = /^(?:[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|NaN|[-+]?Inf)$/;
+// Prometheus reads values with Go's ParseFloat, which takes NaN and Inf in any case:
+// prom-client writes `Nan` for a gauge with no sample yet (the event-loop lag right after start).
+const VALUE = /^(?:[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|nan|[-+]?inf(?:inity)?)$/i;
 const SAMPLE =
   /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{((?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\[\\"n])*",?)*)\})? (\S+)(?: -?\d+)?$/;
 const LABEL = /([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\\n]|\\[\\"n])*)"/g;
@@ -81,7 +83,7 @@ export function readExposition(text: string): Exposition {
       const key = `${name}${JSON.stringify(Object.entries(labels).sort())}`;
       if (seen.has(key)) throw new Error(`repeated series, ${where}`);
       seen.add(key);
-      series.push({ name: name!, labels, value: Number(value!.replace('Inf', 'Infinity')) });
+      series.push({ name: name!, labels, value: Number(value!.replace(/^([-+]?)inf(inity)?$/i, '$1Infinity')) });
     });
   for (const [family, type] of types) {
     if (type === 'histogram') checkHistogram(family, series);
