@@ -100,7 +100,9 @@ kafka_up() {
   sed "s#@DATA_DIR@#$KAFKA_DATA#" "$ROOT/deploy/kafka/server.properties" > "$KAFKA_HOME/server.properties"
   if [ ! -f "$KAFKA_DATA/meta.properties" ]; then
     local cluster_id
-    cluster_id=$(node -e "console.log(require('crypto').randomBytes(16).toString('base64url'))")
+    # Kafka's own generator: a home-made id can start with '-', which the tool reads as an option
+    cluster_id=$(java -Xmx256m -cp "$KAFKA_LIBS/*" kafka.tools.StorageTool random-uuid) \
+      || die "kafka-storage random-uuid failed"
     log "formatting KRaft storage (cluster $cluster_id)"
     java -Xmx256m -cp "$KAFKA_LIBS/*" kafka.tools.StorageTool format \
       -t "$cluster_id" -c "$KAFKA_HOME/server.properties" >>"$KAFKA_LOG" 2>&1 \

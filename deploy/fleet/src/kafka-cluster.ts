@@ -1,5 +1,4 @@
 import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createKafka, waitForKafka } from '@shortlink/kafka';
@@ -32,7 +31,9 @@ export function prepareKafkaCluster(layout: KafkaClusterLayout): void {
   const voters = layout.nodes.map((n) => `${n.id}@127.0.0.1:${n.controllerPort}`).join(',');
   const idFile = join(layout.dataDir, 'cluster-id');
   mkdirSync(layout.dataDir, { recursive: true });
-  if (!existsSync(idFile)) writeFileSync(idFile, randomBytes(16).toString('base64url'));
+  // Kafka's own generator: a home-made random id starts with '-' one time in
+  // 64, and the storage tool then reads it as an option and refuses to format.
+  if (!existsSync(idFile)) writeFileSync(idFile, storageTool(layout, ['random-uuid']));
   const clusterId = readFileSync(idFile, 'utf8').trim();
   const template = readFileSync(layout.template, 'utf8');
   for (const node of layout.nodes) {
@@ -49,24 +50,17 @@ export function prepareKafkaCluster(layout: KafkaClusterLayout): void {
         .replaceAll('@DATA_DIR@', join(dir, 'data')),
     );
     if (!existsSync(join(dir, 'data', 'meta.properties'))) {
-      execFileSync(
-        'java',
-        [
-          '-Xmx256m',
-          '-cp',
-          `${layout.libsDir}/*`,
-          'kafka.tools.StorageTool',
-          'format',
-          '-t',
-          clusterId,
-          '-c',
-          properties,
-        ],
-        { stdio: 'ignore' },
-      );
+      storageTool(layout, ['format', '-t', clusterId, '-c', properties]);
     }
   }
 }
+
+/** Runs `kafka-storage`; its complaint, if any, is in the thrown error's message. */
+const storageTool = (layout: KafkaClusterLayout, args: string[]): string =>
+  execFileSync('java', ['-Xmx256m', '-cp', `${layout.libsDir}/*`, 'kafka.tools.StorageTool', ...args], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  }).trim();
 
 const propertiesFile = (layout: KafkaClusterLayout, node: KafkaNode) =>
   join(layout.dataDir, brokerName(node), 'server.properties');
