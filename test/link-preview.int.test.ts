@@ -1,5 +1,6 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { DEFAULT_PARTITIONS, partitionOfKey } from '@shortlink/kafka';
 import { eventually } from '@shortlink/testing';
 import { startLinkSystem, type LinkSystem } from './support/link-system';
 
@@ -21,7 +22,7 @@ async function startDestination(): Promise<Destination> {
   const held: http.ServerResponse[] = [];
   const server = http.createServer((req, res) => {
     hits++;
-    if (req.url === '/held') {
+    if (req.url?.startsWith('/held')) {
       held.push(res); // answered only when the test releases it
       return;
     }
@@ -122,6 +123,29 @@ describe('with private networks allowed (local testing)', () => {
     expect(pending.json().preview.status).toBe('pending');
     destination.release();
     expect((await settledPreview(system, 'preview-held')).preview).toMatchObject({ status: 'ready', title: 'Finally' });
+  });
+
+  it('reads on past a link whose destination does not answer: the links after it in its partition get theirs', async () => {
+    await create(system, `${destination.origin}/held?stuck`, 'preview-stuck');
+    // Links keyed into the same partition as the stuck one, after it
+    const partition = partitionOfKey('preview-stuck', DEFAULT_PARTITIONS.links);
+    const after = Array.from({ length: 200 }, (_, i) => `preview-after-${i}`)
+      .filter((slug) => partitionOfKey(slug, DEFAULT_PARTITIONS.links) === partition)
+      .slice(0, 3);
+    expect(after).toHaveLength(3);
+    for (const slug of after) await create(system, `${destination.origin}/article?${slug}`, slug);
+    for (const slug of after) expect((await settledPreview(system, slug)).preview.status).toBe('ready');
+    const stuck = await system.app.inject({
+      method: 'GET',
+      url: '/api/v1/links/preview-stuck',
+      headers: { authorization: `Bearer ${system.proKey}` },
+    });
+    expect(stuck.json().preview.status).toBe('pending');
+    destination.release();
+    expect((await settledPreview(system, 'preview-stuck')).preview).toMatchObject({
+      status: 'ready',
+      title: 'Finally',
+    });
   });
 });
 

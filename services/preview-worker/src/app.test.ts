@@ -1,22 +1,36 @@
 import { randomUUID } from 'node:crypto';
-import type { LogRecord } from '@shortlink/kafka';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import {
   createEvent,
   encodeEvent,
   type LinkCreated,
   type LinkDeleted,
+  type LinkPreviewFailed,
   type LinkPreviewFetched,
   type LinkUpdated,
 } from '@shortlink/events';
+import { TAKEN, type LogRecord, type RecordInHand } from '@shortlink/kafka';
 import { createMetricsRegistry } from '@shortlink/metrics';
-import { previewHandler, type AppendPreview } from './app';
-import type { FetchedPage } from './fetch/fetch-page';
+import { previewPipeline } from './app';
+import type { FetchedPage, PageFetcher } from './fetch/fetch-page';
 import { PreviewFetchError } from './fetch/fetch-errors';
+import type { RetryPolicy } from './preview/fetch-preview';
 
-const quiet = { error() {}, warn() {}, info() {}, debug() {} };
 const context = { topic: 'links', partition: 0, offset: '0' };
-const message = (value: Buffer | null) => ({ value }) as LogRecord;
 const NOW = new Date('2026-11-22T10:00:00.000Z');
+const quiet = { error() {}, warn() {}, info() {}, debug() {} };
+
+type Event = LinkCreated | LinkUpdated | LinkDeleted | LinkPreviewFetched;
+/** A record as the log gives it: the value, the type header, the time the link was created. */
+const recordOf = (event: Event | Buffer, createdAt = NOW.getTime()): LogRecord => ({
+  offset: '0',
+  key: null,
+  value: Buffer.isBuffer(event) ? event : encodeEvent(event),
+  timestamp: String(createdAt),
+  headers: Buffer.isBuffer(event) ? {} : { 'event-type': Buffer.from(event.type) },
+});
 
 const linkCreated = createEvent<LinkCreated>(
   'LinkCreated',
@@ -31,16 +45,35 @@ const linkCreated = createEvent<LinkCreated>(
   { eventId: randomUUID(), occurredAt: NOW.toISOString() },
 );
 
-function handlerWith(fetchPage: (url: string) => Promise<FetchedPage>, append: AppendPreview) {
-  return previewHandler({
+/** A record in hand as the consumer gives it: whether it was handled or released, and how often. */
+function inHand() {
+  const settled: ('handled' | 'released')[] = [];
+  const ticket: RecordInHand = {
+    handled: () => void settled.push('handled'),
+    release: () => void settled.push('released'),
+  };
+  return { ticket, settled };
+}
+
+/** The pipeline over a fake page fetcher and a fake append, with a pinned id and clock. */
+function pipelineWith(
+  fetchPage: PageFetcher,
+  append: (events: (LinkPreviewFetched | LinkPreviewFailed)[]) => Promise<void>,
+  options: { cacheMs?: number; retry?: RetryPolicy } = {},
+) {
+  return previewPipeline({
     fetchPage,
+    retry: options.retry ?? { maxAttempts: 2, firstBackoffMs: 0 },
+    concurrency: 8,
+    perHostConcurrency: 4,
+    cacheMs: options.cacheMs ?? 0,
     append,
-    retry: { maxAttempts: 2, firstBackoffMs: 0 },
-    sleep: async () => undefined,
-    now: () => NOW,
-    newId: () => '00000000-0000-4000-8000-000000000001',
     logger: quiet,
     metrics: createMetricsRegistry({ processMetrics: false }),
+    group: 'previews',
+    topic: 'links',
+    now: () => NOW,
+    newId: () => '00000000-0000-4000-8000-000000000001',
   });
 }
 
@@ -51,14 +84,22 @@ const page = (html: string): FetchedPage => ({
   truncated: false,
 });
 
-describe('previewHandler', () => {
-  it('appends a LinkPreviewFetched for a LinkCreated, with the id and clock given', async () => {
+async function until(check: () => boolean): Promise<void> {
+  for (let i = 0; i < 400 && !check(); i++) await sleep(5);
+  if (!check()) throw new Error('condition not met in time');
+}
+
+describe('previewPipeline', () => {
+  it('takes a LinkCreated, appends its LinkPreviewFetched with the id and clock given, then handles it', async () => {
     const appended: unknown[] = [];
-    const handler = handlerWith(
+    const { take } = pipelineWith(
       async () => page('<title>Hello</title>'),
-      async (e) => void appended.push(e),
+      async (events) => void appended.push(...events),
     );
-    await expect(handler(message(encodeEvent(linkCreated)), context)).resolves.toEqual({ kind: 'ok' });
+    const { ticket, settled } = inHand();
+    expect(take(recordOf(linkCreated), context, ticket)).toBe(TAKEN);
+    await until(() => settled.length > 0);
+    expect(settled).toEqual(['handled']);
     expect(appended).toEqual([
       {
         eventId: '00000000-0000-4000-8000-000000000001',
@@ -81,13 +122,13 @@ describe('previewHandler', () => {
 
   it('fetches again when a change gives the link a new destination, and names that state in the outcome', async () => {
     const fetched: string[] = [];
-    const appended: unknown[] = [];
-    const handler = handlerWith(
+    const appended: LinkPreviewFetched[] = [];
+    const { take } = pipelineWith(
       async (url) => {
         fetched.push(url);
         return page('<title>New</title>');
       },
-      async (e) => void appended.push(e),
+      async (events) => void appended.push(...(events as LinkPreviewFetched[])),
     );
     const { linkId, accountId, slug } = linkCreated.data;
     const changed = (version: number, changedFields: ('destinationUrl' | 'tag')[]) =>
@@ -97,19 +138,17 @@ describe('previewHandler', () => {
         { linkId, accountId, slug, version, destinationUrl: 'https://example.com/b', tag: 'x', changedFields },
         { eventId: randomUUID(), occurredAt: NOW.toISOString() },
       );
-    await expect(handler(message(encodeEvent(changed(2, ['tag']))), context)).resolves.toMatchObject({
-      kind: 'drop',
-    });
-    await expect(handler(message(encodeEvent(changed(3, ['destinationUrl', 'tag']))), context)).resolves.toEqual({
-      kind: 'ok',
-    });
+    expect(take(recordOf(changed(2, ['tag'])), context, inHand().ticket)).toMatchObject({ kind: 'drop' });
+    const { ticket, settled } = inHand();
+    expect(take(recordOf(changed(3, ['destinationUrl', 'tag'])), context, ticket)).toBe(TAKEN);
     const deleted = createEvent<LinkDeleted>(
       'LinkDeleted',
       1,
       { linkId, accountId, slug, version: 4 },
       { eventId: randomUUID(), occurredAt: NOW.toISOString() },
     );
-    await expect(handler(message(encodeEvent(deleted)), context)).resolves.toMatchObject({ kind: 'drop' });
+    expect(take(recordOf(deleted), context, inHand().ticket)).toMatchObject({ kind: 'drop' });
+    await until(() => settled.length > 0);
     expect(fetched).toEqual(['https://example.com/b']);
     expect(appended).toMatchObject([
       { type: 'LinkPreviewFetched', data: { title: 'New', linkVersion: 3, destinationUrl: 'https://example.com/b' } },
@@ -118,13 +157,15 @@ describe('previewHandler', () => {
 
   it('appends a LinkPreviewFailed with the reason when the fetch fails for good', async () => {
     const appended: unknown[] = [];
-    const handler = handlerWith(
+    const { take } = pipelineWith(
       async () => {
         throw new PreviewFetchError('http_404', false, 'the server answered HTTP 404');
       },
-      async (e) => void appended.push(e),
+      async (events) => void appended.push(...events),
     );
-    await handler(message(encodeEvent(linkCreated)), context);
+    const { ticket, settled } = inHand();
+    take(recordOf(linkCreated), context, ticket);
+    await until(() => settled.length > 0);
     expect(appended).toMatchObject([
       { type: 'LinkPreviewFailed', data: { reason: 'http_404: the server answered HTTP 404' } },
     ]);
@@ -132,7 +173,7 @@ describe('previewHandler', () => {
 
   it('drops its own outcomes and malformed messages without fetching', async () => {
     const fetchPage = jest.fn(async () => page(''));
-    const handler = handlerWith(fetchPage, async () => undefined);
+    const { take } = pipelineWith(fetchPage, async () => undefined);
     const own = createEvent<LinkPreviewFetched>(
       'LinkPreviewFetched',
       1,
@@ -146,41 +187,108 @@ describe('previewHandler', () => {
       },
       { eventId: randomUUID(), occurredAt: NOW.toISOString() },
     );
-    await expect(handler(message(encodeEvent(own)), context)).resolves.toMatchObject({ kind: 'drop' });
-    await expect(handler(message(Buffer.from('{nope')), context)).resolves.toMatchObject({ kind: 'drop' });
+    expect(take(recordOf(own), context, inHand().ticket)).toMatchObject({
+      kind: 'drop',
+      reason: 'not for this worker: LinkPreviewFetched',
+    });
+    expect(take(recordOf(Buffer.from('{nope')), context, inHand().ticket)).toMatchObject({ kind: 'drop' });
+    await sleep(10);
     expect(fetchPage).not.toHaveBeenCalled();
   });
 
-  it('throws when the append fails, so the consumer retries the message', async () => {
-    const handler = handlerWith(
+  it('handles a link only once its outcome’s append succeeds, trying a failed append again', async () => {
+    let failures = 2;
+    const appended: unknown[] = [];
+    const { take } = pipelineWith(
       async () => page('<title>x</title>'),
-      async () => {
-        throw new Error('broker unavailable');
+      async (events) => {
+        if (failures-- > 0) throw new Error('broker unavailable');
+        appended.push(...events);
       },
     );
-    await expect(handler(message(encodeEvent(linkCreated)), context)).rejects.toThrow('broker unavailable');
+    const { ticket, settled } = inHand();
+    take(recordOf(linkCreated), context, ticket);
+    await until(() => settled.length > 0);
+    expect(settled).toEqual(['handled']);
+    expect(appended).toHaveLength(1);
+  });
+
+  it('fetches once for links to the same destination, and appends an outcome for each link, its own', async () => {
+    // Given a page that takes a moment, and three links to it: two at once, one after the fetch
+    let fetches = 0;
+    const appended: LinkPreviewFetched[] = [];
+    const { take } = pipelineWith(
+      async () => {
+        fetches++;
+        await sleep(20);
+        return page('<title>Shared</title>');
+      },
+      async (events) => void appended.push(...(events as LinkPreviewFetched[])),
+      { cacheMs: 60_000 },
+    );
+    const linkTo = (slug: string) =>
+      createEvent<LinkCreated>(
+        'LinkCreated',
+        1,
+        { ...linkCreated.data, linkId: randomUUID(), slug },
+        { eventId: randomUUID(), occurredAt: NOW.toISOString() },
+      );
+    const [a, b, c] = [linkTo('link-a'), linkTo('link-b'), linkTo('link-c')];
+    const settled = [inHand(), inHand(), inHand()];
+    take(recordOf(a), context, settled[0]!.ticket);
+    take(recordOf(b), context, settled[1]!.ticket);
+    await until(() => appended.length === 2);
+    take(recordOf(c), context, settled[2]!.ticket);
+    await until(() => appended.length === 3);
+    // Then the page was fetched once, and each link got its own outcome, and was handled once
+    expect(fetches).toBe(1);
+    expect(appended.map((e) => [e.data.slug, e.data.linkId, e.data.title, e.data.destinationUrl])).toEqual([
+      ['link-a', a.data.linkId, 'Shared', 'https://example.com/a'],
+      ['link-b', b.data.linkId, 'Shared', 'https://example.com/a'],
+      ['link-c', c.data.linkId, 'Shared', 'https://example.com/a'],
+    ]);
+    await until(() => settled.every((s) => s.settled.length > 0));
+    expect(settled.map((s) => s.settled)).toEqual([['handled'], ['handled'], ['handled']]);
+  });
+
+  it('keeps nothing of a record while its link waits: neither the record nor its buffers', async () => {
+    // Given a link whose destination never answers
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const { take } = pipelineWith(
+      () => new Promise<FetchedPage>(() => undefined),
+      async () => undefined,
+    );
+    const { ticket, settled } = inHand();
+    const refs = ((record: LogRecord) => {
+      expect(take(record, context, ticket)).toBe(TAKEN);
+      return [new WeakRef(record), new WeakRef(record.value!)];
+    })(recordOf(linkCreated));
+    // Then once taken, the record can be collected while the link still waits
+    await sleep(10);
+    gc();
+    expect(refs.map((r) => r.deref())).toEqual([undefined, undefined]);
+    expect(settled).toEqual([]);
   });
 });
 
-describe('previewHandler while the worker stops', () => {
-  it('ends a backoff between attempts at once and appends nothing, so the link is fetched again after the restart', async () => {
-    const stopping = new AbortController();
+describe('previewPipeline while the worker stops', () => {
+  it('gives up a link waiting for a retry at once and appends nothing, so it is read again after the restart', async () => {
     const appended: unknown[] = [];
-    const handler = previewHandler({
-      fetchPage: async () => {
+    const pipeline = pipelineWith(
+      async () => {
         throw new PreviewFetchError('timeout', true, 'the server did not answer in time');
       },
-      append: async (e) => void appended.push(e),
-      retry: { maxAttempts: 3, firstBackoffMs: 60_000 },
-      signal: stopping.signal,
-      logger: quiet,
-      metrics: createMetricsRegistry({ processMetrics: false }),
-    });
-    const handled = handler(message(encodeEvent(linkCreated)), context);
-    setTimeout(() => stopping.abort(), 20);
-    const started = Date.now();
-    await expect(handled).rejects.toMatchObject({ name: 'AbortError' });
-    expect(Date.now() - started).toBeLessThan(5000);
+      async (events) => void appended.push(...events),
+      { retry: { maxAttempts: 3, firstBackoffMs: 60_000 } },
+    );
+    const { ticket, settled } = inHand();
+    pipeline.take(recordOf(linkCreated), context, ticket);
+    await sleep(20);
+    pipeline.stop();
+    expect(settled).toEqual(['released']);
+    await sleep(20);
     expect(appended).toEqual([]);
+    expect(settled).toEqual(['released']);
   });
 });

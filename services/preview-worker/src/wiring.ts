@@ -9,7 +9,13 @@ import type { RetryPolicy } from './preview/fetch-preview';
 /** What the preview worker takes of its settings (see config.ts). */
 export type PreviewWorkerSettings = Pick<
   PreviewWorkerConfig,
-  'PREVIEW_ALLOW_PRIVATE_NETWORKS' | 'PREVIEW_CONCURRENCY' | 'PUBLIC_BASE_URL' | 'KAFKA_SESSION_TIMEOUT_MS'
+  | 'PREVIEW_ALLOW_PRIVATE_NETWORKS'
+  | 'PREVIEW_CONCURRENCY'
+  | 'PREVIEW_PER_HOST_CONCURRENCY'
+  | 'PREVIEW_CACHE_SECONDS'
+  | 'PREVIEW_MAX_PENDING'
+  | 'PUBLIC_BASE_URL'
+  | 'KAFKA_SESSION_TIMEOUT_MS'
 >;
 
 /** The stores the process opened, shared with the other services of an all-in-one process. */
@@ -48,6 +54,9 @@ export function composePreviewWorker(
     },
     retry: seams.retry,
     concurrency: settings.PREVIEW_CONCURRENCY,
+    perHostConcurrency: settings.PREVIEW_PER_HOST_CONCURRENCY,
+    cacheMs: settings.PREVIEW_CACHE_SECONDS * 1000,
+    maxPending: settings.PREVIEW_MAX_PENDING,
     sessionTimeoutMs: settings.KAFKA_SESSION_TIMEOUT_MS,
     logger: stores.logger,
     metrics: stores.metrics,

@@ -23,6 +23,37 @@ export interface FetchPreviewDeps {
   sleep: (ms: number) => Promise<void>;
 }
 
+/** What one attempt at a destination came to: its outcome, or a transient failure to try again after `afterMs`. */
+export type PreviewAttempt = PreviewOutcome | { kind: 'retry'; afterMs: number };
+
+/**
+ * The `attempt`-th attempt (from 1) at a destination: fetched and read, or
+ * failed for good (a permanent failure, or a transient one with no attempt
+ * left), or to be tried again after a backoff (the first wait
+ * `firstBackoffMs`, each later one three times the one before). Rejects
+ * only for what the destination cannot cause (a bug).
+ */
+export async function attemptPreview(
+  url: string,
+  attempt: number,
+  fetchPage: PageFetcher,
+  retry: RetryPolicy,
+): Promise<PreviewAttempt> {
+  try {
+    const page = await fetchPage(url);
+    const html = decodeHtml(page.body, page.contentType);
+    return { kind: 'fetched', finalUrl: page.finalUrl, ...extractPreview(html, page.finalUrl) };
+  } catch (err) {
+    if (!(err instanceof PreviewFetchError)) throw err;
+    if (err.transient && attempt < retry.maxAttempts) {
+      return { kind: 'retry', afterMs: retry.firstBackoffMs * 3 ** (attempt - 1) };
+    }
+    const tries = attempt > 1 ? ` (after ${attempt} attempts)` : '';
+    const reason = `${err.code}: ${err.message}${tries}`.slice(0, 500);
+    return { kind: 'failed', code: err.code, reason, attempts: attempt };
+  }
+}
+
 /**
  * Fetches and reads one destination. Transient failures (timeouts, refused
  * connections, 5xx, 429) are tried again with backoff, a bounded number of
@@ -31,18 +62,8 @@ export interface FetchPreviewDeps {
  */
 export async function fetchPreview(url: string, deps: FetchPreviewDeps): Promise<PreviewOutcome> {
   for (let attempt = 1; ; attempt++) {
-    try {
-      const page = await deps.fetchPage(url);
-      const html = decodeHtml(page.body, page.contentType);
-      return { kind: 'fetched', finalUrl: page.finalUrl, ...extractPreview(html, page.finalUrl) };
-    } catch (err) {
-      if (!(err instanceof PreviewFetchError)) throw err;
-      if (!err.transient || attempt >= deps.retry.maxAttempts) {
-        const tries = attempt > 1 ? ` (after ${attempt} attempts)` : '';
-        const reason = `${err.code}: ${err.message}${tries}`.slice(0, 500);
-        return { kind: 'failed', code: err.code, reason, attempts: attempt };
-      }
-      await deps.sleep(deps.retry.firstBackoffMs * 3 ** (attempt - 1));
-    }
+    const result = await attemptPreview(url, attempt, deps.fetchPage, deps.retry);
+    if (result.kind !== 'retry') return result;
+    await deps.sleep(result.afterMs);
   }
 }

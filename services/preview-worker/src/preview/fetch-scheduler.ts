@@ -1,0 +1,192 @@
+import Denque from 'denque';
+
+export interface FetchSchedulerOptions<T> {
+  /** Fetches in flight in all. */
+  concurrency: number;
+  /** Fetches in flight to one host, at most: what a browser opens to a site. */
+  perHostConcurrency: number;
+  /**
+   * A fetch for a link created less than this long ago is fresh: it runs
+   * ahead of older ones, the newest first. Older ones run oldest first, the
+   * hosts taking turns.
+   */
+  freshMs: number;
+  /** Starts a fetch whose turn came; `done(fetch)` must be called once it ends, to free its slots. */
+  start: (fetch: QueuedFetch<T>) => void;
+  now?: () => number;
+}
+
+/** A fetch waiting for its turn, or running: what `schedule` gives, for `promote` and `done`. */
+export interface QueuedFetch<T> {
+  readonly item: T;
+}
+
+export interface FetchScheduler<T> {
+  /** Queues `item` for a slot in all and a slot for `host`; `start(item)` runs it then, in the order described on the options. */
+  schedule(host: string, createdAt: number, item: T): QueuedFetch<T>;
+  /** A link created at `createdAt` waits for `fetch` too: moves it up if that is newer than what it waits for. */
+  promote(fetch: QueuedFetch<T>, createdAt: number): void;
+  /** The fetch started ended: its slots are free. */
+  done(fetch: QueuedFetch<T>): void;
+  /** Fetches running, and waiting. */
+  readonly inFlight: number;
+  readonly queued: number;
+}
+
+/**
+ * A fetch in line: a plain object, no closure nor promise, since a backlog
+ * queues as many as it has destinations (a hundred thousand, say).
+ */
+class Entry<T> implements QueuedFetch<T> {
+  /** An entry promoted is queued twice; whichever copy is reached first runs it, the other is skipped. */
+  state: 'queued' | 'running' | 'done' = 'queued';
+  constructor(
+    readonly host: HostQueue<T>,
+    public createdAt: number,
+    readonly item: T,
+  ) {}
+}
+
+interface HostQueue<T> {
+  name: string;
+  /** Oldest first, by arrival; links arrive nearly in creation order. */
+  entries: Denque<Entry<T>>;
+  inFlight: number;
+}
+
+/**
+ * Decides which fetch runs next, so that the worker is polite to each site
+ * and a backlog never holds up a new link:
+ *
+ * - at most `perHostConcurrency` fetches to a host, and `concurrency` in all;
+ *   a slow or failing host holds its own slots only, never the others';
+ * - fresh first: while any host with a free slot has a fetch for a link
+ *   younger than `freshMs`, the newest such fetch runs next (the hosts with
+ *   one taking turns), so a link created during a bulk import's backlog
+ *   waits only for a slot on its own host;
+ * - then the backlog: the hosts with a free slot take turns, each giving its
+ *   oldest fetch, so every host moves and the oldest links (the ones holding
+ *   the commits back) go first.
+ *
+ * Every step is O(1) amortized, whatever the number of hosts and fetches.
+ */
+export function createFetchScheduler<T>(options: FetchSchedulerOptions<T>): FetchScheduler<T> {
+  const now = options.now ?? Date.now;
+  const hosts = new Map<string, HostQueue<T>>();
+  /** Hosts with a free slot and a waiting fetch, in turn order (a Set keeps insertion order). */
+  const ready = new Set<HostQueue<T>>();
+  /** Of those, the ones whose newest fetch may be fresh (checked when reached). */
+  const fresh = new Set<HostQueue<T>>();
+  let inFlight = 0;
+  let queued = 0;
+  /** A fetch that ends as it starts frees its slot inside `pump`: the loop running takes it. */
+  let pumping = false;
+
+  const isFresh = (entry: Entry<T>) => now() - entry.createdAt < options.freshMs;
+  const hasRoom = (host: HostQueue<T>) => host.inFlight < options.perHostConcurrency;
+
+  /** The newest (or oldest) entry not yet started, dropping started copies off that end. */
+  function peek(host: HostQueue<T>, end: 'newest' | 'oldest'): Entry<T> | undefined {
+    for (;;) {
+      const entry = end === 'newest' ? host.entries.peekBack() : host.entries.peekFront();
+      if (!entry || entry.state === 'queued') return entry;
+      if (end === 'newest') host.entries.pop();
+      else host.entries.shift();
+    }
+  }
+
+  /** Puts a host back in turn (at the end) if it can run something now. */
+  function requeue(host: HostQueue<T>): void {
+    ready.delete(host);
+    fresh.delete(host);
+    const newest = peek(host, 'newest');
+    if (!newest) {
+      if (host.inFlight === 0) hosts.delete(host.name);
+      return;
+    }
+    if (!hasRoom(host)) return;
+    ready.add(host);
+    if (isFresh(newest)) fresh.add(host);
+  }
+
+  function nextFresh(): Entry<T> | undefined {
+    for (const host of fresh) {
+      const newest = peek(host, 'newest');
+      if (newest && isFresh(newest)) return newest;
+      fresh.delete(host); // its newest has aged: it is served from the oldest end now
+    }
+    return undefined;
+  }
+
+  function nextOldest(): Entry<T> | undefined {
+    for (const host of ready) {
+      const oldest = peek(host, 'oldest');
+      if (oldest) return oldest;
+      requeue(host);
+    }
+    return undefined;
+  }
+
+  function pump(): void {
+    if (pumping) return;
+    pumping = true;
+    try {
+      while (inFlight < options.concurrency) {
+        const entry = nextFresh() ?? nextOldest();
+        if (!entry) return;
+        entry.state = 'running';
+        queued--;
+        inFlight++;
+        entry.host.inFlight++;
+        requeue(entry.host);
+        options.start(entry);
+      }
+    } finally {
+      pumping = false;
+    }
+  }
+
+  const entryOf = (fetch: QueuedFetch<T>): Entry<T> => {
+    if (!(fetch instanceof Entry)) throw new Error('not a fetch of this scheduler');
+    return fetch as Entry<T>;
+  };
+
+  return {
+    schedule(hostName, createdAt, item) {
+      let host = hosts.get(hostName);
+      if (!host) {
+        host = { name: hostName, entries: new Denque<Entry<T>>(), inFlight: 0 };
+        hosts.set(hostName, host);
+      }
+      const entry = new Entry(host, createdAt, item);
+      host.entries.push(entry);
+      queued++;
+      requeue(host);
+      pump();
+      return entry;
+    },
+    promote(fetch, newer) {
+      const entry = entryOf(fetch);
+      if (entry.state !== 'queued' || newer <= entry.createdAt) return;
+      entry.createdAt = newer;
+      entry.host.entries.push(entry);
+      requeue(entry.host);
+      pump();
+    },
+    done(fetch) {
+      const entry = entryOf(fetch);
+      if (entry.state !== 'running') throw new Error(`done with a fetch ${entry.state}`);
+      entry.state = 'done';
+      inFlight--;
+      entry.host.inFlight--;
+      requeue(entry.host);
+      pump();
+    },
+    get inFlight() {
+      return inFlight;
+    },
+    get queued() {
+      return queued;
+    },
+  };
+}

@@ -1,0 +1,97 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import Denque from 'denque';
+
+export interface OutcomeAppenderOptions<L, E> {
+  /** The event recording a link's outcome, built when its request is (its id and time are the append's). */
+  eventOf: (link: L) => E;
+  /** Appends events in one request; rejects when any of them may not be durable. */
+  append: (events: E[]) => Promise<void>;
+  /** Told of each link once its event is appended. */
+  appended: (link: L) => void;
+  /** Told of each link given up: its append failed after `stop`. */
+  released: (link: L) => void;
+  /** Told of each failed request before it is tried again (the same events: repeats are dropped by event id). */
+  failed: (err: unknown, attempt: number) => void;
+  /** Most events in one request. */
+  maxBatch: number;
+  /** The longest wait between tries of a failed request (default 10 s). */
+  maxBackoffMs?: number;
+}
+
+export interface OutcomeAppender<L> {
+  /** Queues a link whose outcome is known; `fresh` links have a lane of their own. */
+  add(link: L, fresh: boolean): void;
+  /** From now on a failed request is given up, not tried again: its links are released. */
+  stop(): void;
+  /** Links queued or being appended. */
+  readonly pending: number;
+}
+
+/**
+ * Appends links' outcomes in requests of up to `maxBatch`, one request under
+ * way per lane: outcomes finished together share a request (a thousand
+ * previews a second are a handful of requests), and fresh links' outcomes go
+ * through their own lane, so they wait for at most one request of the
+ * backlog's, not for the thousands of outcomes a popular destination's fetch
+ * releases at once. A failed request is tried again with backoff until it
+ * succeeds (a broker away) or the appender stops. A link queued is the
+ * caller's object, nothing more: no promise per link.
+ */
+export function createOutcomeAppender<L, E>(options: OutcomeAppenderOptions<L, E>): OutcomeAppender<L> {
+  const maxBackoffMs = options.maxBackoffMs ?? 10_000;
+  const stopping = new AbortController();
+  let pending = 0;
+
+  const lane = () => {
+    const queue = new Denque<L>();
+    let running = false;
+    const run = async () => {
+      running = true;
+      try {
+        while (!queue.isEmpty()) {
+          const links: L[] = [];
+          while (links.length < options.maxBatch && !queue.isEmpty()) links.push(queue.shift()!);
+          let events: E[] | undefined;
+          for (let attempt = 0; ; attempt++) {
+            try {
+              events ??= links.map((link) => options.eventOf(link));
+              await options.append(events);
+              for (const link of links) options.appended(link);
+              break;
+            } catch (err) {
+              if (stopping.signal.aborted) {
+                for (const link of links) options.released(link);
+                break;
+              }
+              options.failed(err, attempt);
+              const backoff = Math.min(maxBackoffMs, 100 * 2 ** Math.min(attempt, 10));
+              await sleep(backoff, undefined, { signal: stopping.signal }).catch(() => undefined);
+            }
+          }
+          pending -= links.length;
+        }
+      } finally {
+        running = false;
+      }
+    };
+    return (link: L) => {
+      queue.push(link);
+      if (!running) void run();
+    };
+  };
+  const fresh = lane();
+  const backlog = lane();
+
+  return {
+    add(link, isFresh) {
+      pending++;
+      (isFresh ? fresh : backlog)(link);
+    },
+    stop() {
+      stopping.abort();
+    },
+    get pending() {
+      return pending;
+    },
+  };
+}
