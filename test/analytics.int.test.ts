@@ -55,6 +55,41 @@ function analytics(slug: string, range?: string, key = system.proKey) {
   });
 }
 
+/** Creates a link through the API; its id. */
+async function createdId(slug: string): Promise<string> {
+  const res = await system.app.inject({
+    method: 'POST',
+    url: '/api/v1/links',
+    headers: { authorization: `Bearer ${system.proKey}`, 'content-type': 'application/json' },
+    payload: { url: `https://example.com/${slug}`, customSlug: slug },
+  });
+  expect(res.statusCode).toBe(201);
+  return res.json<{ id: string }>().id;
+}
+
+/** A row of `clicks` as the projector writes it, for clicks the redirector could not make (past days, odd devices). */
+function clickRow(
+  link: { id: string; slug: string },
+  i: number,
+  { visitor = 'f', daysAgo = 0, device = 'desktop', browser = 'Chrome', referrer = 'Direct', country = 'XX' } = {},
+) {
+  return {
+    event_id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+    link_id: link.id,
+    account_id: link.id,
+    slug: link.slug,
+    clicked_at: new Date(Date.now() - daysAgo * 86_400_000).toISOString().replace('T', ' ').slice(0, 23),
+    visitor_hash: visitor.repeat(64),
+    referrer,
+    country,
+    device,
+    browser,
+    os: 'Linux',
+    source_partition: 0,
+    source_offset: i,
+  };
+}
+
 async function settled(slug: string, expectedClicks: number) {
   await system.flushClicks();
   return eventually(
@@ -158,10 +193,100 @@ describe('GET /api/v1/links/:slug/analytics, end to end', () => {
     const all = (await analytics('stats-1', 'all')).json();
     expect(all.range).toBe('all');
     expect(all.clicksOverTime).toEqual([{ date: today, clicks: 9 }]);
-    // The whole life's visitors come from another table than a range's: they must agree.
+    // A range that holds the link's whole life (it was created today) counts as `all` does.
     expect(all.totalClicks).toBe(9);
     expect(all.uniqueVisitors).toBe(ninety.uniqueVisitors);
     expect(all.uniqueVisitors).toBe(6);
+  });
+
+  it('counts a visitor of a range once, however many parts of link_visitors hold it', async () => {
+    const linkId = await createdId('spread');
+    // Created 60 days ago, so `all` holds every click below; the projection's row first, or it would come later, new.
+    await eventually(
+      async () =>
+        (await system.infra.pool.query('SELECT 1 FROM links WHERE slug = $1', ['spread'])).rowCount || undefined,
+      30_000,
+      'the projection of spread',
+    );
+    for (const table of ['links', 'slug_claims']) {
+      await system.infra.pool.query(`UPDATE ${table} SET created_at = now() - interval '60 days' WHERE slug = $1`, [
+        'spread',
+      ]);
+    }
+    const clickhouse = system.infra.clickhouse;
+    // Each insert is a part of its own, kept apart while the API reads: visitors a and b are in
+    // several parts, with their last click in one of them; c's only click is outside 30 days.
+    await clickhouse.command({ query: 'SYSTEM STOP MERGES link_visitors' });
+    try {
+      const batches: [visitor: string, days: number][][] = [
+        [
+          ['a', 20],
+          ['b', 20],
+          ['c', 40],
+        ],
+        [
+          ['a', 0],
+          ['d', 3],
+        ],
+        [
+          ['b', 10],
+          ['a', 0],
+          ['e', 0],
+        ],
+      ];
+      let i = 0;
+      for (const batch of batches) {
+        await clickhouse.insert({
+          table: 'clicks',
+          values: batch.map(([visitor, days]) =>
+            clickRow({ id: linkId, slug: 'spread' }, i++, { visitor, daysAgo: days }),
+          ),
+          format: 'JSONEachRow',
+        });
+      }
+      const parts = await (
+        await clickhouse.query({
+          query: `SELECT count() AS n FROM system.parts
+                   WHERE database = currentDatabase() AND table = 'link_visitors' AND active`,
+          format: 'JSONEachRow',
+        })
+      ).json<{ n: number }>();
+      expect(Number(parts[0]?.n)).toBeGreaterThanOrEqual(3);
+
+      const counts = async (range: string) => {
+        const body = (await analytics('spread', range)).json();
+        return [body.totalClicks, body.uniqueVisitors];
+      };
+      // 7d and 30d count link_visitors; 90d and `all` hold the link's whole life and read link_uniques.
+      expect(await counts('7d')).toEqual([4, 3]); // a twice, d, e
+      expect(await counts('30d')).toEqual([7, 4]); // and a, b at 20 days, b at 10 days
+      expect(await counts('90d')).toEqual([8, 5]); // and c
+      expect(await counts('all')).toEqual([8, 5]);
+    } finally {
+      await clickhouse.command({ query: 'SYSTEM START MERGES link_visitors' });
+    }
+  });
+
+  it('lists every device bucket, however many, and the top 10 of the others', async () => {
+    const linkId = await createdId('gadgets');
+    const names = Array.from({ length: 12 }, (_, i) => `n${String(i).padStart(2, '0')}`);
+    await system.infra.clickhouse.insert({
+      table: 'clicks',
+      values: names.map((name, i) =>
+        clickRow({ id: linkId, slug: 'gadgets' }, 1000 + i, {
+          device: name,
+          browser: name,
+          referrer: `https://${name}.example`,
+          country: 'X' + String.fromCharCode(65 + i),
+        }),
+      ),
+      format: 'JSONEachRow',
+    });
+    const body = (await analytics('gadgets')).json();
+    expect(body.devices.map((b: { name: string }) => b.name)).toEqual(names);
+    expect(body.browsers.map((b: { name: string }) => b.name)).toEqual(names.slice(0, 10));
+    expect(body.referrers).toHaveLength(10);
+    expect(body.countries).toHaveLength(10);
   });
 
   it('returns the top 10 referrers, ties broken by name', async () => {

@@ -45,8 +45,8 @@ export function createAnalytics(deps: AnalyticsDeps): ServiceModule {
           // Another account's link is "not found" too: existence does not leak.
           const link = await ownedLink(deps, slug, account.id);
 
-          const { from, to, days } = rangeDays(range, deps.now(), link.createdAt);
-          const stats = await readLinkStats(deps.clickhouse, link.linkId, { from, to, wholeLife: range === 'all' });
+          const { from, to, days, wholeLife } = rangeDays(range, deps.now(), link.createdAt);
+          const stats = await readLinkStats(deps.clickhouse, link.linkId, { from, to, wholeLife });
           return {
             slug,
             range,

@@ -10,6 +10,7 @@ describe('rangeDays', () => {
       from: '2026-11-16',
       to: '2026-11-22',
       days: ['2026-11-16', '2026-11-17', '2026-11-18', '2026-11-19', '2026-11-20', '2026-11-21', '2026-11-22'],
+      wholeLife: false,
     });
     expect(rangeDays('30d', now, created).days).toHaveLength(30);
     expect(rangeDays('90d', now, created).days).toHaveLength(90);
@@ -21,6 +22,15 @@ describe('rangeDays', () => {
     expect(r.from).toBe('2026-11-01');
     expect(r.days).toHaveLength(22);
     expect(rangeDays('all', now, new Date('2026-11-22T00:00:00.000Z')).days).toEqual(['2026-11-22']);
+  });
+
+  it('says when a range holds the link’s whole life', () => {
+    expect(rangeDays('all', now, created).wholeLife).toBe(true);
+    expect(rangeDays('30d', now, created).wholeLife).toBe(true);
+    expect(rangeDays('7d', now, created).wholeLife).toBe(false);
+    // The first day of the range is the creation day: whole.
+    expect(rangeDays('7d', now, new Date('2026-11-16T23:00:00.000Z')).wholeLife).toBe(true);
+    expect(rangeDays('7d', now, new Date('2026-11-15T23:59:59.999Z')).wholeLife).toBe(false);
   });
 
   it('crosses month and year ends', () => {
