@@ -2,7 +2,7 @@
 export * from './app';
 export { projectLinkCreated } from './links/project-link';
 export { linkEventHandler } from './links/link-handler';
-export { rebuildLinks, type RebuildResult } from './links/rebuild';
+export { rebuildLinks, type RebuildOptions, type RebuildResult } from './links/rebuild/rebuild-links';
 export { runClickProjector, type ClickProjectorStats } from './clicks/click-projector';
 export { postgresBatchLedger, decideClaim, type BatchLedger, type Claim } from './clicks/batch-ledger';
 export { clickRow, type ClickRow } from './clicks/click-rows';

@@ -18,6 +18,23 @@ export function deduplicationToken({ topic, partition, range }: ClickBatchSource
   return `${topic}/${partition}/${range.first}-${range.last}`;
 }
 
+/** The columns a click row fills, in the order each row's values are sent: every field of ClickRow, once. */
+const CLICK_COLUMNS = Object.keys({
+  event_id: true,
+  link_id: true,
+  account_id: true,
+  slug: true,
+  clicked_at: true,
+  visitor_hash: true,
+  referrer: true,
+  country: true,
+  device: true,
+  browser: true,
+  os: true,
+  source_partition: true,
+  source_offset: true,
+} satisfies Record<keyof ClickRow, true>) as [keyof ClickRow, ...(keyof ClickRow)[]];
+
 /**
  * Inserts a batch of clicks so that inserting the same batch again changes
  * nothing: in `clicks` and, through
@@ -31,8 +48,11 @@ export async function insertClickBatch(
 ): Promise<void> {
   await clickhouse.insert({
     table: 'clicks',
-    values: rows,
-    format: 'JSONEachRow',
+    // Rows as arrays, the column names once: a third less to encode here and
+    // less for ClickHouse to parse than an object per row (docs/performance.md).
+    columns: CLICK_COLUMNS,
+    values: rows.map((row) => CLICK_COLUMNS.map((column) => row[column])),
+    format: 'JSONCompactEachRow',
     clickhouse_settings: {
       insert_deduplicate: 1,
       insert_deduplication_token: deduplicationToken(source),
