@@ -40,12 +40,8 @@ export async function findLinkBySlug(pool: Pool, slug: string): Promise<LinkReco
     deleted_at: Date | null;
     version: number;
   }>(
-    `SELECT link_id, account_id, destination_url, tag, created_at, updated_at, deleted_at, version FROM links WHERE slug = $1
-     UNION ALL
-     SELECT link_id, account_id, destination_url, tag, created_at, updated_at, deleted_at, version
-       FROM slug_claims WHERE slug = $1 AND state = 'committed'
-     ORDER BY version DESC
-     LIMIT 1`,
+    // The query is in the function (migration 0010), where its plan is kept.
+    'SELECT link_id, account_id, destination_url, tag, created_at, updated_at, deleted_at, version FROM find_link_by_slug($1)',
     [slug],
   );
   const row = rows[0];

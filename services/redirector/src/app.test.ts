@@ -2,7 +2,7 @@ import { buildProcessServer, createServer } from '@shortlink/http';
 import { createMetricsRegistry } from '@shortlink/metrics';
 import { createRedirector } from './app';
 import { LinkCache } from './link-cache';
-import { registerRedirectorMetrics } from './redirector-metrics';
+import { registerRedirectorMetrics, timeLookups } from './redirector-metrics';
 
 describe('redirector metrics', () => {
   it('shows the click pipeline and link cache counters at the process /metrics, under their documented names', async () => {
@@ -62,6 +62,25 @@ describe('redirector metrics', () => {
     stop();
     stats.queued = 0;
     expect(await queued()).toBe('shortlink_clicks_queued_total 5');
+  });
+});
+
+describe('cache miss timing', () => {
+  it('times every lookup by its outcome, a failed one included, and passes its answer on', async () => {
+    const metrics = createMetricsRegistry({ processMetrics: false });
+    const link = { slug: 'known', location: 'https://example.com/', linkId: 'l', accountId: 'a' };
+    const lookup = timeLookups(metrics, async (slug) => {
+      if (slug === 'broken') throw new Error('connection refused');
+      return slug === 'known' ? link : null;
+    });
+    expect(await lookup('known')).toBe(link);
+    expect(await lookup('known')).toBe(link);
+    expect(await lookup('other')).toBeNull();
+    await expect(lookup('broken')).rejects.toThrow('connection refused');
+    const text = await metrics.getSingleMetricAsString('shortlink_link_lookup_duration_seconds');
+    expect(text).toContain('shortlink_link_lookup_duration_seconds_count{outcome="found"} 2\n');
+    expect(text).toContain('shortlink_link_lookup_duration_seconds_count{outcome="not_found"} 1\n');
+    expect(text).toContain('shortlink_link_lookup_duration_seconds_count{outcome="failed"} 1');
   });
 });
 

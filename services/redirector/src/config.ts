@@ -10,6 +10,12 @@ export const redirectorEnv = z.object({
    * log client; the embedded mode always uses it, its log living in-process).
    */
   CLICK_PATH: z.enum(['worker-thread', 'event-loop']).default('worker-thread'),
+  /**
+   * Links held in memory. Every other link costs a Postgres lookup when it is
+   * followed; `npm run bench -- cold-cache` measures that cost and the memory
+   * per cached link.
+   */
+  REDIRECT_CACHE_SIZE: z.coerce.number().int().min(1).max(50_000_000).default(1_000_000),
 });
 
 export const redirectorConfig = httpEnv

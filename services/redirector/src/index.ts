@@ -4,6 +4,7 @@ export { REDIRECTOR_ROUTES } from './redirector-routes';
 export { composeRedirector, type RedirectorSettings, type RedirectorStores } from './wiring';
 export { redirectorConfig, redirectorEnv, type RedirectorConfig } from './config';
 export { LinkCache, type ResolvedLink, type LookupLink } from './link-cache';
+export { postgresLookup } from './lookup';
 export { workerClickSink, type WorkerClickSinkOptions } from './clicks/worker-click-sink';
 export type { ClickSink } from './clicks/click-sink';
 export type { RawClick } from './clicks/raw-click';

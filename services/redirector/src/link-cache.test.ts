@@ -1,6 +1,12 @@
 import { LinkCache, type ResolvedLink } from './link-cache';
 
-const link: ResolvedLink = { slug: 'abc12', linkId: 'l1', accountId: 'a1', location: 'https://example.com/' };
+// Ids as Postgres prints them, so the cache keeps its links packed (compact-link.ts).
+const link: ResolvedLink = {
+  slug: 'abc12',
+  linkId: '2f6c1f4e-8d3b-4a7e-9c21-5b0d7e3a9f10',
+  accountId: '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d',
+  location: 'https://example.com/',
+};
 
 function setup(
   known: Record<string, ResolvedLink> = { abc12: link },
@@ -92,6 +98,32 @@ describe('LinkCache', () => {
     for (const slug of Object.keys(known)) await cache.resolve(slug);
     expect(cache.size).toBe(3);
     expect(cache.peek('s0001')).toBeUndefined();
+  });
+
+  it('remembers unknown slugs apart: a scan of them never evicts a link', async () => {
+    const { cache, lookups } = setup();
+    await cache.resolve('abc12');
+    for (let i = 0; i < 20; i++) expect(await cache.resolve(`scan${i}`)).toBeNull();
+    expect(cache.peek('abc12')).toEqual(link);
+    // A tenth of the 3 links' room: the latest unknown slug only.
+    expect(cache.peek('scan19')).toBeNull();
+    expect(cache.peek('scan18')).toBeUndefined();
+    expect(lookups).toHaveLength(21);
+  });
+
+  it('answers each slug its own link, ids and all', async () => {
+    const other: ResolvedLink = {
+      slug: 'other',
+      linkId: '0b5e3c2a-1d4f-4e6a-9b8c-7d6e5f4a3b2c',
+      accountId: '3c2b1a09-f8e7-4d6c-b5a4-938271605f4e',
+      location: 'http://other.example/path?q=1',
+    };
+    const { cache } = setup({ abc12: link, other });
+    await cache.resolve('abc12');
+    await cache.resolve('other');
+    expect(cache.peek('abc12')).toEqual(link);
+    expect(cache.peek('other')).toEqual(other);
+    expect(await cache.resolve('other')).toEqual(other);
   });
 
   it('does not cache a failed lookup', async () => {

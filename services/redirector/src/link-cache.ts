@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import { packLink, unpackLink, type PackedLink } from './compact-link';
 
 /** What the redirector needs to answer, and later to record a click. */
 export interface ResolvedLink {
@@ -15,6 +16,11 @@ export interface LinkCacheOptions {
   lookup: LookupLink;
   /** Links held in memory. An entry is valid until evicted or dropped by a change notification. */
   maxEntries: number;
+  /**
+   * Unknown slugs remembered, apart from the links, so that a scan of random
+   * slugs churns these and never evicts a link. Default: a tenth of maxEntries.
+   */
+  maxMisses?: number;
   /** How long an unknown slug is remembered. NOTIFY drops it sooner when the slug is created. */
   negativeTtlMs: number;
   /**
@@ -34,16 +40,15 @@ export interface LinkCacheOptions {
   trusted?: () => boolean;
 }
 
-const NOT_FOUND = Symbol('not-found');
-type Entry = ResolvedLink | typeof NOT_FOUND;
-
 /**
- * The redirect hot path's only state: a bounded LRU of slug → link, with
- * negative entries for unknown slugs (so a scan of random slugs cannot reach the
+ * The redirect hot path's only state: a bounded LRU of slug → link (each
+ * packed into one string, see compact-link.ts), a smaller one of unknown
+ * slugs with a time to live (so a scan of random slugs cannot reach the
  * database once per request) and one shared lookup per slug in flight.
  */
 export class LinkCache {
-  readonly #cache: LRUCache<string, Entry>;
+  readonly #links: LRUCache<string, PackedLink>;
+  readonly #misses: LRUCache<string, true>;
   readonly #inFlight = new Map<string, Promise<ResolvedLink | null>>();
   /** Per slug, the lookup that starts once the one in flight ends: shared by requests that must not join that one. */
   readonly #next = new Map<string, Promise<ResolvedLink | null>>();
@@ -61,7 +66,11 @@ export class LinkCache {
   constructor(options: LinkCacheOptions) {
     this.#options = options;
     this.#trusted = options.trusted ?? (() => true);
-    this.#cache = new LRUCache<string, Entry>({ max: options.maxEntries });
+    this.#links = new LRUCache<string, PackedLink>({ max: options.maxEntries });
+    this.#misses = new LRUCache<string, true>({
+      max: options.maxMisses ?? Math.max(1, Math.ceil(options.maxEntries / 10)),
+      ttl: options.negativeTtlMs,
+    });
   }
 
   /** Synchronous when warm: undefined means "not cached (or not to be trusted now), call resolve". */
@@ -78,9 +87,9 @@ export class LinkCache {
   }
 
   #peekRaw(slug: string): ResolvedLink | null | undefined {
-    const entry = this.#cache.get(slug);
-    if (entry === undefined) return undefined;
-    return entry === NOT_FOUND ? null : entry;
+    const packed = this.#links.get(slug);
+    if (packed !== undefined) return unpackLink(slug, packed);
+    return this.#misses.get(slug) ? null : undefined;
   }
 
   /** Warm: a cached link at once. A "not found" is confirmed first when links are created elsewhere. */
@@ -159,10 +168,7 @@ export class LinkCache {
       .lookup(slug)
       .then((link) => {
         // A notification that arrived during the lookup may make its answer stale: do not cache it.
-        if (generation === this.#generation && !this.#forgotten.has(slug)) {
-          if (link !== null) this.#cache.set(slug, link);
-          else this.#cache.set(slug, NOT_FOUND, { ttl: this.#options.negativeTtlMs });
-        }
+        if (generation === this.#generation && !this.#forgotten.has(slug)) this.#remember(slug, link);
         return link;
       })
       .finally(() => {
@@ -175,9 +181,20 @@ export class LinkCache {
       });
   }
 
+  #remember(slug: string, link: ResolvedLink | null): void {
+    const key = ownCopy(slug);
+    if (link !== null) {
+      this.#misses.delete(key);
+      this.#links.set(key, packLink(link));
+    } else {
+      this.#links.delete(key);
+      this.#misses.set(key, true);
+    }
+  }
+
   /** A slug was just created: drop a remembered "not found". */
   forget(slug: string): void {
-    if (this.#cache.get(slug) === NOT_FOUND) this.#cache.delete(slug);
+    this.#misses.delete(slug);
     if (this.#looking.has(slug)) this.#forgotten.add(slug);
   }
 
@@ -186,7 +203,8 @@ export class LinkCache {
    * lookup already under way answer a later request or fill the cache.
    */
   invalidate(slug: string): void {
-    this.#cache.delete(slug);
+    this.#links.delete(slug);
+    this.#misses.delete(slug);
     this.#inFlight.delete(slug);
     if (this.#looking.has(slug)) this.#forgotten.add(slug);
   }
@@ -194,17 +212,29 @@ export class LinkCache {
   /** Changes may have been missed (the listener lost its connection or lease): drop everything. */
   forgetAll(): void {
     this.#generation++;
-    this.#cache.clear();
+    this.#links.clear();
+    this.#misses.clear();
     this.#inFlight.clear();
   }
 
   /** Creations may have been missed: drop every negative entry. */
   forgetAllMisses(): void {
     this.#generation++;
-    for (const [slug, entry] of this.#cache.entries()) if (entry === NOT_FOUND) this.#cache.delete(slug);
+    this.#misses.clear();
   }
 
+  /** Slugs held: links and unknown ones. */
   get size(): number {
-    return this.#cache.size;
+    return this.#links.size + this.#misses.size;
   }
+}
+
+/**
+ * The slug as a string of its own. A request's slug is cut out of its URL,
+ * and a cut of 13 characters or more is a view that keeps the whole URL (its
+ * query included) alive for as long as the cache holds the key.
+ */
+function ownCopy(slug: string): string {
+  const copy = Buffer.from(slug, 'utf8').toString('utf8');
+  return copy === slug ? copy : slug;
 }

@@ -1,5 +1,7 @@
-import { sampledCounter, sampledGauge, type MetricsRegistry } from '@shortlink/metrics';
+import { performance } from 'node:perf_hooks';
+import { histogram, sampledCounter, sampledGauge, type MetricsRegistry } from '@shortlink/metrics';
 import type { ClickQueueStats } from './clicks/click-queue';
+import type { LookupLink } from './link-cache';
 
 /** What the redirector counts on its hot path, as plain numbers read at scrape time. */
 export interface RedirectorCounts {
@@ -74,4 +76,32 @@ export function registerRedirectorMetrics(registry: MetricsRegistry, counts: Red
     ),
   ];
   return () => stops.forEach((stop) => stop());
+}
+
+/**
+ * `shortlink_link_lookup_duration_seconds{outcome}`: what a redirect of a slug
+ * not in memory pays on top of a cached one (waiting for a pooled connection
+ * included), by outcome: `found`, `not_found`, `failed`.
+ */
+export function timeLookups(registry: MetricsRegistry, lookup: LookupLink): LookupLink {
+  const durations = histogram(registry, {
+    name: 'shortlink_link_lookup_duration_seconds',
+    help: 'Time of a link cache miss: its slug looked up in Postgres, by outcome (found, not_found, failed).',
+    labelNames: ['outcome'] as const,
+    buckets: [0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5],
+  });
+  const found = durations.labels({ outcome: 'found' });
+  const notFound = durations.labels({ outcome: 'not_found' });
+  const failed = durations.labels({ outcome: 'failed' });
+  return async (slug) => {
+    const started = performance.now();
+    try {
+      const link = await lookup(slug);
+      (link === null ? notFound : found).observe((performance.now() - started) / 1000);
+      return link;
+    } catch (error) {
+      failed.observe((performance.now() - started) / 1000);
+      throw error;
+    }
+  };
 }

@@ -12,12 +12,12 @@ import { workerClickSink } from './clicks/worker-click-sink';
 import { listenForLinkChanges } from './invalidation';
 import { LinkCache } from './link-cache';
 import { postgresLookup } from './lookup';
-import { registerRedirectorMetrics } from './redirector-metrics';
+import { registerRedirectorMetrics, timeLookups } from './redirector-metrics';
 
 /** What the redirector takes of its settings (see config.ts). */
 export type RedirectorSettings = Pick<
   RedirectorConfig,
-  'DATABASE_URL' | 'KAFKA_BROKERS' | 'VISITOR_HASH_SECRET' | 'CLICK_PATH'
+  'DATABASE_URL' | 'KAFKA_BROKERS' | 'VISITOR_HASH_SECRET' | 'CLICK_PATH' | 'REDIRECT_CACHE_SIZE'
 >;
 
 /** The stores the process opened, shared with the other services of an all-in-one process. */
@@ -42,6 +42,7 @@ export async function composeRedirector(
     ...stores,
     databaseUrl: settings.DATABASE_URL,
     visitorSecret: settings.VISITOR_HASH_SECRET,
+    cacheSize: settings.REDIRECT_CACHE_SIZE,
     clickWorker:
       settings.CLICK_PATH === 'worker-thread'
         ? { brokers: settings.KAFKA_BROKERS, clientId: `${SERVICE_NAME}-clicks` }
@@ -53,7 +54,8 @@ interface RedirectorResources extends RedirectorStores {
   databaseUrl: string;
   /** VISITOR_HASH_SECRET; when absent, the installation's own secret kept in Postgres. */
   visitorSecret: string | undefined;
-  cacheSize?: number;
+  /** Links held in memory (REDIRECT_CACHE_SIZE). */
+  cacheSize: number;
   /** Set: clicks are built and produced on a worker thread with its own connection. Unset: on this thread. */
   clickWorker?: { brokers: string[]; clientId: string };
 }
@@ -61,8 +63,8 @@ interface RedirectorResources extends RedirectorStores {
 async function wireRedirector(resources: RedirectorResources): Promise<RedirectorDeps> {
   const { pool, kafka, names, logger, metrics } = resources;
   const cache = new LinkCache({
-    lookup: postgresLookup(pool),
-    maxEntries: resources.cacheSize ?? 1_000_000,
+    lookup: timeLookups(metrics, postgresLookup(pool)),
+    maxEntries: resources.cacheSize,
     negativeTtlMs: 5000,
     catchUp: () => listener.catchUp(),
     trusted: () => listener.trusted(),
