@@ -116,6 +116,7 @@ describe('the redirector', () => {
         KAFKA_BROKERS: infra.brokers,
         VISITOR_HASH_SECRET: 'test-visitor-secret-0123456789',
         CLICK_PATH: 'event-loop',
+        REDIRECT_CACHE_SIZE: 1000,
       },
       { pool, kafka: infra.log, names: infra.names, logger: silentLogger, metrics: createMetricsRegistry() },
     );

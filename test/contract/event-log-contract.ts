@@ -333,6 +333,71 @@ export function eventLogContract(open: () => Promise<EventLogUnderTest>, close: 
     }
   });
 
+  it('runs the consumer with records in hand: reads on past a slow record, commits up to it, and its next owner starts there', async () => {
+    // Given one partition of ten records, and a handler that holds record 3 until it is stopped
+    const topic = await log.newTopic(1);
+    const groupId = log.newGroup();
+    const values = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => `${from + i}`);
+    await append(
+      topic,
+      values(0, 10).map((value) => ({ key: 'one-partition', value })),
+    );
+    const handled: string[] = [];
+    const stopping = new AbortController();
+    const start = (hold: string | null) =>
+      runConsumer({
+        kafka: log.client,
+        groupId,
+        topics: [topic],
+        logger: quiet,
+        deadLetterProducer: log.client.producer(),
+        deadLetterTopic: 'unused',
+        metrics: createMetricsRegistry({ processMetrics: false }),
+        sessionTimeoutMs: 10_000,
+        recordsInHand: 100,
+        handler: async (message) => {
+          const value = text(message.value)!;
+          if (value === hold) {
+            await new Promise((_, reject) =>
+              stopping.signal.addEventListener('abort', () => reject(new Error('stop'))),
+            );
+          }
+          handled.push(value);
+          return { kind: 'ok' };
+        },
+      });
+    const admin = log.client.admin();
+    await admin.connect();
+    const committed = async () => Number((await admin.committedOffsets(groupId, topic))[0]?.offset ?? -1);
+    try {
+      // When the consumer runs, and ten more records come while record 3 is held
+      const first = await start('3');
+      await eventually(() => expect(handled).toHaveLength(9), 30_000);
+      await append(
+        topic,
+        values(10, 20).map((value) => ({ key: 'one-partition', value })),
+      );
+      // Then it read on and handled each of them once (none delivered again), and committed no further than 3
+      await eventually(() => expect(handled).toHaveLength(19), 30_000);
+      await new Promise((r) => setTimeout(r, 500));
+      expect([...handled].sort((a, b) => Number(a) - Number(b))).toEqual(values(0, 20).filter((v) => v !== '3'));
+      expect(await committed()).toBe(3);
+      const stopped = first.stop();
+      stopping.abort();
+      await stopped;
+      expect(await committed()).toBe(3);
+      // And the partition's next owner starts at record 3, and ends past the last
+      handled.length = 0;
+      const second = await start(null);
+      await eventually(async () => expect(await committed()).toBe(20), 30_000);
+      await second.stop();
+      expect(handled[0]).toBe('3');
+      expect([...handled].sort((a, b) => Number(a) - Number(b))).toEqual(values(3, 20));
+    } finally {
+      await admin.disconnect();
+    }
+  });
+
   it('tells whether a group is consuming, and forgets a deleted group’s offsets', async () => {
     const topic = await log.newTopic(1);
     const groupId = log.newGroup();

@@ -25,12 +25,18 @@ runMain(async () => {
   let config = settings;
   let kafka: EventLogClient;
   let closeStack = async (): Promise<void> => undefined;
+  let clickProjection: 'event-loop' | 'worker-thread' = 'event-loop';
   if (deployment.mode === 'embedded') {
     const stack = await startEmbeddedStack({
       dataDir: deployment.dataDir,
       names,
       logger,
       onClickHouseError: (err) => logger.debug({ err }, 'embedded ClickHouse query failed'),
+      // Every acknowledged write is on disk: exiting lets a supervisor start the whole store again.
+      onEngineLost: (err) => {
+        logger.fatal({ err }, 'the embedded Postgres stopped; exiting');
+        process.exit(1);
+      },
     });
     logger.info(
       { dataDir: stack.dataDir, postgres: stack.databaseUrl, clickhouse: stack.clickhouseUrl },
@@ -45,13 +51,19 @@ runMain(async () => {
     };
     kafka = stack.log;
     closeStack = stack.close;
+    // The click projection's work goes to a thread of its own, beside the redirects (see composeSystem).
+    clickProjection = 'worker-thread';
   } else {
     kafka = await openKafka({ brokers: settings.KAFKA_BROKERS, clientId: 'shortlink', logger, names });
   }
   const pool = await openServiceDatabase(config, 'shortlink');
   const clickhouse = await openClickHouse(config, 'shortlink');
   const rateLimiter = openRateLimiter(config, logger);
-  const system = await composeSystem(config, { pool, kafka, names, clickhouse, logger, rateLimiter, metrics });
+  const system = await composeSystem(
+    config,
+    { pool, kafka, names, clickhouse, logger, rateLimiter, metrics },
+    { clickProjection },
+  );
   await runServices(
     system.modules,
     processOptionsFrom('shortlink', config, logger, {

@@ -6,50 +6,32 @@
  * other wiring. This is a composition root, not a service, so it may import
  * services; the services never import each other.
  */
-import type { ClickHouseClient } from '@clickhouse/client';
-import type { Pool } from 'pg';
-import type { RateLimiter } from '@shortlink/accounts';
-import { systemRateLimitEnv } from '@shortlink/config';
 import { createApiDocs } from '@shortlink/api-docs';
 import type { ServiceModule } from '@shortlink/http';
-import type { EventLogClient, KafkaLogger, KafkaNames } from '@shortlink/kafka';
-import type { MetricsRegistry } from '@shortlink/metrics';
-import { analyticsConfig, composeAnalytics, createAnalytics } from '@shortlink/service-analytics';
-import { composePreviewWorker, previewWorkerConfig, type PreviewWorkerSeams } from '@shortlink/service-preview-worker';
-import { composeProjector, projectorConfig } from '@shortlink/service-projector';
-import { composeRedirector, createRedirector, redirectorConfig } from '@shortlink/service-redirector';
-import { composeWriteApi, createWriteApi, writeApiConfig } from '@shortlink/service-write-api';
-import type { z } from 'zod';
+import { composeAnalytics, createAnalytics } from '@shortlink/service-analytics';
+import { composePreviewWorker, type PreviewWorkerSeams } from '@shortlink/service-preview-worker';
+import { composeProjector } from '@shortlink/service-projector';
+import { composeRedirector, createRedirector } from '@shortlink/service-redirector';
+import { composeWriteApi, createWriteApi } from '@shortlink/service-write-api';
 import { API_ROUTES, API_VERSION } from './api-routes';
+import { clickProjectorOnThread } from './click-projector-on-thread';
+import type { SystemSettings, SystemStores } from './system-config';
 
-/** Every setting of every service: what `npm start` reads. */
-export const systemConfig = redirectorConfig
-  .extend(writeApiConfig.shape)
-  .extend(projectorConfig.shape)
-  .extend(analyticsConfig.shape)
-  .extend(previewWorkerConfig.shape)
-  // One process serves the write and read APIs: it counts rate limits in memory unless REDIS_URL is set.
-  .extend(systemRateLimitEnv.shape);
-export type SystemSettings = z.infer<typeof systemConfig>;
-
-/** What the process opened for its services to share. */
-export interface SystemStores {
-  pool: Pool;
-  kafka: EventLogClient;
-  names: KafkaNames;
-  clickhouse: ClickHouseClient;
-  logger: KafkaLogger;
-  /** Shared by the write and read APIs, so a key's requests to either count against one limit. */
-  rateLimiter: RateLimiter;
-  /** The process's one registry: every service registers on it, and `/metrics` serves it once. */
-  metrics: MetricsRegistry;
-}
+export { systemConfig, type SystemSettings, type SystemStores } from './system-config';
 
 export interface SystemOptions {
   /** Runs the preview worker (on by default). */
   previews?: boolean;
   /** Test seams of the preview worker; see PreviewWorkerSeams. */
   previewSeams?: PreviewWorkerSeams;
+  /**
+   * Where the click projection runs (when PROJECTIONS has it): on the event
+   * loop with the rest, or on a worker thread of its own. The embedded mode
+   * uses the thread: its event log, ClickHouse endpoint and redirects share
+   * this process, and the projection's per-click work would take the
+   * redirects' event loop (docs/performance.md).
+   */
+  clickProjection?: 'event-loop' | 'worker-thread';
 }
 
 export interface ComposedSystem {
@@ -72,9 +54,14 @@ export async function composeSystem(
     // And drops a changed or deleted link at once (the others are told through Postgres).
     onLinkChanged: (slug) => redirector.cache.invalidate(slug),
   });
+  const clicksOnThread = options.clickProjection === 'worker-thread' && settings.PROJECTIONS.includes('clicks');
+  const inProcess = clicksOnThread
+    ? { ...settings, PROJECTIONS: settings.PROJECTIONS.filter((p) => p !== 'clicks') }
+    : settings;
   return {
     modules: [
-      composeProjector(settings, stores),
+      ...(inProcess.PROJECTIONS.length > 0 ? [composeProjector(inProcess, stores)] : []),
+      ...(clicksOnThread ? [clickProjectorOnThread(settings, stores)] : []),
       ...(options.previews === false ? [] : [composePreviewWorker(settings, stores, options.previewSeams)]),
       createWriteApi(writeApi),
       createAnalytics(composeAnalytics(settings, stores)),

@@ -1,8 +1,6 @@
 import { access, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
-import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { startChdbHttpServer } from '@shortlink/chdb-server';
 import {
   DEFAULT_PARTITIONS,
@@ -14,7 +12,8 @@ import {
 } from '@shortlink/kafka';
 import { embeddedLogClient } from './event-log/embedded-client';
 import { EventLog } from './event-log/event-log';
-import { startSessionServer } from './postgres/session-server';
+import { startPostgresOnThread } from './postgres/postgres-on-thread';
+import { startPostgres } from './postgres/start-postgres';
 import { isAlive, listRunning, registerRunning, type RunningServer } from './running-servers';
 
 /** What a running embedded installation tells other processes (the `apikey` command) about itself. */
@@ -31,9 +30,6 @@ export interface EmbeddedStack extends EmbeddedState {
 }
 
 const STATE_FILE = 'embedded.json';
-/** pg pools, the redirector's listener and the CLI share one PGlite through this many connections. */
-const MAX_PG_CONNECTIONS = 64;
-
 export class DataDirInUseError extends Error {
   constructor(dataDir: string, pid: number) {
     super(
@@ -98,6 +94,8 @@ export interface EmbeddedOptions {
   logger?: KafkaLogger;
   /** Where ClickHouse engine errors go (a failed query), for the log. */
   onClickHouseError?: (error: Error) => void;
+  /** PGlite's thread died: Postgres is gone until the process restarts. */
+  onEngineLost?: (error: Error) => void;
 }
 
 /**
@@ -115,8 +113,10 @@ export async function startEmbeddedStack(options: EmbeddedOptions): Promise<Embe
     for (const closer of closers.splice(0).reverse()) await closer().catch(() => undefined);
   };
   try {
-    const pg = await startPostgres(join(dataDir, 'postgres'));
-    closers.push(pg.close);
+    // PGlite's WebAssembly runs every statement synchronously: on a thread of
+    // its own, so that statements do not stall the requests on this one.
+    const pg = await startPostgresOnThread(join(dataDir, 'postgres'), { onExit: options.onEngineLost });
+    closers.push(() => pg.close());
     const ch = await startChdbHttpServer({
       dataPath: join(dataDir, 'clickhouse'),
       host: '127.0.0.1',
@@ -141,32 +141,6 @@ export async function startEmbeddedStack(options: EmbeddedOptions): Promise<Embe
     await close();
     throw e;
   }
-}
-
-/**
- * PGlite in `dir`, behind a Postgres wire-protocol socket on 127.0.0.1 that
- * runs each client's exchange whole (see `session-server.ts`).
- */
-export async function startPostgres(
-  dir: string,
-  onError?: (error: Error) => void,
-): Promise<{ url: string; close: () => Promise<void> }> {
-  // The link list's search index (migration 0008) needs pg_trgm, which PGlite loads only when asked.
-  const db = await PGlite.create(dir, { extensions: { pg_trgm } });
-  const server = await startSessionServer({
-    db,
-    host: '127.0.0.1',
-    port: 0,
-    maxConnections: MAX_PG_CONNECTIONS,
-    onError,
-  });
-  return {
-    url: `postgres://postgres@127.0.0.1:${server.port}/postgres`,
-    async close() {
-      await server.close();
-      await db.close();
-    },
-  };
 }
 
 /**

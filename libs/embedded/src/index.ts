@@ -1,6 +1,5 @@
 export {
   startEmbeddedStack,
-  startPostgres,
   embeddedPostgresFor,
   runningEmbedded,
   DataDirInUseError,
@@ -11,3 +10,4 @@ export {
 } from './embedded-stack';
 export { EventLog, UnknownTopicError } from './event-log/event-log';
 export { embeddedLogClient } from './event-log/embedded-client';
+export { startPostgres, type EmbeddedPostgres } from './postgres/start-postgres';

@@ -26,7 +26,12 @@ async function consumeOnce(values: string[], handler: MessageHandler, registry: 
           records: values.map((v, i) => record(i, v)),
           highWatermark: String(values.length + 10),
         },
-        { commit: async (next) => void commits.push(next), heartbeat: async () => undefined, owned: () => true },
+        {
+          commit: async (next) => void commits.push(next),
+          advance: () => undefined,
+          heartbeat: async () => undefined,
+          owned: () => true,
+        },
       );
       return { stop: async () => undefined };
     },

@@ -2,7 +2,8 @@ import type { MetricsRegistry } from '@shortlink/metrics';
 import type { KafkaLogger } from './client';
 import { consumerMetrics, deadLetterReasonLabel, setLag } from './consumer-metrics';
 import { parkDeadLetter } from './dead-letter';
-import type { EventLogClient, LogProducer, LogRecord } from './log-client';
+import type { BatchHandler, EventLogClient, LogProducer, LogRecord } from './log-client';
+import { recordsInHandBatches, type HandledAs, type HandleRecord, type RecordInHand } from './records-in-hand';
 import { isTransientFailure } from './transient-failure';
 
 /**
@@ -35,16 +36,36 @@ export interface MessageContext {
 
 export type MessageHandler = (message: LogRecord, context: MessageContext) => Promise<HandlerResult>;
 
+/** What a `RecordTaker` returns for a record it keeps in hand. */
+export const TAKEN = 'taken';
+
+/**
+ * A handler for many records that wait long (the preview worker's links
+ * waiting for their fetch), given to `runConsumer` with `recordsInHand`
+ * instead of a `MessageHandler`. Called once per record, at once: it keeps
+ * what it needs of the record (never the record) with `inHand`, returns
+ * `TAKEN`, and later calls `inHand.handled()` once the record's work is done
+ * (counted `ok`), or `inHand.release()` if it gives the record up (on stop).
+ * It returns a result instead for a record it settles at once (one of no use
+ * to it is dropped); `inHand` is then not its to settle. A throw is a
+ * handler's failure: retried, then parked (see `HandlerResult`); once a
+ * record is taken, its failures are the taker's to retry.
+ */
+export type RecordTaker = (
+  message: LogRecord,
+  context: MessageContext,
+  inHand: RecordInHand,
+) => HandlerResult | typeof TAKEN;
+
 export interface ConsumerMetrics {
   /** Per topic: messages by outcome, and retries. */
   readonly byTopic: ReadonlyMap<string, { ok: number; drop: number; deadLetter: number; retries: number }>;
 }
 
-export interface RunConsumerOptions {
+interface ConsumerOptions {
   kafka: EventLogClient;
   groupId: string;
   topics: string[];
-  handler: MessageHandler;
   logger: KafkaLogger;
   /** Used to park dead letters; must be connected by the caller's start. */
   deadLetterProducer: LogProducer;
@@ -65,6 +86,32 @@ export interface RunConsumerOptions {
   partitionsConcurrently?: number;
 }
 
+/** `handler` for messages one at a time, or `take` for records held long in large numbers (with `recordsInHand`). */
+export type RunConsumerOptions = ConsumerOptions &
+  (
+    | {
+        handler: MessageHandler;
+        /**
+         * Records handled at once, across the partitions (default: none; each
+         * partition's records one after another). When set, a batch's records are
+         * all handed to the handler and the batch returns at once, so the consumer
+         * reads on while they are handled: up to this many records are in hand
+         * (and in memory) at a time. A partition is committed up to its first
+         * record not yet handled, never past it, so a restart skips nothing. Order
+         * within a partition is not kept: for handlers whose effects do not depend
+         * on it, and that wait on slow outside calls.
+         */
+        recordsInHand?: number;
+        take?: never;
+      }
+    | {
+        /** As `handler` with `recordsInHand`, for a handler that keeps far less than the record (see RecordTaker). */
+        take: RecordTaker;
+        recordsInHand: number;
+        handler?: never;
+      }
+  );
+
 export interface RunningConsumer {
   metrics: ConsumerMetrics;
   stop(): Promise<void>;
@@ -73,7 +120,7 @@ export interface RunningConsumer {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function runConsumer(options: RunConsumerOptions): Promise<RunningConsumer> {
-  const { kafka, groupId, topics, handler, logger, deadLetterProducer, deadLetterTopic } = options;
+  const { kafka, groupId, topics, logger, deadLetterProducer, deadLetterTopic } = options;
   const maxBackoffMs = options.maxBackoffMs ?? 10_000;
   const maxHandlerErrors = options.maxHandlerErrors ?? 3;
   const isTransient = options.isTransient ?? isTransientFailure;
@@ -86,16 +133,30 @@ export async function runConsumer(options: RunConsumerOptions): Promise<RunningC
   };
   let stopping = false;
 
+  /** Counts a message the consumer is done with. */
+  function count(topic: string, as: HandledAs): void {
+    counters(topic)[as === 'dead_letter' ? 'deadLetter' : as]++;
+    metrics.messages.inc({ group: groupId, topic, outcome: as });
+  }
+
   async function park(message: LogRecord, topic: string, partition: number, reason: string) {
     await parkDeadLetter(deadLetterProducer, deadLetterTopic, message, { topic, partition, groupId }, reason);
     metrics.deadLetters.inc({ group: groupId, topic, reason: deadLetterReasonLabel(reason) });
-    metrics.messages.inc({ group: groupId, topic, outcome: 'dead_letter' });
-    counters(topic).deadLetter++;
     logger.warn({ topic, partition, offset: message.offset, reason }, 'message parked on the dead-letter topic');
   }
 
-  /** Handles one record, retrying until it is handled or the consumer stops; false when it stopped first. */
-  async function handle(message: LogRecord, topic: string, partition: number, heartbeat: () => Promise<void>) {
+  /**
+   * Handles one record with `run`, retrying until it is handled or the
+   * consumer stops: how it ended, `stopped` when it stopped first (the record
+   * is then left uncommitted), `taken` when a taker keeps it.
+   */
+  async function handle(
+    message: LogRecord,
+    topic: string,
+    partition: number,
+    heartbeat: () => Promise<void>,
+    run: (message: LogRecord, context: MessageContext) => Promise<HandlerResult> | HandlerResult | typeof TAKEN,
+  ): Promise<HandledAs | 'stopped' | typeof TAKEN> {
     const context = { topic, partition, offset: message.offset };
     let handlerErrors = 0;
     /** Set once the message is to be parked: a failed append to the dead-letter topic is retried, not the handler. */
@@ -103,18 +164,15 @@ export async function runConsumer(options: RunConsumerOptions): Promise<RunningC
     for (let attempt = 0; ; attempt++) {
       try {
         if (parkReason === undefined) {
-          const result = await handler(message, context);
-          if (result.kind !== 'dead-letter') {
-            counters(topic)[result.kind]++;
-            metrics.messages.inc({ group: groupId, topic, outcome: result.kind });
-            return true;
-          }
+          const result = await run(message, context);
+          if (result === TAKEN) return TAKEN;
+          if (result.kind !== 'dead-letter') return result.kind;
           parkReason = result.reason;
         }
         await park(message, topic, partition, parkReason);
-        return true;
+        return 'dead_letter';
       } catch (err) {
-        if (stopping) return false; // uncommitted: the next owner of the partition retries it
+        if (stopping) return 'stopped'; // uncommitted: the next owner of the partition retries it
         const transient = isTransient(err);
         if (!transient && parkReason === undefined && ++handlerErrors >= maxHandlerErrors) {
           const text = err instanceof Error ? err.message : String(err);
@@ -131,14 +189,30 @@ export async function runConsumer(options: RunConsumerOptions): Promise<RunningC
     }
   }
 
-  const consumer = await kafka.consume(
-    {
-      groupId,
-      topics,
-      fromBeginning: options.fromBeginning ?? true,
-      sessionTimeoutMs: options.sessionTimeoutMs,
-      partitionsConcurrently: options.partitionsConcurrently,
-    },
+  /** A record in hand: handled by `run`, or, once taken, by the taker (which settles it itself). */
+  const inHandWith =
+    (run: RecordTaker | MessageHandler): HandleRecord =>
+    (record, topic, partition, inHand, heartbeat) => {
+      void handle(record, topic, partition, heartbeat, (message, context) => run(message, context, inHand)).then(
+        (ended) => {
+          if (ended === 'stopped') inHand.release();
+          else if (ended !== TAKEN) inHand.handled(ended);
+        },
+        () => inHand.release(),
+      );
+    };
+
+  const inHandBatches = (limit: number, run: RecordTaker | MessageHandler) =>
+    recordsInHandBatches(limit, inHandWith(run), {
+      logger,
+      stopping: () => stopping,
+      committed: ({ topic, partition }, highWatermark, next) =>
+        setLag(metrics, { group: groupId, topic, partition }, highWatermark, next),
+      handled: count,
+    });
+  /** Each partition's records one after another, committed as the batch ends. */
+  const oneByOne =
+    (handler: MessageHandler): BatchHandler =>
     async ({ topic, partition, records, highWatermark }, control) => {
       let next: string | null = null;
       const lagOf = { group: groupId, topic, partition };
@@ -146,7 +220,10 @@ export async function runConsumer(options: RunConsumerOptions): Promise<RunningC
       if (records[0]) setLag(metrics, lagOf, highWatermark, BigInt(records[0].offset));
       try {
         for (const record of records) {
-          if (!control.owned() || !(await handle(record, topic, partition, control.heartbeat))) break;
+          if (!control.owned()) break;
+          const ended = await handle(record, topic, partition, control.heartbeat, handler);
+          if (ended === 'stopped' || ended === TAKEN) break;
+          count(topic, ended);
           next = (BigInt(record.offset) + 1n).toString();
           setLag(metrics, lagOf, highWatermark, BigInt(next));
           await control.heartbeat();
@@ -161,13 +238,35 @@ export async function runConsumer(options: RunConsumerOptions): Promise<RunningC
           });
         }
       }
+    };
+  let inHand: ReturnType<typeof inHandBatches> | undefined;
+  let eachBatch: BatchHandler;
+  if (options.take) {
+    inHand = inHandBatches(options.recordsInHand, options.take);
+    eachBatch = inHand.eachBatch;
+  } else if (options.recordsInHand !== undefined) {
+    inHand = inHandBatches(options.recordsInHand, options.handler);
+    eachBatch = inHand.eachBatch;
+  } else {
+    eachBatch = oneByOne(options.handler);
+  }
+  const consumer = await kafka.consume(
+    {
+      groupId,
+      topics,
+      fromBeginning: options.fromBeginning ?? true,
+      sessionTimeoutMs: options.sessionTimeoutMs,
+      partitionsConcurrently: options.partitionsConcurrently,
     },
+    eachBatch,
   );
 
   return {
     metrics: { byTopic },
     async stop() {
       stopping = true;
+      // Records in hand end (or give up) first, and what they finished is committed while the member still can.
+      await inHand?.drain();
       await consumer.stop();
     },
   };

@@ -7,12 +7,15 @@ export { openKafka } from './open';
 export {
   runConsumer,
   OK,
+  TAKEN,
   type HandlerResult,
+  type RecordTaker,
   type MessageHandler,
   type MessageContext,
   type RunningConsumer,
   type ConsumerMetrics,
 } from './consumer';
+export type { RecordInHand } from './records-in-hand';
 export { parkDeadLetter, type DeadLetterSource } from './dead-letter';
 export { consumerMetrics, deadLetterReasonLabel, setLag, type ConsumerMetricSet } from './consumer-metrics';
 export { isTransientFailure } from './transient-failure';
@@ -21,6 +24,7 @@ export type {
   BatchControl,
   BatchHandler,
   EventLogClient,
+  HeaderValue,
   LogAdmin,
   LogProducer,
   LogRecord,
@@ -32,3 +36,5 @@ export type {
   Subscription,
 } from './log-client';
 export { appendEvents, EVENT_HEADERS, type AppendOptions } from './append-events';
+export { serveLogClient } from './thread-log/thread-log-host';
+export { threadLogClient } from './thread-log/thread-log-client';

@@ -14,6 +14,8 @@ export function kafkaLogClient(kafka: Kafka): EventLogClient {
       let stopping = false;
       let current: Consumer | undefined;
       let restarting: NodeJS.Timeout | undefined;
+      /** Per partition, the read position `advance` moved ahead of the commits, while this member holds it. */
+      const advanced = new Map<string, bigint>();
       const start = async (): Promise<void> => {
         const consumer = newConsumer(kafka, subscription);
         current = consumer;
@@ -38,13 +40,24 @@ export function kafkaLogClient(kafka: Kafka): EventLogClient {
             const owned = () => payload.isRunning() && !payload.isStale();
             if (!owned()) return;
             const { topic, partition, messages } = payload.batch;
+            const key = `${topic}/${partition}`;
+            // A batch from behind the advanced position: the partition was assigned anew and read from its commit.
+            const first = messages[0];
+            if (first && BigInt(first.offset) < (advanced.get(key) ?? -1n)) advanced.delete(key);
             await eachBatch(
               { topic, partition, records: messages, highWatermark: payload.batch.highWatermark },
               {
                 async commit(nextOffset) {
-                  // Resolving moves kafkajs's own fetch position; committing makes it the group's.
-                  payload.resolveOffset((BigInt(nextOffset) - 1n).toString());
+                  // Resolving moves kafkajs's own fetch position (never back behind an advance);
+                  // committing makes it the group's.
+                  if (BigInt(nextOffset) > (advanced.get(key) ?? -1n)) {
+                    payload.resolveOffset((BigInt(nextOffset) - 1n).toString());
+                  }
                   await consumer.commitOffsets([{ topic, partition, offset: nextOffset }]);
+                },
+                advance(nextOffset) {
+                  advanced.set(key, BigInt(nextOffset));
+                  payload.resolveOffset((BigInt(nextOffset) - 1n).toString());
                 },
                 heartbeat: () => payload.heartbeat(),
                 owned,

@@ -88,6 +88,15 @@ export interface RecordBatch {
 export interface BatchControl {
   /** Commits the group's position in this batch's partition: the offset of the next record to read. */
   commit: (nextOffset: string) => Promise<void>;
+  /**
+   * Moves this member's read position in the partition to `nextOffset`
+   * without committing: the next batch starts there, while the records before
+   * it are still being handled. A later commit of an offset behind it does not
+   * move it back. What is taken but never committed is delivered again to the
+   * partition's next owner (after a restart or a rebalance), as any
+   * uncommitted record is.
+   */
+  advance: (nextOffset: string) => void;
   /** Tells the group this member is alive during long work (cheap; call it between slow steps). */
   heartbeat: () => Promise<void>;
   /** False once the consumer is stopping or the partition moved to another member: abandon the batch. */

@@ -1,4 +1,10 @@
-export { createMetricsRegistry, METRIC_PREFIX, type MetricsRegistry } from './registry';
+export {
+  createMetricsRegistry,
+  METRIC_PREFIX,
+  ProcessRegistry,
+  type MetricsRegistry,
+  type MetricsSnapshot,
+} from './registry';
 export {
   counter,
   gauge,

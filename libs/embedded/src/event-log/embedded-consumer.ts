@@ -67,6 +67,10 @@ export async function consumeEmbedded(
         const highWatermark = log.endOffsets(topic)[partition]?.toString();
         const records = await log.read(topic, partition, from, maxBytes);
         let committed: bigint | null = null;
+        let advanced: bigint | null = null;
+        /** Where the next batch starts: past what was committed or taken in hand, whichever is further. */
+        const nextPosition = () =>
+          committed === null ? (advanced ?? from) : advanced !== null && advanced > committed ? advanced : committed;
         try {
           await eachBatch(
             { topic, partition, records: records.map(toLogRecord), highWatermark },
@@ -75,13 +79,16 @@ export async function consumeEmbedded(
                 await log.commit(groupId, [{ topic, partition, offset: nextOffset }]);
                 committed = BigInt(nextOffset);
               },
+              advance(nextOffset) {
+                advanced = BigInt(nextOffset);
+              },
               heartbeat: async () => undefined,
               owned: () => !stopping,
             },
           );
-          positions.set(k, committed ?? from);
+          positions.set(k, nextPosition());
           // A handler that took nothing gets the same records again, after a breath rather than at once.
-          if (committed === null) await delay(RETRY_UNCOMMITTED_MS);
+          if (committed === null && advanced === null) await delay(RETRY_UNCOMMITTED_MS);
         } catch (err) {
           if (stopping) return;
           // As Kafka's clients do after a failed handler: back to the committed offset, after a pause.

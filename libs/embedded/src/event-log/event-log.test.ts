@@ -59,6 +59,40 @@ describe('EventLog', () => {
     expect(log.endOffsets('t')).toEqual([0n, 3n, 0n]);
   });
 
+  it('reads the same records from its memory of the latest ones as from the file, and the older ones from the file', async () => {
+    // A tail of ~300 bytes per partition: most records below have left memory by the end.
+    const small = await EventLog.open(join(dir, 'small'), { tailBytes: 300 });
+    await small.createTopic({ topic: 's', numPartitions: 1 });
+    // Twenty batches of 3, then one of 10 that overflows the tail by itself.
+    const batches = Array.from({ length: 21 }, (_, b) =>
+      Array.from({ length: b === 20 ? 10 : 3 }, (_, i) => ({
+        key: Buffer.from(`k${b}-${i}`),
+        value: i === 1 ? Buffer.from([0xff, b, 0x0a]) : Buffer.from(`{"n":${b * 3 + i}}`),
+        headers: { 'event-type': Buffer.from(`E${b}`) },
+      })),
+    );
+    const seen = [];
+    for (const batch of batches) {
+      const base = await small.append('s', 0, batch);
+      // What a consumer that keeps up reads: the batch just appended, from memory.
+      seen.push(...(await small.read('s', 0, base, 1 << 20)));
+    }
+    const lastTwo = await small.read('s', 0, 68n, 1 << 20);
+    const fromMemoryAndFile = await small.read('s', 0, 0n, 1 << 20);
+    await small.close();
+    const reopened = await EventLog.open(join(dir, 'small'));
+    const fromFile = await reopened.read('s', 0, 0n, 1 << 20);
+    await reopened.close();
+    const flat = batches.flat();
+    const shape = (records: typeof fromFile) => records.map((r) => [r.offset, r.key, r.value, r.headers]);
+    const expected = flat.map((r, i) => [BigInt(i), r.key, r.value, r.headers]);
+    expect(shape(seen)).toEqual(expected);
+    expect(shape(fromMemoryAndFile)).toEqual(expected);
+    expect(shape(lastTwo)).toEqual(expected.slice(68));
+    expect(shape(fromFile)).toEqual(expected);
+    expect(fromFile.map((r) => r.timestamp)).toEqual(fromMemoryAndFile.map((r) => r.timestamp));
+  });
+
   it('cuts a torn last line (a write cut short by a kill) when it reopens', async () => {
     const record = (v: string) => ({ key: null, value: Buffer.from(v), headers: {} });
     await log.append('t', 0, [record('one'), record('two')]);

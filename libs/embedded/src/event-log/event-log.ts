@@ -26,12 +26,16 @@ export class EventLog {
   /** Emits `append` (topic) after records are durable, to wake idle consumers. */
   readonly events = new EventEmitter();
 
-  private constructor(readonly dir: string) {
+  private constructor(
+    readonly dir: string,
+    private readonly tailBytes?: number,
+  ) {
     this.events.setMaxListeners(0);
   }
 
-  static async open(dir: string): Promise<EventLog> {
-    const log = new EventLog(dir);
+  /** `tailBytes`: how much of each partition's end is kept decoded in memory (see PartitionLog). */
+  static async open(dir: string, options: { tailBytes?: number } = {}): Promise<EventLog> {
+    const log = new EventLog(dir, options.tailBytes);
     await mkdir(join(dir, 'topics'), { recursive: true });
     await mkdir(join(dir, 'groups'), { recursive: true });
     for (const entry of await readdir(join(dir, 'topics'))) {
@@ -44,7 +48,8 @@ export class EventLog {
   private async load(config: TopicConfig): Promise<void> {
     const dir = join(this.dir, 'topics', fileName(config.topic));
     const partitions: PartitionLog[] = [];
-    for (let p = 0; p < config.numPartitions; p++) partitions.push(await PartitionLog.open(join(dir, `${p}.log`)));
+    for (let p = 0; p < config.numPartitions; p++)
+      partitions.push(await PartitionLog.open(join(dir, `${p}.log`), this.tailBytes));
     this.topics.set(config.topic, partitions);
   }
 

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { open, type FileHandle } from 'node:fs/promises';
 
 /** One record as the log stores it; the same fields a Kafka record has. */
@@ -31,8 +32,8 @@ interface Line {
 
 function encodeBytes(bytes: Buffer | null, text: 'k' | 'v', base64: 'kb' | 'vb', line: Line): void {
   if (bytes === null) return;
-  const asText = bytes.toString('utf8');
-  if (Buffer.byteLength(asText) === bytes.length && Buffer.from(asText, 'utf8').equals(bytes)) line[text] = asText;
+  // Valid UTF-8 reads back as the same bytes, so it may be stored as text.
+  if (isUtf8(bytes)) line[text] = bytes.toString('utf8');
   else line[base64] = bytes.toString('base64');
 }
 
@@ -63,6 +64,12 @@ function fromLine(text: string): StoredRecord {
 }
 
 /**
+ * Bytes of the latest records a partition keeps decoded in memory: consumers
+ * that keep up (the usual case) read them there, not from the file.
+ */
+const DEFAULT_TAIL_BYTES = 8 * 1024 * 1024;
+
+/**
  * The records of one topic partition in one append-only file. Appends are
  * written and flushed to disk (`fdatasync`) before they resolve: that is the
  * `acks=all` of a one-node log. A process killed mid-write leaves at most a
@@ -74,15 +81,20 @@ export class PartitionLog {
   private readonly positions: number[] = [];
   private size = 0;
   private tail: Promise<unknown> = Promise.resolve();
+  /** The latest records as appended, from offset `recentStart` on, and the bytes their lines take. */
+  private recent: StoredRecord[] = [];
+  private recentStart = 0;
+  private recentBytes = 0;
 
   private constructor(
     private readonly file: FileHandle,
     readonly path: string,
+    private readonly tailBytes: number,
   ) {}
 
-  static async open(path: string): Promise<PartitionLog> {
+  static async open(path: string, tailBytes = DEFAULT_TAIL_BYTES): Promise<PartitionLog> {
     const file = await open(path, 'a+');
-    const log = new PartitionLog(file, path);
+    const log = new PartitionLog(file, path, tailBytes);
     await log.recover();
     return log;
   }
@@ -114,6 +126,7 @@ export class PartitionLog {
       await this.file.datasync();
     }
     this.size = position;
+    this.recentStart = this.positions.length;
   }
 
   /** Bytes stored from `offset` to the end (0 at or past the end): what a fetch from there could return. */
@@ -136,10 +149,37 @@ export class PartitionLog {
         position += Buffer.byteLength(line);
       }
       this.size = position;
+      this.remember(records, base, now, bytes.length);
       return base;
     });
     this.tail = result.catch(() => undefined);
     return result;
+  }
+
+  private remember(records: readonly NewRecord[], base: bigint, timestamp: number, bytes: number): void {
+    if (this.recentStart + this.recent.length !== Number(base)) {
+      this.recent = [];
+      this.recentStart = Number(base);
+      this.recentBytes = 0;
+    }
+    records.forEach((r, i) =>
+      this.recent.push({ offset: base + BigInt(i), timestamp, key: r.key, value: r.value, headers: r.headers }),
+    );
+    this.recentBytes += bytes;
+    if (this.recentBytes <= this.tailBytes) return;
+    // Drop the oldest half at once, so that trimming costs little per append.
+    let drop = 0;
+    const keep = this.tailBytes / 2;
+    while (this.recentBytes > keep && drop < this.recent.length) {
+      this.recentBytes -= this.lineBytes(this.recentStart + drop);
+      drop++;
+    }
+    this.recent = this.recent.slice(drop);
+    this.recentStart += drop;
+  }
+
+  private lineBytes(offset: number): number {
+    return (this.positions[offset + 1] ?? this.size) - this.positions[offset]!;
   }
 
   /**
@@ -153,6 +193,9 @@ export class PartitionLog {
     const start = this.positions[first]!;
     let last = first;
     while (last + 1 < count && this.positions[last + 1]! - start < maxBytes) last++;
+    if (first >= this.recentStart) {
+      return this.recent.slice(first - this.recentStart, last + 1 - this.recentStart);
+    }
     const end = last + 1 < count ? this.positions[last + 1]! : this.size;
     const { buffer } = await this.file.read(Buffer.alloc(end - start), 0, end - start, start);
     const records: StoredRecord[] = [];
