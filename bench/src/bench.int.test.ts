@@ -41,7 +41,19 @@ it('runs every benchmark end to end (quick)', async () => {
     const report = JSON.parse(await readFile(out, 'utf8')) as Report;
     expect(report.quick).toBe(true);
     expect(report.machine.cores).toBeGreaterThan(0);
-    const { redirect, create, bulk, ingestion, analytics, list, embedded } = report.results;
+    const {
+      redirect,
+      create,
+      bulk,
+      ingestion,
+      analytics,
+      list,
+      previews,
+      previewMemory,
+      rebuild,
+      embedded,
+      coldCache,
+    } = report.results;
     expect(redirect!.humanRequestsAnswered).toBeGreaterThan(0);
     expect(redirect!.clicksInClickHouse).toBe(redirect!.humanRequestsAnswered);
     expect(redirect!.runs.map((r) => r.server)).toEqual(['redirector', 'baseline']);
@@ -55,12 +67,30 @@ it('runs every benchmark end to end (quick)', async () => {
     expect(list!.queries['tag, rare (1 in 1,000)']!.listed).toBe(2);
     expect(list!.queries['search, rare (1 link)']!.listed).toBeGreaterThan(0);
     expect(list!.queries['search, no match']!.listed).toBe(0);
+    expect(previews!.backlog).toBe(2000);
+    expect(previews!.sources.fetch).toBeGreaterThan(0);
+    expect(previews!.fresh.created).toBeGreaterThan(0);
+    expect(previews!.fresh.previewed).toBe(previews!.fresh.created);
+    expect(previewMemory!.cases.map((c) => [c.log, c.destinations, c.links])).toEqual([
+      ['kafka', 'distinct', 2000],
+      ['kafka', 'shared', 2000],
+      ['embedded', 'distinct', 2000],
+      ['embedded', 'shared', 2000],
+    ]);
+    expect(rebuild!.rows).toEqual(rebuild!.expected);
     expect(embedded!.create.created).toBeGreaterThan(0);
     expect(embedded!.create.failed).toBe(0);
     expect(embedded!.createAtRate!.created).toBeGreaterThan(0);
     expect(embedded!.createAtRate!.failed).toBe(0);
     expect(embedded!.redirect.redirects).toBeGreaterThan(0);
     expect(embedded!.redirect.failed).toBe(0);
+    expect(coldCache!.fill.requests).toBe(2000);
+    expect(coldCache!.memory.cachedEntries).toBe(2000);
+    expect(coldCache!.runs.map((r) => r.kind)).toEqual(['warm', 'zipf']);
+    expect(coldCache!.hitRatio).toBeGreaterThan(0);
+    expect(coldCache!.hitRatio).toBeLessThan(1);
+    expect(coldCache!.miss.lookups).toBeGreaterThan(0);
+    expect(coldCache!.errors).toBe(0);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

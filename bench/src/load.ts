@@ -3,14 +3,23 @@
  * loop with what it measures: `node bench/dist/load.js '<json options>'`.
  * Prints one JSON summary line.
  */
+import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
+import { seededRandom } from './seeded-random';
+import { slugOfRank, zipfSampler } from './zipf';
 
 export interface LoadOptions {
   url: string;
   connections: number;
   durationSeconds: number;
+  /** Stop after this many requests instead (durationSeconds then does not apply). */
+  amount?: number;
   /** Cycled one request after another (each connection takes the next). */
   paths: string[];
+  /** More paths, one a line, cycled after `paths`: lists too long for a command line. */
+  pathsFile?: string;
+  /** Instead of the paths: each request's slug drawn afresh, by popularity (see zipf.ts). */
+  zipf?: { links: number; exponent: number; seed: number; prefix: string };
   method?: 'GET' | 'POST';
   headers?: Record<string, string>;
   body?: string;
@@ -31,21 +40,27 @@ export interface LoadSummary {
 
 async function main(): Promise<void> {
   const options = JSON.parse(process.argv[2] ?? '{}') as LoadOptions;
+  const paths = options.pathsFile
+    ? [
+        ...options.paths,
+        ...readFileSync(options.pathsFile, 'utf8')
+          .split('\n')
+          .filter((p) => p !== ''),
+      ]
+    : options.paths;
   let next = 0;
+  const nextPath = options.zipf ? zipfPaths(options.zipf) : () => paths[next++ % paths.length] ?? '/';
   const result = await autocannon({
     url: options.url,
     connections: options.connections,
-    duration: options.durationSeconds,
+    ...(options.amount === undefined ? { duration: options.durationSeconds } : { amount: options.amount }),
     method: options.method ?? 'GET',
     headers: options.headers,
     body: options.body,
     ...(options.ratePerSecond === undefined ? {} : { overallRate: options.ratePerSecond }),
     requests: [
       {
-        setupRequest: (request) => {
-          const path = options.paths[next++ % options.paths.length] ?? '/';
-          return { ...request, path };
-        },
+        setupRequest: (request) => ({ ...request, path: nextPath() }),
       },
     ],
   });
@@ -63,6 +78,11 @@ async function main(): Promise<void> {
     timeouts: result.timeouts,
   };
   process.stdout.write(`${JSON.stringify(summary)}\n`);
+}
+
+function zipfPaths({ links, exponent, seed, prefix }: NonNullable<LoadOptions['zipf']>): () => string {
+  const rank = zipfSampler(links, exponent, seededRandom(seed));
+  return () => `/${slugOfRank(rank(), links, prefix)}`;
 }
 
 main().catch((e: unknown) => {

@@ -1,12 +1,14 @@
 /**
- * `npm run bench [-- redirect|create|bulk|ingestion|analytics|list|embedded ...] [--quick]`
+ * `npm run bench [-- redirect|create|bulk|ingestion|analytics|list|previews|preview-memory|rebuild|embedded|cold-cache ...] [--quick]`
  *
  * Runs each benchmark against the real local stack (`npm run infra:up`: Kafka,
  * Postgres, the ClickHouse engine), each in its own scratch databases and
  * topics, prints a table and writes it as JSON under bench/results/. `--quick`
  * runs every part for about a second with small data: the smoke test uses it so
  * the benchmarks cannot rot; its figures mean nothing. `embedded` runs the
- * create and redirect loads against `npm start` with no servers configured.
+ * create and redirect loads against `npm start` with no servers configured;
+ * `preview-memory` measures what a link waiting for its preview costs the
+ * worker (Kafka only).
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus, totalmem } from 'node:os';
@@ -14,15 +16,31 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { benchAnalytics } from './analytics';
 import { benchBulk } from './bulk';
+import { benchColdCache } from './cold-cache';
 import { benchCreate } from './create';
 import { benchEmbedded } from './embedded';
 import { benchIngestion } from './ingestion';
 import { benchList } from './list';
+import { benchPreviewMemory } from './preview-memory';
+import { benchPreviews } from './previews';
+import { benchRebuild } from './rebuild';
 import { benchRedirect } from './redirect';
 import { openBenchStack } from './stack';
 import { formatReport, type Report } from './report';
 
-const PARTS = ['redirect', 'create', 'bulk', 'ingestion', 'analytics', 'list', 'embedded'] as const;
+const PARTS = [
+  'redirect',
+  'create',
+  'bulk',
+  'ingestion',
+  'analytics',
+  'list',
+  'previews',
+  'preview-memory',
+  'rebuild',
+  'embedded',
+  'cold-cache',
+] as const;
 type Part = (typeof PARTS)[number];
 const ROOT = join(__dirname, '..', '..');
 
@@ -65,6 +83,11 @@ async function main(): Promise<void> {
       });
       continue;
     }
+    if (part === 'preview-memory') {
+      process.stderr.write(`[bench] ${part}…\n`);
+      report.results.previewMemory = await benchPreviewMemory(ROOT, { links: quick ? 2000 : 100_000 });
+      continue;
+    }
     // BENCH_PROFILE=1: every service under test writes a V8 CPU profile to bench/profiles/.
     const stack = await openBenchStack(
       ROOT,
@@ -96,6 +119,26 @@ async function main(): Promise<void> {
           otherLinks: quick ? 200 : 100_000,
           requests: quick ? 3 : 200,
         });
+      } else if (part === 'cold-cache') {
+        report.results.coldCache = await benchColdCache(ROOT, stack, {
+          links: quick ? 20_000 : 10_000_000,
+          cacheSize: quick ? 2000 : 1_000_000,
+          exponent: 1.1,
+          warmSlugs: quick ? 50 : 1000,
+          durationSeconds: quick ? 1 : 10,
+          rounds: quick ? 1 : 2,
+          connections: 50,
+        });
+      } else if (part === 'previews') {
+        report.results.previews = await benchPreviews(stack, {
+          backlog: quick ? 2000 : 100_000,
+          hosts: quick ? 4 : 24,
+          pagesPerHost: quick ? 20 : 200,
+          freshPerSecond: 4,
+          hangingPages: !quick,
+        });
+      } else if (part === 'rebuild') {
+        report.results.rebuild = await benchRebuild(ROOT, stack, { links: quick ? 2000 : 1_000_000 });
       } else {
         report.results.analytics = await benchAnalytics(stack, {
           clicks: quick ? 10_000 : 10_000_000,

@@ -21,11 +21,17 @@ export function runLoad(root: string, options: LoadOptions): Promise<LoadSummary
   });
 }
 
-/** p50/p99/max of a list of millisecond samples. */
-export function percentiles(samples: number[]): { p50: number; p99: number; max: number; n: number } {
+/** p50/p95/p99/max of a list of millisecond samples. */
+export function percentiles(samples: number[]): { p50: number; p95: number; p99: number; max: number; n: number } {
   const sorted = [...samples].sort((a, b) => a - b);
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? NaN;
-  return { p50: round(at(0.5)), p99: round(at(0.99)), max: round(sorted.at(-1) ?? NaN), n: sorted.length };
+  return {
+    p50: round(at(0.5)),
+    p95: round(at(0.95)),
+    p99: round(at(0.99)),
+    max: round(sorted.at(-1) ?? NaN),
+    n: sorted.length,
+  };
 }
 
 export const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;

@@ -13,7 +13,7 @@ import {
   type RunningProcess,
 } from '@shortlink/testing';
 
-export type ServiceName = 'redirector' | 'write-api' | 'projector' | 'analytics';
+export type ServiceName = 'redirector' | 'write-api' | 'projector' | 'analytics' | 'preview-worker';
 
 /**
  * One benchmark run's own corner of the local stack: a scratch Postgres
@@ -29,6 +29,8 @@ export interface BenchStack {
   /** An API key of a Pro account, and that account. */
   key: string;
   accountId: string;
+  /** What the services under test are started with: the scratch databases and the topic prefix. */
+  env: Record<string, string>;
   start(service: ServiceName, extra?: Record<string, string>, nodeArgs?: string[]): Promise<RunningProcess>;
   startEntry(
     entry: string,
@@ -106,6 +108,7 @@ export async function openBenchStack(root: string, env: InfraEnv, profileDir?: s
     names,
     key,
     accountId: account.id,
+    env: processEnv,
     start: (service, extra, nodeArgs) => startEntry(`services/${service}/dist/main.js`, [], extra, nodeArgs),
     startEntry,
     async close() {
