@@ -1,7 +1,7 @@
 import type { Producer } from 'kafkajs';
 import { createHash, randomUUID } from 'node:crypto';
 import { createEvent, encodeEvent, type ClickRecorded } from '@shortlink/events';
-import { clickRow, insertClickBatch, postgresBatchLedger, type ClickRow } from '@shortlink/service-projector';
+import { clickRows, insertClickBatch, postgresBatchLedger, type ClickRow } from '@shortlink/service-projector';
 import { eventually, infraEnv } from '@shortlink/testing';
 import { openTestInfra, type TestInfra } from './support/link-system';
 import { buildOnce, startProcess, type RunningProcess } from './support/processes';
@@ -123,7 +123,7 @@ function projectorProcess(): Promise<RunningProcess> {
   });
 }
 
-/** The fact rows of the first `count` clicks of one partition, read from the topic as the projector reads them. */
+/** The fact rows of the first `count` records of one partition, read from the topic as the projector reads them. */
 async function firstRows(count: number): Promise<{ partition: number; rows: ClickRow[] }> {
   const consumer = infra.kafka.consumer({ groupId: `peek-${randomUUID()}` });
   let first: { partition: number; rows: ClickRow[] } | undefined;
@@ -133,10 +133,9 @@ async function firstRows(count: number): Promise<{ partition: number; rows: Clic
     eachBatch: async ({ batch }) => {
       first ??= {
         partition: batch.partition,
-        rows: batch.messages.slice(0, count).flatMap((m) => {
-          const outcome = clickRow(m, batch.partition);
-          return outcome.ok ? [outcome.row] : [];
-        }),
+        rows: batch.messages
+          .slice(0, count)
+          .flatMap((m) => clickRows(m, batch.partition).flatMap((outcome) => (outcome.ok ? [outcome.row] : []))),
       };
     },
   });

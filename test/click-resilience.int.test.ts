@@ -92,7 +92,11 @@ describe('click projection when things go wrong', () => {
     await rm(dataPath, { recursive: true, force: true });
   });
 
-  async function send(from: number, count: number, extra: { key: string; value: string }[] = []) {
+  async function send(
+    from: number,
+    count: number,
+    extra: { key: string; value: string; headers?: Record<string, string> }[] = [],
+  ) {
     const events = Array.from({ length: count }, (_, i) => click(from + i));
     await producer.send({
       topic: infra.names.topics.clicks,
@@ -134,9 +138,16 @@ describe('click projection when things go wrong', () => {
       { key: LINK, value: 'not json' },
       { key: LINK, value: JSON.stringify({ ...click(0), schemaVersion: 99 }) },
     ];
-    await send(500, 20, junk);
+    // A record of several clicks with one bad line: the line alone is parked, the two clicks around it count.
+    const badLine = '{"type":"ClickRecorded","truncated":';
+    const mixed = {
+      key: LINK,
+      value: [JSON.stringify(click(540)), badLine, JSON.stringify(click(541))].join('\n'),
+      headers: { 'event-count': '3' },
+    };
+    await send(500, 20, [...junk, mixed]);
     await send(520, 20);
-    await eventually(async () => ((await count()) === 540 ? true : undefined), 60_000, '540 clicks');
+    await eventually(async () => ((await count()) === 542 ? true : undefined), 60_000, '542 clicks');
 
     const parked: KafkaMessage[] = [];
     const consumer = infra.kafka.consumer({ groupId: `dlq-${randomUUID()}` });
@@ -144,11 +155,13 @@ describe('click projection when things go wrong', () => {
     await consumer.subscribe({ topic: infra.names.topics.deadLetter, fromBeginning: true });
     await consumer.run({ eachMessage: async ({ message }) => void parked.push(message) });
     try {
-      await eventually(async () => (parked.length >= 2 ? true : undefined), 30_000, 'two dead letters');
+      await eventually(async () => (parked.length >= 3 ? true : undefined), 30_000, 'three dead letters');
     } finally {
       await consumer.disconnect();
     }
-    expect(parked.map((m) => m.value!.toString()).sort()).toEqual(junk.map((j) => j.value).sort());
+    expect(parked.map((m) => m.value!.toString()).sort()).toEqual([...junk.map((j) => j.value), badLine].sort());
+    const parkedLine = parked.find((m) => m.value!.toString() === badLine)!;
+    expect(parkedLine.headers!['dlq-source-line']!.toString()).toBe('1');
     expect(parked.every((m) => m.headers!['dlq-source-topic']!.toString() === infra.names.topics.clicks)).toBe(true);
     expect(parked.map((m) => m.headers!['dlq-reason']!.toString()).join(' ')).toMatch(/invalid-json.*|invalid-event/);
   }, 120_000);

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { clickRecorded, decodeEvent } from '@shortlink/events';
+import { decodeClickRecord } from '@shortlink/events';
 import {
   workerClickSink,
   type ClickSink,
@@ -71,11 +71,13 @@ describe('click worker thread', () => {
     await consumer.subscribe({ topic: infra.names.topics.clicks, fromBeginning: true });
     await consumer.run({
       eachMessage: async ({ message }) => {
-        const decoded = decodeEvent(clickRecorded, message.value);
-        if (!decoded.ok) throw new Error(`not a ClickRecorded: ${decoded.detail}`);
-        if (decoded.event.data.linkId !== link) return;
-        const { visitorHash, country, referrer } = decoded.event.data;
-        seen.push({ eventId: decoded.event.eventId, visitorHash, country, referrer });
+        // Several clicks a record, one a line (shortlink.clicks.v2).
+        for (const { result } of decodeClickRecord(message.value)) {
+          if (!result.ok) throw new Error(`not a ClickRecorded: ${result.detail}`);
+          if (result.event.data.linkId !== link) continue;
+          const { visitorHash, country, referrer } = result.event.data;
+          seen.push({ eventId: result.event.eventId, visitorHash, country, referrer });
+        }
       },
     });
     try {

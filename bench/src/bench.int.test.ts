@@ -43,6 +43,7 @@ it('runs every benchmark end to end (quick)', async () => {
     expect(report.machine.cores).toBeGreaterThan(0);
     const {
       redirect,
+      clickCost,
       create,
       bulk,
       ingestion,
@@ -57,6 +58,11 @@ it('runs every benchmark end to end (quick)', async () => {
     expect(redirect!.humanRequestsAnswered).toBeGreaterThan(0);
     expect(redirect!.clicksInClickHouse).toBe(redirect!.humanRequestsAnswered);
     expect(redirect!.runs.map((r) => r.server)).toEqual(['redirector', 'baseline']);
+    expect(clickCost!.runs.map((r) => r.traffic)).toEqual(['crawler', 'browser']);
+    expect(clickCost!.runs[0]!.clicks).toBe(0);
+    // Every 302 the client got was a click; a few more were answered as the run ended.
+    expect(clickCost!.runs[1]!.clicks).toBeGreaterThanOrEqual(clickCost!.runs[1]!.requests);
+    expect(clickCost!.clicksDropped).toBe(0);
     expect(create!.created).toBeGreaterThan(0);
     expect(create!.atRate!.created).toBeGreaterThan(0);
     expect(bulk!.created).toBeGreaterThan(0);

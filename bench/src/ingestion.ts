@@ -1,5 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createEvent, encodeEvent, type ClickRecorded } from '@shortlink/events';
+import { createEvent, type ClickRecorded } from '@shortlink/events';
+import type { OutgoingRecord } from '@shortlink/kafka';
+import { clickRecords } from '@shortlink/service-redirector';
 import { CHROME_UA } from './redirect';
 import { percentiles, round, sleep } from './measure';
 import { createLinks, scalar, type BenchStack } from './stack';
@@ -21,8 +23,9 @@ const UAS = [
 const REFERRERS = ['Direct', 'https://news.ycombinator.com', 'https://www.google.com', 'https://t.co'];
 const COUNTRIES = ['US', 'GB', 'DE', 'FR', 'NL', 'XX'];
 
-function clickMessages(count: number, linkIds: string[], accountId: string): { key: string; value: Buffer }[] {
-  return Array.from({ length: count }, (_, i) => {
+/** Clicks as the redirectors write them: several a record (shortlink.clicks.v2). */
+function clickMessages(count: number, linkIds: string[], accountId: string, partitions: number): OutgoingRecord[] {
+  const events = Array.from({ length: count }, (_, i) => {
     const linkId = linkIds[i % linkIds.length]!;
     const event = createEvent<ClickRecorded>(
       'ClickRecorded',
@@ -39,8 +42,9 @@ function clickMessages(count: number, linkIds: string[], accountId: string): { k
       },
       { eventId: randomUUID(), occurredAt: new Date().toISOString() },
     );
-    return { key: linkId, value: encodeEvent(event) };
+    return event;
   });
+  return clickRecords(events, partitions);
 }
 
 const count = (stack: BenchStack, query: string) => scalar(stack.clickhouse, query);
@@ -62,21 +66,25 @@ export async function benchIngestion(
     if (await admin.groupIsActive(stack.names.groups.clickProjector)) break;
     await sleep(100);
   }
+  const partitions = (await admin.partitionOffsets(stack.names.topics.clicks)).length;
   await admin.disconnect();
 
   const linkIds = Array.from({ length: 100 }, () => randomUUID());
-  const messages = clickMessages(options.clicks, linkIds, stack.accountId);
+  // Produced as the redirectors would: batches of up to 1000 clicks, grouped into records.
+  const batchSize = 1000;
+  const batches = Array.from({ length: Math.ceil(options.clicks / batchSize) }, (_, b) =>
+    clickMessages(Math.min(batchSize, options.clicks - b * batchSize), linkIds, stack.accountId, partitions),
+  );
   const producer = stack.kafka.producer();
   await producer.connect();
   const started = performance.now();
   let nextBatch = 0;
-  const batchSize = 2000;
   await Promise.all(
     Array.from({ length: 4 }, async () => {
       for (;;) {
-        const from = nextBatch++ * batchSize;
-        if (from >= messages.length) return;
-        await producer.append(stack.names.topics.clicks, messages.slice(from, from + batchSize));
+        const batch = batches[nextBatch++];
+        if (!batch) return;
+        await producer.append(stack.names.topics.clicks, batch);
       }
     }),
   );
@@ -103,7 +111,7 @@ export async function benchIngestion(
     const perTick = Math.max(1, Math.round(options.backgroundPerSecond / 10));
     while (streaming) {
       const tick = performance.now();
-      await producer.append(stack.names.topics.clicks, clickMessages(perTick, linkIds, stack.accountId));
+      await producer.append(stack.names.topics.clicks, clickMessages(perTick, linkIds, stack.accountId, partitions));
       await sleep(Math.max(0, 100 - (performance.now() - tick)));
     }
   })();

@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- redirect|create|bulk|ingestion|analytics|list|previews|preview-memory|rebuild|embedded|cold-cache ...] [--quick]`
+ * `npm run bench [-- redirect|click-cost|create|bulk|ingestion|analytics|list|previews|preview-memory|rebuild|embedded|cold-cache ...] [--quick]`
  *
  * Runs each benchmark against the real local stack (`npm run infra:up`: Kafka,
  * Postgres, the ClickHouse engine), each in its own scratch databases and
@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { benchAnalytics } from './analytics';
 import { benchBulk } from './bulk';
+import { benchClickCost } from './click-cost';
 import { benchColdCache } from './cold-cache';
 import { benchCreate } from './create';
 import { benchEmbedded } from './embedded';
@@ -30,6 +31,7 @@ import { formatReport, type Report } from './report';
 
 const PARTS = [
   'redirect',
+  'click-cost',
   'create',
   'bulk',
   'ingestion',
@@ -99,6 +101,14 @@ async function main(): Promise<void> {
       if (part === 'redirect') {
         report.results.redirect = await benchRedirect(ROOT, stack, {
           slugs: quick ? 50 : 1000,
+          durationSeconds: quick ? 1 : 10,
+          connections: 50,
+          rounds: quick ? 1 : 2,
+        });
+      } else if (part === 'click-cost') {
+        report.results.clickCost = await benchClickCost(ROOT, stack, {
+          slugs: quick ? 50 : 1000,
+          ratePerSecond: quick ? 1000 : 10_000,
           durationSeconds: quick ? 1 : 10,
           connections: 50,
           rounds: quick ? 1 : 2,

@@ -1,5 +1,6 @@
 import type { AnalyticsResult } from './analytics';
 import type { BulkResult } from './bulk';
+import type { ClickCostResult } from './click-cost';
 import type { ColdCacheResult } from './cold-cache';
 import type { CreateResult } from './create';
 import type { EmbeddedResult } from './embedded';
@@ -16,6 +17,7 @@ export interface Report {
   machine: { cores: number; cpu: string; memoryGiB: number; node: string };
   results: {
     redirect?: RedirectResult;
+    clickCost?: ClickCostResult;
     create?: CreateResult;
     bulk?: BulkResult;
     ingestion?: IngestionResult;
@@ -32,6 +34,8 @@ export interface Report {
 const GOALS = {
   redirectRatio: 0.9,
   redirectP99Ratio: 1.2,
+  /** CPU a recorded click adds, every redirector thread and the broker included, in µs. */
+  clickPipelineUs: 6,
   createPerSecond: 2000,
   createP99Ms: 25,
   bulkPerSecond: 20_000,
@@ -60,6 +64,7 @@ const n = (v: number) => v.toLocaleString('en-US', { maximumFractionDigits: 2 })
 /** A Markdown table (what the README's Performance section shows). */
 export function formatReport(report: Report): string {
   const rows: string[][] = [];
+  const { clickCost } = report.results;
   const { redirect, create, bulk, ingestion, analytics, list, previews, previewMemory, rebuild, embedded, coldCache } =
     report.results;
   if (redirect) {
@@ -86,6 +91,14 @@ export function formatReport(report: Report): string {
       `${n(redirect.clicksInClickHouse)} in ClickHouse`,
       `${n(redirect.humanRequestsAnswered)} human redirects answered (${n(redirect.clicksDropped)} dropped; client saw ${n(redirect.redirectsReceivedByClient)})`,
       verdict(redirect.clicksInClickHouse === redirect.humanRequestsAnswered),
+    ]);
+  }
+  if (clickCost) {
+    rows.push([
+      'Click pipeline CPU',
+      `${clickCost.pipelineUsPerClick === null ? 'n/a (remote broker)' : `${n(clickCost.pipelineUsPerClick)} µs/click`} (goal ≤ ${GOALS.clickPipelineUs})`,
+      `redirector ${n(clickCost.redirectorUsPerClick)} µs + broker ${clickCost.brokerUsPerClick === null ? 'n/a' : n(clickCost.brokerUsPerClick)} µs; a redirect alone ${n(clickCost.redirectUs)} µs`,
+      verdict(clickCost.pipelineUsPerClick !== null && clickCost.pipelineUsPerClick <= GOALS.clickPipelineUs),
     ]);
   }
   if (create) {

@@ -20,3 +20,4 @@ export {
 export { envelopeOf, isoUtcMillis, type EventMeta } from './envelope';
 export { createEvent, encodeEvent, decodeEvent, type DecodeResult } from './codec';
 export { isStorableText, isStorableJson } from './storable-text';
+export { encodeClickRecord, decodeClickRecord, CLICKS_PER_RECORD, type ClickLine } from './click-records';

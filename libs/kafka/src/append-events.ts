@@ -3,8 +3,13 @@ import type { LogProducer } from './log-client';
 
 type Envelope = { type: string; schemaVersion: number; data: unknown } & EventMeta;
 
-/** Headers every event carries, whatever its topic: consumers can route or skip without parsing the value. */
-export const EVENT_HEADERS = { type: 'event-type', id: 'event-id' } as const;
+/**
+ * Headers every record carries, whatever its topic, so consumers can route or
+ * skip without parsing the value: its events' type, and the event id (a
+ * record of one event) or the number of events (a record of the clicks
+ * topic, which holds several).
+ */
+export const EVENT_HEADERS = { type: 'event-type', id: 'event-id', count: 'event-count' } as const;
 
 export interface AppendOptions {
   /** How long the broker may take to acknowledge, in ms. */

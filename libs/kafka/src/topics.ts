@@ -5,8 +5,12 @@
 export const TOPICS = {
   /** Link lifecycle events, keyed by slug. The source of truth: never expires. */
   links: 'shortlink.links.v1',
-  /** ClickRecorded events, keyed by link id. */
-  clicks: 'shortlink.clicks.v1',
+  /**
+   * ClickRecorded events, several to a record (one JSON envelope a line), each
+   * record keyed by the link id of its first click; every click of a link is
+   * in that link's partition. v1 held one click a record; see docs/kafka-topics.md.
+   */
+  clicks: 'shortlink.clicks.v2',
   /** Messages a consumer could not process, with the reason in headers. */
   deadLetter: 'shortlink.dead-letter.v1',
 } as const;

@@ -5,7 +5,7 @@ export { linkEventHandler } from './links/link-handler';
 export { rebuildLinks, type RebuildOptions, type RebuildResult } from './links/rebuild/rebuild-links';
 export { runClickProjector, type ClickProjectorStats } from './clicks/click-projector';
 export { postgresBatchLedger, decideClaim, type BatchLedger, type Claim } from './clicks/batch-ledger';
-export { clickRow, type ClickRow } from './clicks/click-rows';
+export { clickRows, type ClickRow } from './clicks/click-rows';
 export { composeProjector, type ProjectorSettings, type ProjectorStores } from './wiring';
 export { projectorConfig, type ProjectorConfig } from './config';
 export { insertClickBatch, deduplicationToken, type ClickBatchSource } from './clicks/deduplicated-insert';

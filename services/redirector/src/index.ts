@@ -7,4 +7,5 @@ export { LinkCache, type ResolvedLink, type LookupLink } from './link-cache';
 export { postgresLookup } from './lookup';
 export { workerClickSink, type WorkerClickSinkOptions } from './clicks/worker-click-sink';
 export type { ClickSink } from './clicks/click-sink';
+export { clickRecords } from './clicks/click-records-appender';
 export type { RawClick } from './clicks/raw-click';

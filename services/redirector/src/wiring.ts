@@ -76,6 +76,7 @@ async function wireRedirector(resources: RedirectorResources): Promise<Redirecto
     ? workerClickSink({ ...resources.clickWorker, topic, visitorSecret, logger })
     : inProcessClickSink({
         producer: kafka.producer(),
+        admin: kafka.admin(),
         topic,
         visitorSecret,
         countryOf: loadCountryLookup(),

@@ -13,7 +13,7 @@ import {
   type LogRecord,
   type RecordBatch,
 } from '@shortlink/kafka';
-import { clickRow, type ClickRow } from './click-rows';
+import { clickRows, clicksInRecord, type ClickRow } from './click-rows';
 import { insertClickBatch } from './deduplicated-insert';
 import { withoutCountedClicks } from './already-counted';
 import type { BatchLedger, OffsetRange } from './batch-ledger';
@@ -107,7 +107,12 @@ export async function runClickProjector(options: ClickProjectorOptions) {
     let i = 0;
     while (i < messages.length && control.owned()) {
       const first = BigInt(messages[i]!.offset);
-      const proposedEnd = Math.min(i + maxBatch, messages.length) - 1;
+      // At most maxBatch clicks, by the records' own count, and at least one record.
+      let proposedEnd = i;
+      for (let clicks = clicksInRecord(messages[i]!); proposedEnd + 1 < messages.length; proposedEnd++) {
+        clicks += clicksInRecord(messages[proposedEnd + 1]!);
+        if (clicks > maxBatch) break;
+      }
       const claim = await ledger.claim(partition, { first, last: BigInt(messages[proposedEnd]!.offset) });
       if (claim.kind === 'skip') {
         // Inserted by an owner that could not commit its offsets (it died, or lost the partition).
@@ -132,11 +137,17 @@ export async function runClickProjector(options: ClickProjectorOptions) {
       const rejected: { message: LogRecord; reason: string }[] = [];
       let oldestClick = Infinity;
       for (const message of chunk) {
-        const outcome = clickRow(message, partition);
-        if (outcome.ok) {
-          rows.push(outcome.row);
-          oldestClick = Math.min(oldestClick, outcome.clickedAt);
-        } else rejected.push({ message, reason: outcome.reason });
+        for (const outcome of clickRows(message, partition)) {
+          if (outcome.ok) {
+            rows.push(outcome.row);
+            oldestClick = Math.min(oldestClick, outcome.clickedAt);
+          } else {
+            // The bad line alone is parked, with its index: the record's other clicks are counted.
+            const value = outcome.text === null ? null : Buffer.from(outcome.text, 'utf8');
+            const headers = { ...message.headers, 'dlq-source-line': String(outcome.line) };
+            rejected.push({ message: { ...message, value, headers }, reason: outcome.reason });
+          }
+        }
       }
       const inserted = await insert(rows, range, partition, control);
       // Once inserted, clicks are countable (the materialized views fill with the insert): the oldest
@@ -162,7 +173,7 @@ export async function runClickProjector(options: ClickProjectorOptions) {
       setLag(consumed, lagOf, highWatermark, range.last + 1n);
       consumed.messages.inc({ ...labels, outcome: 'ok' }, rows.length);
       if (rejected.length > 0) consumed.messages.inc({ ...labels, outcome: 'dead_letter' }, rejected.length);
-      projected.batchSize.observe({ projection: 'clicks' }, chunk.length);
+      projected.batchSize.observe({ projection: 'clicks' }, rows.length + rejected.length);
       projected.rows.inc({ projection: 'clicks' }, inserted);
       stats.inserted += inserted;
       stats.deadLettered += rejected.length;

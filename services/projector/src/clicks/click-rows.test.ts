@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { LogRecord } from '@shortlink/kafka';
-import { createEvent, encodeEvent, type ClickRecorded } from '@shortlink/events';
-import { clickRow, type RowOutcome } from './click-rows';
+import { createEvent, encodeClickRecord, encodeEvent, type ClickRecorded } from '@shortlink/events';
+import { clickRows, clicksInRecord, type RowOutcome } from './click-rows';
 
 /**
  * The click projection's pure part, as given / when / then: given a message on
@@ -32,8 +32,9 @@ function clickRecorded(over: Partial<ClickRecorded['data']> = {}): ClickRecorded
 
 const given = (value: Buffer | null, offset = '42') => ({
   when: (partition: number) => ({
-    then: (expected: RowOutcome | ((outcome: RowOutcome) => void)) => {
-      const outcome = clickRow({ value, offset } as LogRecord, partition);
+    then: (expected: RowOutcome | ((outcome: RowOutcome | undefined) => void)) => {
+      const [outcome, ...more] = clickRows({ value, offset } as LogRecord, partition);
+      expect(more).toEqual([]);
       if (typeof expected === 'function') expected(outcome);
       else expect(outcome).toEqual(expected);
     },
@@ -85,8 +86,38 @@ describe('projecting a click', () => {
     given(value)
       .when(0)
       .then((outcome) => {
-        expect(outcome.ok).toBe(false);
-        if (!outcome.ok) expect(outcome.reason).toMatch(reason);
+        expect(outcome?.ok).toBe(false);
+        if (outcome && !outcome.ok) expect(outcome.reason).toMatch(reason);
       });
+  });
+});
+
+describe('projecting a record of several clicks (shortlink.clicks.v2)', () => {
+  const record = (value: Buffer, count?: number): LogRecord =>
+    ({ value, offset: '77', headers: count === undefined ? {} : { 'event-count': String(count) } }) as LogRecord;
+
+  it('gives a row per click, in order, each with the record as its lineage', () => {
+    const events = [clickRecorded(), clickRecorded({ country: 'FR' }), clickRecorded({ country: 'JP' })];
+    const outcomes = clickRows(record(encodeClickRecord(events), 3), 5);
+    expect(
+      outcomes.map((o) => (o.ok ? [o.row.event_id, o.row.country, o.row.source_partition, o.row.source_offset] : o)),
+    ).toEqual(events.map((e) => [e.eventId, e.data.country, 5, '77']));
+  });
+
+  it('refuses a bad line alone, with its index and text, and counts the others', () => {
+    const good = clickRecorded();
+    const bytes = Buffer.from(
+      [encodeEvent(good).toString(), '{"type":"ClickRecorded"', encodeEvent(good).toString()].join('\n'),
+    );
+    const outcomes = clickRows(record(bytes, 3), 0);
+    expect(outcomes.map((o) => o.ok)).toEqual([true, false, true]);
+    expect(outcomes[1]).toMatchObject({ ok: false, line: 1, text: '{"type":"ClickRecorded"' });
+  });
+
+  it('reads how many clicks a record holds from its header, 1 without it or when it is not a count', () => {
+    const bytes = encodeEvent(clickRecorded());
+    expect(clicksInRecord(record(bytes, 150))).toBe(150);
+    expect(clicksInRecord(record(bytes))).toBe(1);
+    expect(clicksInRecord({ ...record(bytes), headers: { 'event-count': 'many' } } as LogRecord)).toBe(1);
   });
 });

@@ -1,5 +1,5 @@
-import type { LogRecord } from '@shortlink/kafka';
-import { clickEvent, decodeEvent } from '@shortlink/events';
+import { EVENT_HEADERS, type LogRecord } from '@shortlink/kafka';
+import { decodeClickRecord } from '@shortlink/events';
 import { classifyUserAgent } from './user-agent';
 
 /** A row of the ClickHouse `clicks` table. */
@@ -24,32 +24,49 @@ function clickHouseTime(ms: number): string {
   return new Date(ms).toISOString().replace('T', ' ').replace('Z', '');
 }
 
-/** `clickedAt`: the click's instant in epoch milliseconds, as the redirector recorded it. */
-export type RowOutcome = { ok: true; row: ClickRow; clickedAt: number } | { ok: false; reason: string };
+/**
+ * `clickedAt`: the click's instant in epoch milliseconds, as the redirector
+ * recorded it. A refused line keeps its index and text, for the dead-letter topic.
+ */
+export type RowOutcome =
+  { ok: true; row: ClickRow; clickedAt: number } | { ok: false; reason: string; line: number; text: string | null };
 
-/** Parses one message of the clicks topic at the boundary and turns it into a fact row. */
-export function clickRow(message: LogRecord, partition: number): RowOutcome {
-  const decoded = decodeEvent(clickEvent, message.value);
-  if (!decoded.ok) return { ok: false, reason: `${decoded.reason}: ${decoded.detail}` };
-  const { eventId, data } = decoded.event;
-  const ua = classifyUserAgent(data.userAgent);
-  return {
-    ok: true,
-    row: {
-      event_id: eventId,
-      link_id: data.linkId,
-      account_id: data.accountId,
-      slug: data.slug,
-      clicked_at: clickHouseTime(data.clickedAt),
-      visitor_hash: data.visitorHash,
-      referrer: data.referrer,
-      country: data.country,
-      device: ua.device,
-      browser: ua.browser,
-      os: ua.os,
-      source_partition: partition,
-      source_offset: message.offset,
-    },
-    clickedAt: data.clickedAt,
-  };
+/**
+ * Parses one record of the clicks topic at the boundary (one click a line,
+ * see `click-records.ts` in @shortlink/events) and turns each click into a
+ * fact row. A click's lineage is its record: partition and offset.
+ */
+export function clickRows(message: LogRecord, partition: number): RowOutcome[] {
+  return decodeClickRecord(message.value).map(({ line, text, result }): RowOutcome => {
+    if (!result.ok) return { ok: false, reason: `${result.reason}: ${result.detail}`, line, text };
+    const { eventId, data } = result.event;
+    const ua = classifyUserAgent(data.userAgent);
+    return {
+      ok: true,
+      row: {
+        event_id: eventId,
+        link_id: data.linkId,
+        account_id: data.accountId,
+        slug: data.slug,
+        clicked_at: clickHouseTime(data.clickedAt),
+        visitor_hash: data.visitorHash,
+        referrer: data.referrer,
+        country: data.country,
+        device: ua.device,
+        browser: ua.browser,
+        os: ua.os,
+        source_partition: partition,
+        source_offset: message.offset,
+      },
+      clickedAt: data.clickedAt,
+    };
+  });
+}
+
+/** How many clicks a record says it holds (its `event-count` header; 1 without one, as in v1). */
+export function clicksInRecord(message: LogRecord): number {
+  const header = message.headers?.[EVENT_HEADERS.count];
+  const value = Array.isArray(header) ? header[0] : header;
+  const count = value === undefined ? 1 : Number(value.toString());
+  return Number.isSafeInteger(count) && count > 0 ? count : 1;
 }

@@ -1,8 +1,8 @@
-import type { ClickRecorded } from '@shortlink/events';
-import { appendEvents, type LogProducer } from '@shortlink/kafka';
+import type { LogAdmin, LogProducer } from '@shortlink/kafka';
 import { ClickQueue, type ClickQueueStats, type QueueLogger } from './click-queue';
 import { toClickEvent, type ClickEventContext } from './click-event';
 import type { RawClick } from './raw-click';
+import { clickRecordsAppender } from './click-records-appender';
 
 /**
  * Where answered redirects go to become ClickRecorded events. `push` is O(1)
@@ -29,12 +29,10 @@ export const CLICK_FLUSH_INTERVAL_MS = 50;
 /** Clicks held in memory while the event log is slow or away; beyond it they are dropped and counted. */
 export const CLICK_CAPACITY = 200_000;
 
-export function sendClicks(producer: LogProducer, topic: string) {
-  return (events: ClickRecorded[]): Promise<void> => appendEvents(producer, topic, events, (e) => e.data.linkId);
-}
-
 export interface InProcessClickSinkOptions extends ClickEventContext {
   producer: LogProducer;
+  /** Asked for the clicks topic's partition count (see click-records-appender.ts). */
+  admin: LogAdmin;
   topic: string;
   logger: QueueLogger;
   capacity?: number;
@@ -52,7 +50,7 @@ export function inProcessClickSink(options: InProcessClickSinkOptions): ClickSin
     flushIntervalMs: CLICK_FLUSH_INTERVAL_MS,
     logger: options.logger,
     toEvent: (raw) => toClickEvent(raw, options),
-    send: sendClicks(options.producer, options.topic),
+    send: clickRecordsAppender(options),
   });
   return {
     push: (click) => queue.push(click),
@@ -66,6 +64,7 @@ export function inProcessClickSink(options: InProcessClickSinkOptions): ClickSin
     async stop(timeoutMs) {
       await queue.close(timeoutMs);
       await options.producer.disconnect();
+      await options.admin.disconnect().catch(() => undefined);
     },
   };
 }

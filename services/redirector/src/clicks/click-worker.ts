@@ -1,7 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { createKafka, kafkaLogClient, type KafkaLogger } from '@shortlink/kafka';
 import { toClickEvent } from './click-event';
-import { sendClicks } from './click-sink';
+import { clickRecordsAppender } from './click-records-appender';
 import { loadCountryLookup } from './country';
 import {
   cloneableFields,
@@ -35,14 +35,15 @@ const log =
   };
 const logger: KafkaLogger = { error: log('error'), warn: log('warn'), info: log('info'), debug: () => undefined };
 
-const producer = kafkaLogClient(createKafka({ brokers: data.brokers, clientId: data.clientId, logger })).producer();
-const send = sendClicks(producer, data.topic);
+const eventLog = kafkaLogClient(createKafka({ brokers: data.brokers, clientId: data.clientId, logger }));
+const producer = eventLog.producer();
+const admin = eventLog.admin();
+const send = clickRecordsAppender({ producer, admin, topic: data.topic });
 const context = { visitorSecret: data.visitorSecret, countryOf: loadCountryLookup() };
 
 port.on('message', (message: ToClickWorker) => {
   if (message.type === 'stop') {
-    void producer
-      .disconnect()
+    void Promise.all([producer.disconnect(), admin.disconnect()])
       .catch(() => undefined)
       .then(() => post({ type: 'stopped' }));
     return;

@@ -1,0 +1,142 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { runLoad, round, sleep } from './measure';
+import { CHROME_UA } from './redirect';
+import { createLinks, type BenchStack } from './stack';
+
+export const CRAWLER_UA = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
+
+export interface ClickCostOptions {
+  slugs: number;
+  /** The offered load, the same for both kinds of traffic so that only the clicks differ. */
+  ratePerSecond: number;
+  durationSeconds: number;
+  connections: number;
+  /** A B A B: how many runs of each. */
+  rounds: number;
+}
+
+interface CostRun {
+  traffic: 'crawler' | 'browser';
+  requests: number;
+  clicks: number;
+  redirectorCpuMs: number;
+  brokerCpuMs: number | null;
+}
+
+export interface ClickCostResult {
+  runs: CostRun[];
+  /** Redirector CPU per redirect with no click recorded (a crawler), all its threads. */
+  redirectUs: number;
+  /** What a recorded click adds in the redirector: capture, hand-off, event building, encoding, producing. */
+  redirectorUsPerClick: number;
+  /** What a recorded click adds in the Kafka broker; null when the broker is not the local one. */
+  brokerUsPerClick: number | null;
+  /** The click pipeline: everything a click adds, in every thread of the redirector and in the broker. */
+  pipelineUsPerClick: number | null;
+  clicksDropped: number;
+}
+
+/** utime + stime of a process, all its threads, in ms (from /proc). */
+export function processCpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // The command name may hold spaces: fields are counted from after its closing parenthesis.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return (ticks * 1000) / 100;
+}
+
+/** The broker `npm run infra:up` started, if that is the one the bench talks to. */
+function localBrokerPid(root: string, brokers: string): number | null {
+  if (brokers !== '127.0.0.1:9092' && brokers !== 'localhost:9092') return null;
+  try {
+    const pid = Number(readFileSync(join(root, '.infra', 'kafka', 'kafka.pid'), 'utf8').trim());
+    processCpuMs(pid);
+    return pid;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * What one recorded click costs in CPU, every thread included: the redirector
+ * (servers mode, on Kafka) takes the same offered load twice, once from a
+ * crawler (answered, never counted) and once from a desktop browser (every
+ * redirect a click), A B A B; the difference in the redirector's and the
+ * broker's CPU time, per click, is the click pipeline. The link projector and
+ * the click projector are not running: reading the topic is another service's
+ * cost.
+ */
+export async function benchClickCost(
+  root: string,
+  stack: BenchStack,
+  options: ClickCostOptions,
+): Promise<ClickCostResult> {
+  const writeApi = await stack.start('write-api');
+  const links = await createLinks(writeApi.url, stack.key, options.slugs, 'c');
+  await writeApi.stop();
+  const redirector = await stack.start('redirector');
+  const brokerPid = localBrokerPid(root, stack.env.KAFKA_BROKERS ?? '');
+  const paths = [...links.keys()].map((slug) => `/${slug}`);
+  const metrics = async () => {
+    const text = await (await fetch(`${redirector.url}/metrics`)).text();
+    const counter = (name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(text)?.[1] ?? NaN);
+    return { queued: counter('shortlink_clicks_queued_total'), dropped: counter('shortlink_clicks_dropped_total') };
+  };
+  const load = (userAgent: string, durationSeconds: number) =>
+    runLoad(root, {
+      url: redirector.url,
+      connections: options.connections,
+      durationSeconds,
+      paths,
+      ratePerSecond: options.ratePerSecond,
+      headers: { 'user-agent': userAgent, accept: 'text/html' },
+    });
+
+  // Warm-up: every slug cached, both code paths hot, the producer connected.
+  await load(CRAWLER_UA, Math.min(2, options.durationSeconds));
+  await load(CHROME_UA, Math.min(2, options.durationSeconds));
+  await sleep(1000);
+
+  const runs: CostRun[] = [];
+  for (let r = 0; r < options.rounds; r++) {
+    for (const traffic of ['crawler', 'browser'] as const) {
+      const before = await metrics();
+      const cpu0 = processCpuMs(redirector.pid);
+      const broker0 = brokerPid === null ? 0 : processCpuMs(brokerPid);
+      const result = await load(traffic === 'crawler' ? CRAWLER_UA : CHROME_UA, options.durationSeconds);
+      // The last batch goes out within the queue's flush interval; the same wait for both kinds.
+      await sleep(1000);
+      const cpu1 = processCpuMs(redirector.pid);
+      const broker1 = brokerPid === null ? 0 : processCpuMs(brokerPid);
+      const after = await metrics();
+      runs.push({
+        traffic,
+        requests: result.statusCounts['302'] ?? 0,
+        clicks: after.queued - before.queued,
+        redirectorCpuMs: cpu1 - cpu0,
+        brokerCpuMs: brokerPid === null ? null : broker1 - broker0,
+      });
+    }
+  }
+  const { dropped } = await metrics();
+  await redirector.stop();
+
+  const sum = (traffic: CostRun['traffic'], f: (run: CostRun) => number) =>
+    runs.filter((run) => run.traffic === traffic).reduce((s, run) => s + f(run), 0);
+  const perRequestUs = (traffic: CostRun['traffic'], f: (run: CostRun) => number) =>
+    (sum(traffic, f) * 1000) / Math.max(1, sum(traffic, (run) => run.requests));
+  const clicksPerRequest = sum('browser', (run) => run.clicks) / Math.max(1, sum('browser', (run) => run.requests));
+  const added = (f: (run: CostRun) => number) =>
+    (perRequestUs('browser', f) - perRequestUs('crawler', f)) / Math.max(clicksPerRequest, 1e-9);
+  const redirectorUsPerClick = added((run) => run.redirectorCpuMs);
+  const brokerUsPerClick = brokerPid === null ? null : added((run) => run.brokerCpuMs ?? 0);
+  return {
+    runs,
+    redirectUs: round(perRequestUs('crawler', (run) => run.redirectorCpuMs)),
+    redirectorUsPerClick: round(redirectorUsPerClick),
+    brokerUsPerClick: brokerUsPerClick === null ? null : round(brokerUsPerClick),
+    pipelineUsPerClick: brokerUsPerClick === null ? null : round(redirectorUsPerClick + brokerUsPerClick),
+    clicksDropped: dropped,
+  };
+}

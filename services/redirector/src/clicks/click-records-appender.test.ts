@@ -1,0 +1,92 @@
+import { randomUUID } from 'node:crypto';
+import fc from 'fast-check';
+import { CLICKS_PER_RECORD, createEvent, decodeClickRecord, type ClickRecorded } from '@shortlink/events';
+import { partitionOfKey, type LogAdmin } from '@shortlink/kafka';
+import { clickRecords, topicPartitionCount } from './click-records-appender';
+
+const click = (linkId: string, n: number): ClickRecorded =>
+  createEvent<ClickRecorded>(
+    'ClickRecorded',
+    1,
+    {
+      linkId,
+      accountId: '9c3b2a10-1d2e-4f5a-8b6c-7d8e9f0a1b2c',
+      slug: 'launch-26',
+      clickedAt: 1_795_000_000_000 + n,
+      visitorHash: 'a'.repeat(64),
+      referrer: 'Direct',
+      country: 'DE',
+      userAgent: 'Mozilla/5.0',
+    },
+    { eventId: randomUUID(), occurredAt: new Date(1_795_000_000_000 + n).toISOString() },
+  );
+
+const clicksOf = (value: Buffer | string | null) =>
+  decodeClickRecord(value as Buffer).map(({ result }) => (result.ok ? result.event : null));
+
+describe('clicks as records of shortlink.clicks.v2', () => {
+  const links = Array.from({ length: 40 }, () => randomUUID());
+
+  it('puts every click in a record of its link’s partition, each once, a link’s clicks in order', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.nat(links.length - 1), { minLength: 1, maxLength: 700 }),
+        fc.integer({ min: 1, max: 16 }),
+        (picks, partitions) => {
+          const events = picks.map((i, n) => click(links[i]!, n));
+          const records = clickRecords(events, partitions);
+          const seen: ClickRecorded[] = [];
+          for (const record of records) {
+            const inRecord = clicksOf(record.value);
+            expect(inRecord.length).toBeLessThanOrEqual(CLICKS_PER_RECORD);
+            expect(record.headers?.['event-count']).toBe(String(inRecord.length));
+            expect(record.headers?.['event-type']).toBe('ClickRecorded');
+            const partition = partitionOfKey(record.key!, partitions);
+            for (const c of inRecord) expect(partitionOfKey(c!.data.linkId, partitions)).toBe(partition);
+            seen.push(...(inRecord as ClickRecorded[]));
+          }
+          expect(seen).toHaveLength(events.length);
+          for (const link of links) {
+            const order = (list: ClickRecorded[]) => list.filter((e) => e.data.linkId === link).map((e) => e.eventId);
+            expect(order(seen)).toEqual(order(events));
+          }
+        },
+      ),
+      { numRuns: 50 },
+    );
+  });
+
+  it('groups a batch sent again exactly as the first time', () => {
+    const events = Array.from({ length: 500 }, (_, n) => click(links[n % links.length]!, n));
+    const plain = (records: ReturnType<typeof clickRecords>) => records.map((r) => [r.key, String(r.value)]);
+    expect(plain(clickRecords(events, 12))).toEqual(plain(clickRecords(events, 12)));
+  });
+
+  it('needs far fewer records than clicks', () => {
+    const events = Array.from({ length: 1000 }, (_, n) => click(randomUUID(), n));
+    expect(clickRecords(events, 12).length).toBeLessThanOrEqual(12 * Math.ceil(1000 / 12 / CLICKS_PER_RECORD) + 12);
+  });
+});
+
+describe('the clicks topic’s partition count', () => {
+  it('is asked once, then again after a minute', async () => {
+    let now = 0;
+    let asked = 0;
+    let partitions = 12;
+    const admin = {
+      connect: async () => undefined,
+      partitionOffsets: async () => {
+        asked++;
+        return Array.from({ length: partitions }, (_, partition) => ({ partition, low: '0', high: '0' }));
+      },
+    } as unknown as LogAdmin;
+    const count = topicPartitionCount(admin, 'clicks', () => now);
+    expect(await count()).toBe(12);
+    partitions = 24;
+    now = 59_000;
+    expect(await count()).toBe(12);
+    now = 61_000;
+    expect(await count()).toBe(24);
+    expect(asked).toBe(2);
+  });
+});

@@ -1,0 +1,71 @@
+import { CLICKS_PER_RECORD, encodeClickRecord, type ClickRecorded } from '@shortlink/events';
+import { EVENT_HEADERS, partitionOfKey, type LogAdmin, type LogProducer, type OutgoingRecord } from '@shortlink/kafka';
+
+/** How long the clicks topic's partition count is trusted before it is asked again. */
+const PARTITION_COUNT_TTL_MS = 60_000;
+
+/**
+ * The clicks topic's partition count, asked of the log when first needed and
+ * again once a minute, so that a partition increase is seen without a restart.
+ */
+export function topicPartitionCount(admin: LogAdmin, topic: string, now: () => number = Date.now) {
+  let known: { count: number; at: number } | undefined;
+  let connected: Promise<void> | undefined;
+  return async (): Promise<number> => {
+    if (known && now() - known.at < PARTITION_COUNT_TTL_MS) return known.count;
+    connected ??= admin.connect().catch((err: unknown) => {
+      connected = undefined;
+      throw err;
+    });
+    await connected;
+    const count = (await admin.partitionOffsets(topic)).length;
+    if (count === 0) throw Object.assign(new Error(`topic ${topic} has no partitions`), { retriable: true });
+    known = { count, at: now() };
+    return count;
+  };
+}
+
+/**
+ * Clicks as records of the clicks topic (`shortlink.clicks.v2`): the clicks
+ * of a batch are grouped by the partition their link id goes to, and each
+ * group becomes records of up to CLICKS_PER_RECORD clicks, keyed by the link
+ * id of the first. So every click of a link is still in its link's partition
+ * (in order, as before), and a batch sent again groups its clicks the same
+ * way: a click held twice is twice in one partition, where the projector
+ * drops the repeat.
+ */
+export function clickRecords(events: readonly ClickRecorded[], partitionCount: number): OutgoingRecord[] {
+  const groups = new Map<number, ClickRecorded[]>();
+  for (const event of events) {
+    const partition = partitionOfKey(event.data.linkId, partitionCount);
+    const group = groups.get(partition);
+    if (group) group.push(event);
+    else groups.set(partition, [event]);
+  }
+  const records: OutgoingRecord[] = [];
+  for (const group of groups.values()) {
+    for (let i = 0; i < group.length; i += CLICKS_PER_RECORD) {
+      const clicks = group.slice(i, i + CLICKS_PER_RECORD);
+      records.push({
+        key: clicks[0]!.data.linkId,
+        value: encodeClickRecord(clicks),
+        headers: { [EVENT_HEADERS.type]: 'ClickRecorded', [EVENT_HEADERS.count]: String(clicks.length) },
+      });
+    }
+  }
+  return records;
+}
+
+export interface ClickRecordsAppenderOptions {
+  producer: LogProducer;
+  admin: LogAdmin;
+  topic: string;
+}
+
+/** Appends a batch of clicks in as few records as the rule above allows; resolves once they are durable. */
+export function clickRecordsAppender({ producer, admin, topic }: ClickRecordsAppenderOptions) {
+  const partitionCount = topicPartitionCount(admin, topic);
+  return async (events: ClickRecorded[]): Promise<void> => {
+    await producer.append(topic, clickRecords(events, await partitionCount()));
+  };
+}
