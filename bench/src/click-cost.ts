@@ -125,8 +125,17 @@ export async function benchClickCost(
   const sum = (traffic: CostRun['traffic'], f: (run: CostRun) => number) =>
     runs.filter((run) => run.traffic === traffic).reduce((s, run) => s + f(run), 0);
   const perRequestUs = (traffic: CostRun['traffic'], f: (run: CostRun) => number) =>
-    (sum(traffic, f) * 1000) / Math.max(1, sum(traffic, (run) => run.requests));
-  const clicksPerRequest = sum('browser', (run) => run.clicks) / Math.max(1, sum('browser', (run) => run.requests));
+    (sum(traffic, f) * 1000) /
+    Math.max(
+      1,
+      sum(traffic, (run) => run.requests),
+    );
+  const clicksPerRequest =
+    sum('browser', (run) => run.clicks) /
+    Math.max(
+      1,
+      sum('browser', (run) => run.requests),
+    );
   const added = (f: (run: CostRun) => number) =>
     (perRequestUs('browser', f) - perRequestUs('crawler', f)) / Math.max(clicksPerRequest, 1e-9);
   const redirectorUsPerClick = added((run) => run.redirectorCpuMs);
