@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { CLICKS_PER_RECORD, createEvent, decodeClickRecord, type ClickRecorded } from '@shortlink/events';
 import { partitionOfKey, type LogAdmin } from '@shortlink/kafka';
-import { clickRecords, topicPartitionCount } from './click-records-appender';
+import { adminPartitionCount, clickRecords, topicPartitionCount } from './click-records-appender';
 
 const click = (linkId: string, n: number): ClickRecorded =>
   createEvent<ClickRecorded>(
@@ -73,14 +73,13 @@ describe('the clicks topic’s partition count', () => {
     let now = 0;
     let asked = 0;
     let partitions = 12;
-    const admin = {
-      connect: async () => undefined,
-      partitionOffsets: async () => {
+    const count = topicPartitionCount(
+      async () => {
         asked++;
-        return Array.from({ length: partitions }, (_, partition) => ({ partition, low: '0', high: '0' }));
+        return partitions;
       },
-    } as unknown as LogAdmin;
-    const count = topicPartitionCount(admin, 'clicks', () => now);
+      () => now,
+    );
     expect(await count()).toBe(12);
     partitions = 24;
     now = 59_000;
@@ -88,5 +87,16 @@ describe('the clicks topic’s partition count', () => {
     now = 61_000;
     expect(await count()).toBe(24);
     expect(asked).toBe(2);
+  });
+
+  it('is asked of the admin, connected once', async () => {
+    let connects = 0;
+    const admin = {
+      connect: async () => void connects++,
+      partitionOffsets: async () => Array.from({ length: 6 }, (_, partition) => ({ partition, low: '0', high: '0' })),
+    } as unknown as LogAdmin;
+    const ask = adminPartitionCount(admin, 'clicks');
+    expect([await ask(), await ask()]).toEqual([6, 6]);
+    expect(connects).toBe(1);
   });
 });

@@ -8,20 +8,27 @@ const PARTITION_COUNT_TTL_MS = 60_000;
  * The clicks topic's partition count, asked of the log when first needed and
  * again once a minute, so that a partition increase is seen without a restart.
  */
-export function topicPartitionCount(admin: LogAdmin, topic: string, now: () => number = Date.now) {
+export function topicPartitionCount(ask: () => Promise<number>, now: () => number = Date.now) {
   let known: { count: number; at: number } | undefined;
-  let connected: Promise<void> | undefined;
   return async (): Promise<number> => {
     if (known && now() - known.at < PARTITION_COUNT_TTL_MS) return known.count;
+    const count = await ask();
+    if (count === 0) throw Object.assign(new Error('the clicks topic has no partitions'), { retriable: true });
+    known = { count, at: now() };
+    return count;
+  };
+}
+
+/** The partition count as the event log's admin tells it (the embedded log, or kafkajs). */
+export function adminPartitionCount(admin: LogAdmin, topic: string): () => Promise<number> {
+  let connected: Promise<void> | undefined;
+  return async () => {
     connected ??= admin.connect().catch((err: unknown) => {
       connected = undefined;
       throw err;
     });
     await connected;
-    const count = (await admin.partitionOffsets(topic)).length;
-    if (count === 0) throw Object.assign(new Error(`topic ${topic} has no partitions`), { retriable: true });
-    known = { count, at: now() };
-    return count;
+    return (await admin.partitionOffsets(topic)).length;
   };
 }
 
@@ -58,13 +65,14 @@ export function clickRecords(events: readonly ClickRecorded[], partitionCount: n
 
 export interface ClickRecordsAppenderOptions {
   producer: LogProducer;
-  admin: LogAdmin;
+  /** The clicks topic's partition count, as the log tells it (cached here for a minute). */
+  partitionCount: () => Promise<number>;
   topic: string;
 }
 
 /** Appends a batch of clicks in as few records as the rule above allows; resolves once they are durable. */
-export function clickRecordsAppender({ producer, admin, topic }: ClickRecordsAppenderOptions) {
-  const partitionCount = topicPartitionCount(admin, topic);
+export function clickRecordsAppender({ producer, topic, ...options }: ClickRecordsAppenderOptions) {
+  const partitionCount = topicPartitionCount(options.partitionCount);
   return async (events: ClickRecorded[]): Promise<void> => {
     await producer.append(topic, clickRecords(events, await partitionCount()));
   };

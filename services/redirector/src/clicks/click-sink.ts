@@ -2,7 +2,7 @@ import type { LogAdmin, LogProducer } from '@shortlink/kafka';
 import { ClickQueue, type ClickQueueStats, type QueueLogger } from './click-queue';
 import { toClickEvent, type ClickEventContext } from './click-event';
 import type { RawClick } from './raw-click';
-import { clickRecordsAppender } from './click-records-appender';
+import { adminPartitionCount, clickRecordsAppender } from './click-records-appender';
 
 /**
  * Where answered redirects go to become ClickRecorded events. `push` is O(1)
@@ -50,7 +50,11 @@ export function inProcessClickSink(options: InProcessClickSinkOptions): ClickSin
     flushIntervalMs: CLICK_FLUSH_INTERVAL_MS,
     logger: options.logger,
     toEvent: (raw) => toClickEvent(raw, options),
-    send: clickRecordsAppender(options),
+    send: clickRecordsAppender({
+      producer: options.producer,
+      topic: options.topic,
+      partitionCount: adminPartitionCount(options.admin, options.topic),
+    }),
   });
   return {
     push: (click) => queue.push(click),
