@@ -1,4 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
+import { fromClickColumns } from './click-columns';
 import { toClickEvent } from './click-event';
 import { clickRecordsAppender } from './click-records-appender';
 import { platformaticLogProducer } from './platformatic-log-producer';
@@ -35,7 +36,7 @@ port.on('message', (message: ToClickWorker) => {
     return;
   }
   const { batch, clicks } = message;
-  send(clicks.map((click) => toClickEvent(click, context))).then(
+  send(fromClickColumns(clicks).map((click) => toClickEvent(click, context))).then(
     () => post({ type: 'sent', batch }),
     (err: unknown) => post({ type: 'send-failed', batch, message: messageOf(err) }),
   );

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { KafkaLogger } from '@shortlink/kafka';
+import { toClickColumns } from './click-columns';
 import { ClickQueue } from './click-queue';
 import { CLICK_BATCH, CLICK_CAPACITY, CLICK_FLUSH_INTERVAL_MS, type ClickSink } from './click-sink';
 import type { RawClick } from './raw-click';
@@ -117,7 +118,7 @@ export function workerClickSink(options: WorkerClickSinkOptions): ClickSink {
       const batch = nextBatch++;
       await new Promise<void>((resolve, reject) => {
         inFlight.set(batch, { resolve, reject });
-        target.postMessage({ type: 'clicks', batch, clicks } satisfies ToClickWorker);
+        target.postMessage({ type: 'clicks', batch, clicks: toClickColumns(clicks) } satisfies ToClickWorker);
       });
     },
   });

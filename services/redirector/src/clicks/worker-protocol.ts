@@ -1,4 +1,4 @@
-import type { RawClick } from './raw-click';
+import type { ClickColumns } from './click-columns';
 
 /** What the click worker is started with: plain values, as a worker thread needs. */
 export interface ClickWorkerData {
@@ -8,7 +8,7 @@ export interface ClickWorkerData {
   visitorSecret: string;
 }
 
-export type ToClickWorker = { type: 'clicks'; batch: number; clicks: RawClick[] } | { type: 'stop' };
+export type ToClickWorker = { type: 'clicks'; batch: number; clicks: ClickColumns } | { type: 'stop' };
 
 export type WorkerLogLevel = 'error' | 'warn' | 'info';
 

@@ -1,0 +1,34 @@
+import { MessageChannel } from 'node:worker_threads';
+import fc from 'fast-check';
+import { fromClickColumns, toClickColumns } from './click-columns';
+import type { RawClick } from './raw-click';
+
+const rawClick = fc.record({
+  eventId: fc.uuid(),
+  linkId: fc.uuid(),
+  accountId: fc.uuid(),
+  slug: fc.string({ minLength: 1, maxLength: 40 }),
+  clickedAt: fc.integer({ min: 0, max: 4_102_444_800_000 }),
+  ip: fc.oneof(fc.ipV4(), fc.ipV6(), fc.string()),
+  userAgent: fc.string({ maxLength: 300, unit: 'binary' }),
+  referer: fc.option(fc.string({ maxLength: 200 }), { nil: undefined }),
+}) as fc.Arbitrary<RawClick>;
+
+describe('clicks crossing to the worker as columns', () => {
+  it('come back as the same clicks, in order, referer absent where it was', () => {
+    fc.assert(
+      fc.property(fc.array(rawClick, { maxLength: 50 }), (clicks) => {
+        expect(fromClickColumns(toClickColumns(clicks))).toEqual(clicks);
+      }),
+    );
+  });
+
+  it('survive postMessage as they are', async () => {
+    const clicks = fc.sample(rawClick, 20);
+    const { port1, port2 } = new MessageChannel();
+    const received = new Promise<unknown>((resolve) => port2.once('message', resolve));
+    port1.postMessage(toClickColumns(clicks));
+    expect(fromClickColumns((await received) as ReturnType<typeof toClickColumns>)).toEqual(clicks);
+    port1.close();
+  });
+});
