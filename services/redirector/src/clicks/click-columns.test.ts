@@ -10,7 +10,7 @@ const rawClick = fc.record({
   slug: fc.string({ minLength: 1, maxLength: 40 }),
   clickedAt: fc.integer({ min: 0, max: 4_102_444_800_000 }),
   ip: fc.oneof(fc.ipV4(), fc.ipV6(), fc.string()),
-  userAgent: fc.string({ maxLength: 300, unit: 'binary' }),
+  userAgent: fc.oneof(fc.constantFrom('Mozilla/5.0 A', 'Mozilla/5.0 B'), fc.string({ maxLength: 300, unit: 'binary' })),
   referer: fc.option(fc.string({ maxLength: 200 }), { nil: undefined }),
 }) as fc.Arbitrary<RawClick>;
 
@@ -21,6 +21,14 @@ describe('clicks crossing to the worker as columns', () => {
         expect(fromClickColumns(toClickColumns(clicks))).toEqual(clicks);
       }),
     );
+  });
+
+  it('carry each distinct user agent once', () => {
+    const clicks = fc
+      .sample(rawClick, 30)
+      .map((c, i) => ({ ...c, userAgent: i % 3 === 0 ? 'Mozilla/5.0 A' : 'curl/8' }));
+    const columns = toClickColumns(clicks);
+    expect(columns.userAgents.sort()).toEqual(['Mozilla/5.0 A', 'curl/8']);
   });
 
   it('survive postMessage as they are', async () => {
