@@ -1,14 +1,20 @@
 import { parentPort, workerData } from 'node:worker_threads';
+import { createKafka, kafkaLogClient, type KafkaLogger } from '@shortlink/kafka';
 import { fromClickColumns } from './click-columns';
 import { toClickEvent } from './click-event';
-import { clickRecordsAppender } from './click-records-appender';
-import { platformaticLogProducer } from './platformatic-log-producer';
+import { adminPartitionCount, clickRecordsAppender } from './click-records-appender';
 import { loadCountryLookup } from './country';
-import type { ClickWorkerData, FromClickWorker, ToClickWorker } from './worker-protocol';
+import {
+  cloneableFields,
+  type ClickWorkerData,
+  type FromClickWorker,
+  type ToClickWorker,
+  type WorkerLogLevel,
+} from './worker-protocol';
 
 /**
  * The click worker thread: turns batches of captured clicks into ClickRecorded
- * events and produces them to Kafka, so that hashing, JSON and the record
+ * events and produces them to Kafka, so that hashing, JSON and kafkajs's record
  * encoding run beside the redirect loop instead of inside it. It holds nothing:
  * the main thread's queue keeps each batch until this thread reports it
  * acknowledged, and sends it again (the same events) if it is not.
@@ -19,18 +25,30 @@ const data = workerData as ClickWorkerData;
 const post = (message: FromClickWorker) => port.postMessage(message);
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
-const producer = platformaticLogProducer({ brokers: data.brokers, clientId: data.clientId });
+const log =
+  (level: WorkerLogLevel) =>
+  (obj: object, msg: string): void => {
+    try {
+      post({ type: 'log', level, fields: cloneableFields(obj), msg });
+    } catch {
+      post({ type: 'log', level, fields: {}, msg });
+    }
+  };
+const logger: KafkaLogger = { error: log('error'), warn: log('warn'), info: log('info'), debug: () => undefined };
+
+const eventLog = kafkaLogClient(createKafka({ brokers: data.brokers, clientId: data.clientId, logger }));
+const producer = eventLog.producer();
+const admin = eventLog.admin();
 const send = clickRecordsAppender({
   producer,
   topic: data.topic,
-  partitionCount: () => producer.partitionCount(data.topic),
+  partitionCount: adminPartitionCount(admin, data.topic),
 });
 const context = { visitorSecret: data.visitorSecret, countryOf: loadCountryLookup() };
 
 port.on('message', (message: ToClickWorker) => {
   if (message.type === 'stop') {
-    void producer
-      .disconnect()
+    void Promise.all([producer.disconnect(), admin.disconnect()])
       .catch(() => undefined)
       .then(() => post({ type: 'stopped' }));
     return;
