@@ -70,14 +70,19 @@ function clickAway(slugs: string[]) {
   };
 }
 
-/** Clicks durably in the log: complete lines of the clicks topic's files (a torn tail is not acknowledged). */
+/**
+ * Clicks durably in the log: the clicks of the complete lines (records) of the
+ * clicks topic's files, a torn tail not acknowledged. A record holds several
+ * clicks and says how many in its `event-count` header (shortlink.clicks.v2).
+ */
 async function clicksInLog(): Promise<number> {
   const dir = join(dataDir, 'log', 'topics', encodeURIComponent(TOPICS.clicks));
   let count = 0;
   for (const file of (await readdir(dir)).filter((f) => f.endsWith('.log'))) {
     const lines = (await readFile(join(dir, file), 'utf8')).split('\n');
     lines.pop(); // after the last newline: empty, or a torn write
-    count += lines.length;
+    for (const line of lines)
+      count += Number((JSON.parse(line) as { h?: Record<string, string> }).h?.['event-count'] ?? 1);
   }
   return count;
 }
