@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { packLink, unpackLink } from './compact-link';
+import { isLinkOf, packLink, slugOfPacked, unpackLink } from './compact-link';
 import type { ResolvedLink } from './link-cache';
 
 const link = (linkId: string, accountId: string, location = 'https://shop.example.com/a?b=c'): ResolvedLink => ({
@@ -10,7 +10,7 @@ const link = (linkId: string, accountId: string, location = 'https://shop.exampl
 });
 
 describe('packLink', () => {
-  it('keeps a link in one string, its ids in 16 bytes each, and gives it back as it was', () => {
+  it('keeps a link in one string (its slug, its ids in 16 bytes each, the Location without https://) and gives it back as it was', () => {
     const ids = [
       ...Array.from({ length: 200 }, () => randomUUID()),
       '00000000-0000-0000-0000-000000000000',
@@ -21,7 +21,7 @@ describe('packLink', () => {
       const original = link(linkId, ids[(i + 1) % ids.length]!);
       const packed = packLink(original);
       expect(typeof packed).toBe('string');
-      expect((packed as string).length).toBe(32 + original.location.length);
+      expect((packed as string).length).toBe(1 + 'abc12'.length + 32 + original.location.length - 'https://'.length);
       expect(unpackLink('abc12', packed)).toEqual(original);
     }
   });
@@ -32,6 +32,33 @@ describe('packLink', () => {
       expect(packLink(odd)).toBe(odd);
       expect(unpackLink('abc12', packLink(odd))).toBe(odd);
     }
+  });
+
+  it('keeps a Location of any other scheme whole', () => {
+    for (const location of ['http://example.com/', 'https:/x', 'ftp://https://x', 'httpS://x', '']) {
+      const original = link(randomUUID(), randomUUID(), location);
+      expect(typeof packLink(original)).toBe('string');
+      expect(unpackLink('abc12', packLink(original))).toEqual(original);
+    }
+  });
+
+  it('knows its slug, and no other', () => {
+    const packed = packLink(link(randomUUID(), randomUUID()));
+    expect(isLinkOf(packed, 'abc12')).toBe(true);
+    expect(slugOfPacked(packed)).toBe('abc12');
+    for (const other of ['abc1', 'abc123', 'abc13', '', 'ABC12']) expect(isLinkOf(packed, other)).toBe(false);
+    const object = link('not-a-uuid', randomUUID());
+    expect(isLinkOf(packLink(object), 'abc12')).toBe(true);
+    expect(isLinkOf(packLink(object), 'abc1')).toBe(false);
+  });
+
+  it('keeps the object when the slug is too long or not printable ASCII for its length byte', () => {
+    for (const slug of ['s'.repeat(64), 'slüg']) {
+      const odd = { ...link(randomUUID(), randomUUID()), slug };
+      expect(packLink(odd)).toBe(odd);
+    }
+    const longest = { ...link(randomUUID(), randomUUID()), slug: 's'.repeat(63) };
+    expect(unpackLink(longest.slug, packLink(longest))).toEqual(longest);
   });
 
   it('keeps the object when the Location is not printable ASCII', () => {

@@ -1,21 +1,29 @@
 import type { ResolvedLink } from './link-cache';
 
 /**
- * A cached link in as little memory as a JavaScript heap allows: one string
- * holding the link's and the account's ids as 16 raw bytes each (a UUID's
- * 36 characters are 16 bytes of information) and the Location after them.
- * With its key and LRU slot, a link cached as an object of four strings took
- * 383 bytes, packed 251 (1,000,000 links of 74-character destinations;
- * docs/performance.md, "A cold cache"). The slug is the cache's key and is
- * not repeated.
+ * A cached link in as little memory as a JavaScript heap allows: one flat
+ * string holding its slug, the link's and the account's ids as 16 raw bytes
+ * each (a UUID's 36 characters are 16 bytes of information) and the Location
+ * after them, without its `https://`. The slug is inside so that the cache's
+ * table (link-lru.ts) needs no key string of its own. With its key and LRU
+ * slot, a link cached as an object of four strings took 383 bytes, packed
+ * beside a key 251 (1,000,000 links of 74-character destinations;
+ * docs/performance.md, "A cold cache").
  *
- * Only canonical UUIDs (lowercase, as Postgres prints them) are packed, so
- * unpacking gives back the very same text; any other id keeps the object.
+ * Layout: one character giving the slug's length (bit 6 set when the
+ * Location's `https://` was dropped), the slug, the two ids, the Location.
+ * Only canonical UUIDs (lowercase, as Postgres prints them), a printable
+ * ASCII slug of under 64 characters and a printable ASCII Location are
+ * packed, so unpacking gives back the very same text; anything else keeps
+ * the object.
  */
 export type PackedLink = string | ResolvedLink;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const ID_CHARS = 16;
+const HTTPS = 'https://';
+const DROPPED_HTTPS = 64;
+const MAX_SLUG = 63;
 /** Where each byte's two hex digits go in a UUID's text. */
 const HEX_AT = [0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34];
 const DIGITS = Buffer.from('0123456789abcdef', 'latin1');
@@ -26,22 +34,42 @@ const scratch = Buffer.from('00000000-0000-0000-0000-000000000000', 'latin1');
 const PRINTABLE = /^[\x20-\x7e]*$/;
 
 export function packLink(link: ResolvedLink): PackedLink {
-  if (!UUID.test(link.linkId) || !UUID.test(link.accountId) || !PRINTABLE.test(link.location)) return link;
-  const bytes = Buffer.allocUnsafe(2 * ID_CHARS + link.location.length);
-  bytes.write(link.linkId.replaceAll('-', ''), 0, 'hex');
-  bytes.write(link.accountId.replaceAll('-', ''), ID_CHARS, 'hex');
-  bytes.write(link.location, 2 * ID_CHARS, 'latin1');
+  const { slug, linkId, accountId } = link;
+  if (slug.length > MAX_SLUG || !PRINTABLE.test(slug) || !PRINTABLE.test(link.location)) return link;
+  if (!UUID.test(linkId) || !UUID.test(accountId)) return link;
+  const https = link.location.startsWith(HTTPS);
+  const location = https ? link.location.slice(HTTPS.length) : link.location;
+  const bytes = Buffer.allocUnsafe(1 + slug.length + 2 * ID_CHARS + location.length);
+  bytes[0] = slug.length | (https ? DROPPED_HTTPS : 0);
+  let at = 1 + bytes.write(slug, 1, 'latin1');
+  at += bytes.write(linkId.replaceAll('-', ''), at, 'hex');
+  at += bytes.write(accountId.replaceAll('-', ''), at, 'hex');
+  bytes.write(location, at, 'latin1');
   // One flat string: joined with +, it would be a tree of string pieces, each an object.
   return bytes.toString('latin1');
 }
 
+/** Whether the packed link is the one of this slug. */
+export function isLinkOf(packed: PackedLink, slug: string): boolean {
+  if (typeof packed !== 'string') return packed.slug === slug;
+  return (packed.charCodeAt(0) & MAX_SLUG) === slug.length && packed.startsWith(slug, 1);
+}
+
+/** The packed link's slug (a new string: for the cache's rare bookkeeping, not the hot path). */
+export function slugOfPacked(packed: PackedLink): string {
+  return typeof packed === 'string' ? packed.slice(1, 1 + (packed.charCodeAt(0) & MAX_SLUG)) : packed.slug;
+}
+
 export function unpackLink(slug: string, packed: PackedLink): ResolvedLink {
   if (typeof packed !== 'string') return packed;
+  const head = packed.charCodeAt(0);
+  const ids = 1 + (head & MAX_SLUG);
+  const rest = packed.slice(ids + 2 * ID_CHARS);
   return {
     slug,
-    linkId: unpackId(packed, 0),
-    accountId: unpackId(packed, ID_CHARS),
-    location: packed.slice(2 * ID_CHARS),
+    linkId: unpackId(packed, ids),
+    accountId: unpackId(packed, ids + ID_CHARS),
+    location: head & DROPPED_HTTPS ? HTTPS + rest : rest,
   };
 }
 

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { packLink, unpackLink, type PackedLink } from './compact-link';
+import { LinkLru } from './link-lru';
 
 /** What the redirector needs to answer, and later to record a click. */
 export interface ResolvedLink {
@@ -41,13 +41,13 @@ export interface LinkCacheOptions {
 }
 
 /**
- * The redirect hot path's only state: a bounded LRU of slug → link (each
- * packed into one string, see compact-link.ts), a smaller one of unknown
+ * The redirect hot path's only state: a bounded LRU of links (each packed
+ * into one string, see link-lru.ts), a smaller one of unknown
  * slugs with a time to live (so a scan of random slugs cannot reach the
  * database once per request) and one shared lookup per slug in flight.
  */
 export class LinkCache {
-  readonly #links: LRUCache<string, PackedLink>;
+  readonly #links: LinkLru;
   readonly #misses: LRUCache<string, true>;
   readonly #inFlight = new Map<string, Promise<ResolvedLink | null>>();
   /** Per slug, the lookup that starts once the one in flight ends: shared by requests that must not join that one. */
@@ -66,7 +66,7 @@ export class LinkCache {
   constructor(options: LinkCacheOptions) {
     this.#options = options;
     this.#trusted = options.trusted ?? (() => true);
-    this.#links = new LRUCache<string, PackedLink>({ max: options.maxEntries });
+    this.#links = new LinkLru(options.maxEntries);
     this.#misses = new LRUCache<string, true>({
       max: options.maxMisses ?? Math.max(1, Math.ceil(options.maxEntries / 10)),
       ttl: options.negativeTtlMs,
@@ -87,8 +87,8 @@ export class LinkCache {
   }
 
   #peekRaw(slug: string): ResolvedLink | null | undefined {
-    const packed = this.#links.get(slug);
-    if (packed !== undefined) return unpackLink(slug, packed);
+    const link = this.#links.get(slug);
+    if (link !== undefined) return link;
     return this.#misses.get(slug) ? null : undefined;
   }
 
@@ -182,13 +182,13 @@ export class LinkCache {
   }
 
   #remember(slug: string, link: ResolvedLink | null): void {
-    const key = ownCopy(slug);
     if (link !== null) {
-      this.#misses.delete(key);
-      this.#links.set(key, packLink(link));
+      this.#misses.delete(slug);
+      // Held under the slug asked for; packed, the link keeps a copy of its own (compact-link.ts).
+      this.#links.set(link.slug === slug ? link : { ...link, slug });
     } else {
-      this.#links.delete(key);
-      this.#misses.set(key, true);
+      this.#links.delete(slug);
+      this.#misses.set(ownCopy(slug), true);
     }
   }
 
