@@ -215,6 +215,28 @@ describe('click projection, exactly once', () => {
     expect(await totals()).toEqual(expected(150));
   });
 
+  it('counts once a click sent again after its first copy was inserted (a later batch, another projector run)', async () => {
+    const events = await send(0, 100);
+    let projector = await projectorProcess();
+    try {
+      await eventually(async () => ((await totals()).raw >= 100 ? true : undefined), 60_000, '100 clicks');
+    } finally {
+      await projector.stop();
+    }
+    // Sent again long after: the copies reach ClickHouse's lookup, not the batch's own.
+    await resend(events.slice(10, 60));
+    await send(100, 20);
+    await resend(events.slice(95, 100));
+    projector = await projectorProcess();
+    try {
+      await eventually(async () => ((await totals()).raw >= 120 ? true : undefined), 60_000, '120 clicks');
+      await new Promise((r) => setTimeout(r, 3000));
+    } finally {
+      await projector.stop();
+    }
+    expect(await totals()).toEqual(expected(120));
+  });
+
   it('gives two owners the same first batch of a partition that has no ledger row yet', async () => {
     const ledger = postgresBatchLedger(infra.pool, infra.names.groups.clickProjector, infra.names.topics.clicks);
     const other = postgresBatchLedger(infra.pool, infra.names.groups.clickProjector, infra.names.topics.clicks);
