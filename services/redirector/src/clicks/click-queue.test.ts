@@ -81,4 +81,28 @@ describe('ClickQueue', () => {
     expect(queue.depth).toBe(5);
     expect(queue.stats.dropped).toBe(3);
   });
+
+  it('says in the log that clicks were dropped, once at first and then at most every 5 s with the count since', async () => {
+    const errors: { dropped: number; reason: string }[] = [];
+    const queue = new ClickQueue<number>({
+      toEvent,
+      send: async () => undefined,
+      capacity: 100,
+      maxBatch: 100,
+      flushIntervalMs: 1000,
+      logger: { warn() {}, error: (obj) => void errors.push(obj as { dropped: number; reason: string }) },
+    });
+    await queue.close(1000);
+    jest.useFakeTimers({ now: 0 });
+    try {
+      for (let i = 0; i < 4; i++) queue.push(i);
+      expect(errors).toEqual([{ dropped: 1, reason: 'stopped', capacity: 100 }]);
+      jest.setSystemTime(5000);
+      queue.push(5);
+      expect(errors[1]).toMatchObject({ dropped: 4, reason: 'stopped' });
+      expect(queue.stats.dropped).toBe(5);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
 });
