@@ -110,7 +110,8 @@ export function fleetLayout(options: FleetOptions): FleetLayout {
     SHUTDOWN_DRAIN_MS: '3000',
     // A dead member's partitions move to the other within seconds, not the default 30.
     KAFKA_SESSION_TIMEOUT_MS: '10000',
-    LOG_LEVEL: 'warn',
+    // Each process's start, drain and stop (with its click counts) in its log: what a chaos run is read from afterwards.
+    LOG_LEVEL: 'info',
     PREVIEW_ALLOW_PRIVATE_NETWORKS: 'false',
   };
   const serviceProcess = (instance: ServiceInstance): ProcessSpec => ({
