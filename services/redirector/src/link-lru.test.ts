@@ -34,7 +34,8 @@ class ModelLru {
 }
 
 type Step =
-  | { op: 'get' | 'delete'; slug: string }
+  | { op: 'get'; slug: string }
+  | { op: 'delete'; slug: string }
   | { op: 'set'; slug: string; version: number; packable: boolean }
   | { op: 'clear' };
 
