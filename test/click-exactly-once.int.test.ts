@@ -123,6 +123,21 @@ function projectorProcess(): Promise<RunningProcess> {
   });
 }
 
+/**
+ * Runs a projector until ClickHouse holds `count` rows, lets it go on for
+ * `settleMs` (so that whatever more the topic could add would have arrived),
+ * and stops it.
+ */
+async function projectUntil(count: number, settleMs = 0): Promise<void> {
+  const projector = await projectorProcess();
+  try {
+    await eventually(async () => ((await totals()).raw >= count ? true : undefined), 60_000, `${count} clicks`);
+    await new Promise((r) => setTimeout(r, settleMs));
+  } finally {
+    await projector.stop();
+  }
+}
+
 /** The fact rows of the first `count` records of one partition, read from the topic as the projector reads them. */
 async function firstRows(count: number): Promise<{ partition: number; rows: ClickRow[] }> {
   const consumer = infra.kafka.consumer({ groupId: `peek-${randomUUID()}` });
@@ -164,13 +179,7 @@ describe('click projection, exactly once', () => {
     });
     expect((await totals()).raw).toBe(10);
 
-    const projector = await projectorProcess();
-    try {
-      await eventually(async () => ((await totals()).raw >= 100 ? true : undefined), 60_000, '100 clicks');
-      await new Promise((r) => setTimeout(r, 1000));
-    } finally {
-      await projector.stop();
-    }
+    await projectUntil(100, 1000);
     expect(await totals()).toEqual(expected(100));
   });
 
@@ -189,13 +198,7 @@ describe('click projection, exactly once', () => {
     });
     expect(await ledger.settle(first.partition, range)).toBe(true);
 
-    const projector = await projectorProcess();
-    try {
-      await eventually(async () => ((await totals()).raw >= 100 ? true : undefined), 60_000, '100 clicks');
-      await new Promise((r) => setTimeout(r, 1000));
-    } finally {
-      await projector.stop();
-    }
+    await projectUntil(100, 1000);
     expect(await totals()).toEqual(expected(100));
   });
 
@@ -204,36 +207,19 @@ describe('click projection, exactly once', () => {
     await resend(events.slice(30, 70));
     await send(120, 30);
     await resend(events.slice(0, 5));
-    const projector = await projectorProcess();
-    try {
-      await eventually(async () => ((await totals()).raw >= 150 ? true : undefined), 60_000, '150 clicks');
-      // Every record of the topic taken in, duplicates included: then nothing more can arrive.
-      await new Promise((r) => setTimeout(r, 3000));
-    } finally {
-      await projector.stop();
-    }
+    // And 3 s more: every record of the topic taken in, duplicates included, so nothing more can arrive.
+    await projectUntil(150, 3000);
     expect(await totals()).toEqual(expected(150));
   });
 
   it('counts once a click sent again after its first copy was inserted (a later batch, another projector run)', async () => {
     const events = await send(0, 100);
-    let projector = await projectorProcess();
-    try {
-      await eventually(async () => ((await totals()).raw >= 100 ? true : undefined), 60_000, '100 clicks');
-    } finally {
-      await projector.stop();
-    }
+    await projectUntil(100);
     // Sent again long after: the copies reach ClickHouse's lookup, not the batch's own.
     await resend(events.slice(10, 60));
     await send(100, 20);
     await resend(events.slice(95, 100));
-    projector = await projectorProcess();
-    try {
-      await eventually(async () => ((await totals()).raw >= 120 ? true : undefined), 60_000, '120 clicks');
-      await new Promise((r) => setTimeout(r, 3000));
-    } finally {
-      await projector.stop();
-    }
+    await projectUntil(120, 3000);
     expect(await totals()).toEqual(expected(120));
   });
 
