@@ -1,7 +1,7 @@
 import type { ClickRecorded } from '@shortlink/events';
 import { ClickQueue } from './click-queue';
 
-const silent = { warn() {}, error() {} };
+const silent = { info() {}, warn() {}, error() {} };
 let ids = 0;
 const toEvent = (n: number) => ({ eventId: `e${n}-${++ids}`, data: { n } }) as unknown as ClickRecorded;
 
@@ -90,7 +90,7 @@ describe('ClickQueue', () => {
       capacity: 100,
       maxBatch: 100,
       flushIntervalMs: 1000,
-      logger: { warn() {}, error: (obj) => void errors.push(obj as { dropped: number; reason: string }) },
+      logger: { info() {}, warn() {}, error: (obj) => void errors.push(obj as { dropped: number; reason: string }) },
     });
     await queue.close(1000);
     jest.useFakeTimers({ now: 0 });
@@ -104,5 +104,20 @@ describe('ClickQueue', () => {
     } finally {
       jest.useRealTimers();
     }
+  });
+
+  it('says as it closes how many clicks it took, sent and dropped, and how many are left unsent', async () => {
+    const infos: object[] = [];
+    const queue = new ClickQueue<number>({
+      toEvent,
+      send: async () => undefined,
+      capacity: 100,
+      maxBatch: 10,
+      flushIntervalMs: 1000,
+      logger: { info: (obj) => void infos.push(obj), warn() {}, error() {} },
+    });
+    for (let i = 0; i < 3; i++) queue.push(i);
+    await queue.close(1000);
+    expect(infos).toEqual([{ queued: 3, sent: 3, dropped: 0, failedSends: 0, unsent: 0 }]);
   });
 });

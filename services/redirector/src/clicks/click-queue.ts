@@ -1,6 +1,7 @@
 import type { ClickRecorded } from '@shortlink/events';
 
 export interface QueueLogger {
+  info(obj: object, msg: string): void;
   warn(obj: object, msg: string): void;
   error(obj: object, msg: string): void;
 }
@@ -146,5 +147,7 @@ export class ClickQueue<T, E = ClickRecorded> {
     if (outcome === 'timeout' || this.depth > 0) {
       this.#options.logger.error({ lost: this.depth }, 'clicks could not be sent before shutdown');
     }
+    // The process's last word on its clicks: every one taken was sent, or this says how many were not.
+    this.#options.logger.info({ ...this.stats, unsent: this.depth }, 'click queue closed');
   }
 }

@@ -140,8 +140,6 @@ export function workerClickSink(options: WorkerClickSinkOptions): ClickSink {
     async stop(timeoutMs) {
       await queue.close(timeoutMs);
       stopping = true;
-      // The process's last word on its clicks: every one taken was sent, or this says how many were not.
-      logger.info({ ...queue.stats, unsent: queue.depth }, 'click sink stopped');
       const last = worker;
       if (!last) return;
       // Let the worker disconnect its producer; a little time, then it ends regardless.
