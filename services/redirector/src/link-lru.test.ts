@@ -8,7 +8,8 @@ const linkOf = (slug: string, version: number, packable: boolean): ResolvedLink 
   slug,
   // A non-UUID id keeps the link an object (compact-link.ts): both forms live in one table.
   linkId: packable ? uuid(version) : `id-${version}`,
-  accountId: uuid(7),
+  // Each link an account of its own: a slot reused after an eviction never answers with another's account.
+  accountId: uuid(100_000 + version),
   location: version % 2 === 0 ? `https://example.com/${slug}/${version}` : `http://example.org/${version}?q=${slug}`,
 });
 
