@@ -8,7 +8,7 @@ import { fleetUp, type Fleet } from '../fleet';
 import { BROWSER_AGENTS, CHECKER_AGENT } from './browser-agents';
 import type { Fault } from './faults';
 import { judgePhase, type PhaseEvidence, type PhaseVerdict } from './phase-verdict';
-import { Traffic, type CreateTally, type RedirectTally, type TargetLink } from './traffic';
+import { Traffic, type CreateTally, type PhaseTraffic, type RedirectTally, type TargetLink } from './traffic';
 
 export interface ChaosOptions {
   faults: readonly Fault[];
@@ -42,6 +42,13 @@ interface Phase {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Waits for a phase's last answers, then keeps its tallies. */
+async function closePhase(phase: Phase, traffic: PhaseTraffic): Promise<void> {
+  await traffic.settled();
+  phase.redirects = traffic.redirects;
+  phase.creates = traffic.creates;
+}
 
 const p99 = (values: number[]) => {
   if (values.length === 0) return 0;
@@ -132,7 +139,8 @@ export async function runChaos(fleet: Fleet, options: ChaosOptions): Promise<Cha
       const phase: Phase = { fault, links, probe, probeRedirects: 0, notes: {}, freshWithinMsOfEnd: null };
       const ended = traffic.nextPhase(links satisfies TargetLink[]);
       const previous = phases[phases.length - 1];
-      if (previous) Object.assign(previous, ended);
+      // The previous phase's last requests are answered before this fault starts: none of them can meet it.
+      if (previous) await closePhase(previous, ended);
       phases.push(phase);
       await sleep(options.steadyMs);
       log(`${fault.name}: ${fault.description}`);
@@ -151,7 +159,7 @@ export async function runChaos(fleet: Fleet, options: ChaosOptions): Promise<Cha
     }
     const last = traffic.nextPhase([]);
     const previous = phases[phases.length - 1];
-    if (previous) Object.assign(previous, last);
+    if (previous) await closePhase(previous, last);
   } finally {
     await traffic.close();
   }

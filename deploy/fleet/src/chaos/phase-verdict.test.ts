@@ -6,6 +6,7 @@ const clean = (fault: string): PhaseEvidence => ({
   notes: {},
   redirects: {
     sent: 10_000,
+    notSent: 0,
     redirected: 10_000,
     serverErrors: 0,
     otherStatuses: {},
@@ -16,6 +17,7 @@ const clean = (fault: string): PhaseEvidence => ({
   probeRedirects: 3,
   creates: {
     sent: 500,
+    notSent: 0,
     acknowledged: 500,
     statuses: { '201': 500 },
     unavailableWithRetryAfter: 0,
@@ -76,6 +78,15 @@ describe('judging a fault', () => {
     expect(failed({ ...evidence, creates: { ...creates, unavailableWithRetryAfter: 49 } })).toEqual([
       'creates refused with 503 and Retry-After during the outage',
     ]);
+  });
+
+  it('given the traffic short of its schedule because every connection was waiting, fails on timing', () => {
+    const short = { ...clean('kafka-pause').redirects, notSent: 11 };
+    expect(failed({ ...clean('kafka-pause'), redirects: short })).toEqual(['redirects sent on schedule']);
+    // 10 of 10,010 due: within the 0.1 % a 302 share may miss by.
+    expect(judgePhase({ ...clean('kafka-pause'), redirects: { ...short, notSent: 10 } }).ok).toBe(true);
+    const creates = { ...clean('kafka-pause').creates, notSent: 1 };
+    expect(failed({ ...clean('kafka-pause'), creates })).toEqual(['creates answered within 5 s']);
   });
 
   it('given a create that took 6 s, or freshness not back within 60 s, fails', () => {

@@ -4,6 +4,12 @@ import { BROWSER_AGENTS } from './browser-agents';
 /** What one phase's redirect traffic got back. */
 export interface RedirectTally {
   sent: number;
+  /**
+   * Redirects the schedule asked for while every connection was still waiting
+   * on an answer: not sent, since a request queued in this client for minutes
+   * would be answered in a later phase (and its click judged there).
+   */
+  notSent: number;
   /** 302s, each a human click that must reach ClickHouse exactly once. */
   redirected: number;
   serverErrors: number;
@@ -20,6 +26,8 @@ export interface RedirectTally {
 
 export interface CreateTally {
   sent: number;
+  /** As for redirects: due while every API connection was busy. */
+  notSent: number;
   acknowledged: { id: string; slug: string; url: string }[];
   statuses: Record<string, number>;
   /** 503s that carried Retry-After, as the README promises during an outage. */
@@ -32,6 +40,7 @@ export interface CreateTally {
 
 const newRedirectTally = (): RedirectTally => ({
   sent: 0,
+  notSent: 0,
   redirected: 0,
   serverErrors: 0,
   otherStatuses: {},
@@ -43,6 +52,7 @@ const newRedirectTally = (): RedirectTally => ({
 
 const newCreateTally = (): CreateTally => ({
   sent: 0,
+  notSent: 0,
   acknowledged: [],
   statuses: {},
   unavailableWithRetryAfter: 0,
@@ -56,42 +66,77 @@ export interface TargetLink {
   url: string;
 }
 
+/** A phase's tallies, and its requests still waiting on an answer. */
+export interface PhaseTraffic {
+  redirects: RedirectTally;
+  creates: CreateTally;
+  /** Resolves once every request of the phase has its answer (or gave up on it, after 10 s). */
+  settled: () => Promise<void>;
+}
+
+/** Redirects in flight at once: about what a few hundred visitors' browsers hold open. */
+const REDIRECT_CONNECTIONS = 256;
+/**
+ * Enough that creates answered slowly during a fault (up to 5 s each, 50 a
+ * second) never wait for a connection here: the time measured is the
+ * service's, not this client's queue.
+ */
+const API_CONNECTIONS = 400;
+/** The longest a request waits for its answer's headers, and then its body. */
+const ANSWER_TIMEOUT_MS = 10_000;
+
 /**
  * Open-loop traffic through the entry point: redirects at a fixed rate over
  * the current phase's links (from browsers, each visitor its own address)
  * and creates at a fixed rate. Requests go out on schedule whatever the
  * answers do, as real visitors would; each answer is tallied under the phase
  * that was current when its request left.
+ *
+ * A request goes out at once or not at all: when every connection is still
+ * waiting on an answer, the request due is counted as not sent rather than
+ * queued here. Queued, it would leave minutes later, in another fault's
+ * phase, and a click lost to that fault (a redirector killed with it in
+ * hand) would be judged against the phase it was scheduled in, as a loss
+ * the earlier fault never caused (chaos runs 11 to 13, docs/chaos.md).
  */
 export class Traffic {
   /** Redirects and creates on separate connections: a slow create never queues a redirect, nor the reverse. */
   private readonly pool: Pool;
   private readonly apiPool: Pool;
   private links: readonly TargetLink[] = [];
-  private redirects = newRedirectTally();
-  private creates = newCreateTally();
+  private phase = Traffic.newPhase();
   private timer: NodeJS.Timeout | undefined;
-  private inFlight = new Set<Promise<void>>();
+  private redirectsInFlight = 0;
+  private createsInFlight = 0;
   private n = 0;
 
+  private readonly connections: { redirects: number; api: number };
+
   constructor(
-    private readonly entryUrl: string,
+    entryUrl: string,
     private readonly apiKey: string,
     private readonly rates: { redirectsPerSecond: number; createsPerSecond: number },
+    connections: { redirects?: number; api?: number } = {},
   ) {
-    this.pool = new Pool(entryUrl, { connections: 64, pipelining: 1, keepAliveTimeout: 5000 });
-    // Enough that creates answered slowly during a fault (up to 5 s each, 50 a second) never wait for a
-    // connection here: the time measured is the service's, not this client's queue.
-    this.apiPool = new Pool(entryUrl, { connections: 400, pipelining: 1, keepAliveTimeout: 5000 });
+    this.connections = {
+      redirects: connections.redirects ?? REDIRECT_CONNECTIONS,
+      api: connections.api ?? API_CONNECTIONS,
+    };
+    const pool = (n: number) => new Pool(entryUrl, { connections: n, pipelining: 1, keepAliveTimeout: 5000 });
+    this.pool = pool(this.connections.redirects);
+    this.apiPool = pool(this.connections.api);
   }
 
-  /** Sends the next redirects to these links, tallied afresh; returns the tallies of the phase that ends. */
-  nextPhase(links: readonly TargetLink[]): { redirects: RedirectTally; creates: CreateTally } {
-    const ended = { redirects: this.redirects, creates: this.creates };
+  private static newPhase() {
+    return { redirects: newRedirectTally(), creates: newCreateTally(), inFlight: new Set<Promise<void>>() };
+  }
+
+  /** Sends the next redirects to these links, tallied afresh; returns the phase that ends. */
+  nextPhase(links: readonly TargetLink[]): PhaseTraffic {
+    const { redirects, creates, inFlight } = this.phase;
     this.links = links;
-    this.redirects = newRedirectTally();
-    this.creates = newCreateTally();
-    return ended;
+    this.phase = Traffic.newPhase();
+    return { redirects, creates, settled: () => Promise.all(inFlight).then(() => undefined) };
   }
 
   start(): void {
@@ -105,14 +150,14 @@ export class Traffic {
       started = now;
       redirectsDue += elapsed * this.rates.redirectsPerSecond;
       createsDue += elapsed * this.rates.createsPerSecond;
-      for (; redirectsDue >= 1; redirectsDue--) this.track(this.redirect());
-      for (; createsDue >= 1; createsDue--) this.track(this.create());
+      for (; redirectsDue >= 1; redirectsDue--) this.sendRedirect();
+      for (; createsDue >= 1; createsDue--) this.sendCreate();
     }, tickMs);
   }
 
   async stop(): Promise<void> {
     clearInterval(this.timer);
-    await Promise.all(this.inFlight);
+    await this.nextPhase(this.links).settled();
   }
 
   async close(): Promise<void> {
@@ -120,16 +165,35 @@ export class Traffic {
     await Promise.all([this.pool.close(), this.apiPool.close()]);
   }
 
+  private sendRedirect(): void {
+    if (this.links.length === 0) return;
+    if (this.redirectsInFlight >= this.connections.redirects) {
+      this.phase.redirects.notSent++;
+      return;
+    }
+    this.redirectsInFlight++;
+    this.track(this.redirect().finally(() => this.redirectsInFlight--));
+  }
+
+  private sendCreate(): void {
+    if (this.createsInFlight >= this.connections.api) {
+      this.phase.creates.notSent++;
+      return;
+    }
+    this.createsInFlight++;
+    this.track(this.create().finally(() => this.createsInFlight--));
+  }
+
   private track(p: Promise<void>): void {
-    this.inFlight.add(p);
-    void p.finally(() => this.inFlight.delete(p));
+    const { inFlight } = this.phase;
+    inFlight.add(p);
+    void p.finally(() => inFlight.delete(p));
   }
 
   private async redirect(): Promise<void> {
-    const link = this.links[this.n % Math.max(1, this.links.length)];
-    if (!link) return;
+    const link = this.links[this.n % this.links.length]!;
     const n = this.n++;
-    const tally = this.redirects;
+    const tally = this.phase.redirects;
     tally.sent++;
     const started = performance.now();
     try {
@@ -141,8 +205,8 @@ export class Traffic {
           'x-forwarded-for': `198.51.${(n >> 8) & 255}.${n & 255}`,
           accept: 'text/html',
         },
-        headersTimeout: 10_000,
-        bodyTimeout: 10_000,
+        headersTimeout: ANSWER_TIMEOUT_MS,
+        bodyTimeout: ANSWER_TIMEOUT_MS,
       });
       await res.body.dump();
       tally.latenciesMs.push(performance.now() - started);
@@ -158,7 +222,7 @@ export class Traffic {
   }
 
   private async create(): Promise<void> {
-    const tally = this.creates;
+    const tally = this.phase.creates;
     tally.sent++;
     const url = `https://example.com/chaos/${Date.now()}/${tally.sent}`;
     const started = performance.now();
@@ -168,8 +232,8 @@ export class Traffic {
         path: '/api/v1/links',
         headers: { authorization: `Bearer ${this.apiKey}`, 'content-type': 'application/json' },
         body: JSON.stringify({ url, tag: 'chaos' }),
-        headersTimeout: 10_000,
-        bodyTimeout: 10_000,
+        headersTimeout: ANSWER_TIMEOUT_MS,
+        bodyTimeout: ANSWER_TIMEOUT_MS,
       });
       const text = await res.body.text();
       let body: { id?: string; slug?: string } = {};

@@ -1,0 +1,65 @@
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Traffic } from './traffic';
+
+/** An entry point that answers nothing until released: every connection stays waiting. */
+function heldEntryPoint() {
+  const held: ServerResponse[] = [];
+  let location: string | undefined;
+  const server: Server = createServer((_req, res) => {
+    if (location === undefined) held.push(res);
+    else res.writeHead(302, { location }).end();
+  });
+  return {
+    held,
+    async listen(): Promise<string> {
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    },
+    /** Answers the waiting requests, and any later one at once. */
+    release(to: string): void {
+      location = to;
+      for (const res of held.splice(0)) res.writeHead(302, { location }).end();
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('the chaos traffic', () => {
+  const link = { slug: 'abc', url: 'https://example.com/' };
+
+  it('sends a redirect at once or not at all: with every connection waiting, the ones due are counted as not sent', async () => {
+    const entry = heldEntryPoint();
+    const traffic = new Traffic(
+      await entry.listen(),
+      'key',
+      { redirectsPerSecond: 1000, createsPerSecond: 0 },
+      {
+        redirects: 4,
+      },
+    );
+    try {
+      traffic.nextPhase([link]);
+      traffic.start();
+      while (entry.held.length < 4) await sleep(10);
+      await sleep(300);
+      // No more redirects: the phase ends with its four requests still waiting.
+      const phase = traffic.nextPhase([]);
+      expect(entry.held).toHaveLength(4);
+      expect(phase.redirects.sent).toBe(4);
+      // About 300 were due in those 300 ms; none waits in this client to leave in a later phase.
+      expect(phase.redirects.notSent).toBeGreaterThan(100);
+
+      // Answers that arrive after the phase ended are still its own.
+      entry.release(link.url);
+      await phase.settled();
+      expect(phase.redirects).toMatchObject({ sent: 4, redirected: 4, failures: 0, bySlug: { abc: 4 } });
+    } finally {
+      entry.release(link.url);
+      await traffic.close();
+      await entry.close();
+    }
+  });
+});
