@@ -42,6 +42,9 @@ export interface EntryPointLayout {
 }
 
 const local = (upstreams: readonly Upstream[]) => upstreams.map((u) => `server ${u.name} 127.0.0.1:${u.port} check`);
+/** The redirectors again, unchecked, as backups: the entry point fails open (see the template). */
+const unchecked = (upstreams: readonly Upstream[]) =>
+  upstreams.map((u) => `server ${u.name}-unchecked 127.0.0.1:${u.port} backup`);
 
 /** HAProxy (Debian's package) in the foreground under the supervisor, with the fleet's routes. */
 export function entryPointProcess(layout: EntryPointLayout): ProcessSpec {
@@ -55,7 +58,7 @@ export function entryPointProcess(layout: EntryPointLayout): ProcessSpec {
           bind: `127.0.0.1:${layout.port}`,
           errorsDir: layout.errorsDir,
           servers: {
-            redirectors: local(layout.redirectors),
+            redirectors: [...local(layout.redirectors), ...unchecked(layout.redirectors)],
             writeApis: local(layout.writeApis),
             analytics: local(layout.analytics),
             apiDocs: local(layout.apiDocs),
