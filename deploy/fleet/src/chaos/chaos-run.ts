@@ -43,6 +43,12 @@ interface Phase {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * Traffic before the first fault: long enough for this client to open its
+ * connections (a second or two at 2,000/s, during which the fleet stalls).
+ */
+const WARM_UP_MS = 10_000;
+
 /** Waits for a phase's last answers, then keeps its tallies. */
 async function closePhase(phase: Phase, traffic: PhaseTraffic): Promise<void> {
   await traffic.settled();
@@ -126,6 +132,13 @@ export async function runChaos(fleet: Fleet, options: ChaosOptions): Promise<Cha
   const phases: Phase[] = [];
   traffic.start();
   try {
+    // Links of its own, never judged: the first fault's phase does not measure this client opening its connections.
+    log(`warming up: ${WARM_UP_MS / 1000} s of traffic`);
+    const warmUp = [];
+    for (let i = 0; i < 10; i++) warmUp.push(await createLink(`https://example.com/warm-up/${i}?t=${Date.now()}`));
+    for (const link of warmUp) while ((await redirectsTo(link.slug).catch(() => null)) !== link.url) await sleep(100);
+    traffic.nextPhase(warmUp);
+    await sleep(WARM_UP_MS);
     for (const fault of options.faults) {
       log(`${fault.name}: preparing ${options.linksPerPhase} links`);
       const links = [];

@@ -126,7 +126,8 @@ export class Traffic {
       redirects: connections.redirects ?? REDIRECT_CONNECTIONS,
       api: connections.api ?? API_CONNECTIONS,
     };
-    const pool = (n: number) => new Pool(entryUrl, { connections: n, pipelining: 1, keepAliveTimeout: 5000 });
+    const pool = (n: number) =>
+      new Pool(entryUrl, { connections: n, pipelining: 1, keepAliveTimeout: 60_000, keepAliveMaxTimeout: 60_000 });
     this.pool = pool(this.connections.redirects);
     this.apiPool = pool(this.connections.api);
   }
