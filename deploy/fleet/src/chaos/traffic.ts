@@ -196,7 +196,10 @@ export class Traffic {
   }
 
   private async redirect(): Promise<void> {
-    const link = this.links[this.n % this.links.length]!;
+    // Any link, at random: taken in turn, an even number of links alternated over by the entry point's
+    // round robin sent each link to one redirector only, so the other had never seen it (cold) when it
+    // took all the traffic during a fault.
+    const link = this.links[Math.floor(Math.random() * this.links.length)]!;
     const n = this.n++;
     const tally = this.phase.redirects;
     tally.sent++;
