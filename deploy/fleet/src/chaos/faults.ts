@@ -1,4 +1,5 @@
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { readdirSync } from 'node:fs';
 import { underReplicatedPartitions } from '../kafka-cluster';
 import type { Fleet } from '../fleet';
@@ -49,14 +50,20 @@ function postgresVersion(): string {
   return version;
 }
 
-const pgctl = (action: 'start' | 'stop') =>
-  execFileSync(
-    'pg_ctlcluster',
-    ['--skip-systemctl-redirect', postgresVersion(), 'main', action, ...(action === 'stop' ? ['-m', 'fast'] : [])],
-    {
-      stdio: 'ignore',
-    },
-  );
+/**
+ * Not execFileSync: the traffic runs in this process, and a blocked event
+ * loop (the stop and the start take seconds) sent the redirects due meanwhile
+ * in one burst afterwards, thousands of them not sent for want of connections.
+ */
+const pgctl = async (action: 'start' | 'stop'): Promise<void> => {
+  await promisify(execFile)('pg_ctlcluster', [
+    '--skip-systemctl-redirect',
+    postgresVersion(),
+    'main',
+    action,
+    ...(action === 'stop' ? ['-m', 'fast'] : []),
+  ]);
+};
 
 export const FAULTS: Fault[] = [
   {
@@ -131,9 +138,9 @@ export const FAULTS: Fault[] = [
     name: 'postgres-restart',
     description: 'Postgres stopped (fast shutdown) and started again 10 s later',
     async run() {
-      pgctl('stop');
+      await pgctl('stop');
       await sleep(10_000);
-      pgctl('start');
+      await pgctl('start');
       return {};
     },
   },
