@@ -106,8 +106,8 @@ export function fleetLayout(options: FleetOptions): FleetLayout {
     HOST: '127.0.0.1',
     // Behind the entry point: the visitor's address comes from X-Forwarded-For.
     TRUST_PROXY: 'true',
-    // Longer than the entry point needs to see a failing /healthz (two checks a second apart).
-    SHUTDOWN_DRAIN_MS: '3000',
+    // Longer than the entry point needs to see a failing /healthz (three checks a second apart).
+    SHUTDOWN_DRAIN_MS: '5000',
     // A dead member's partitions move to the other within seconds, not the default 30.
     KAFKA_SESSION_TIMEOUT_MS: '10000',
     // Each process's start, drain and stop (with its click counts) in its log: what a chaos run is read from afterwards.
