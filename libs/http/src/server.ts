@@ -43,16 +43,33 @@ function parserError(error: NodeJS.ErrnoException): HttpErrorText {
 
 const toHttpError = (e: HttpErrorText) => new HttpError(e.status, e.error, e.code);
 
-/** An error written straight on the socket, beneath Node's HTTP server; the connection is closed after it. */
+/** How long a connection answered beneath the HTTP server keeps reading, and dropping, what its client still sends. */
+const LINGER_MS = 2000;
+/** Connections already answered that way: a parser that failed once fails again on every later chunk. */
+const answeredOnSocket = new WeakSet<Socket>();
+
+/**
+ * An error written straight on the socket, beneath Node's HTTP server; the
+ * connection is closed after it, lingering: the answer is sent and our side
+ * closed, and for a moment whatever the client is still sending is read and
+ * dropped. Destroyed at once with bytes unread, the kernel would answer them
+ * with a reset, and a reset can discard the answer before the client reads
+ * it (4 requests of a 2,000-request hostile burst got no answer that way).
+ */
 function writeOnSocket(socket: Socket, { status, error, code }: HttpErrorText): void {
-  const body = JSON.stringify(errorBody(error, code));
-  if (socket.writable) {
-    socket.write(
-      `HTTP/1.1 ${status} ${error}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-    );
+  if (answeredOnSocket.has(socket)) return;
+  answeredOnSocket.add(socket);
+  if (!socket.writable) {
+    socket.destroy();
+    return;
   }
-  socket.destroy();
+  const body = JSON.stringify(errorBody(error, code));
+  socket.end(
+    `HTTP/1.1 ${status} ${error}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+  socket.resume();
+  setTimeout(() => socket.destroy(), LINGER_MS).unref();
 }
 
 /** An error answered by Node's HTTP server before fastify sees the request; the connection is closed after it. */
