@@ -76,4 +76,23 @@ describe('link notifications (real Postgres)', () => {
     }
     expect(leased.trusted()).toBe(false);
   });
+
+  it('listens again at once when told Postgres is back, not when its backoff ends', async () => {
+    const own = new LinkCache({ lookup: async () => null, maxEntries: 100, negativeTtlMs: 60_000 });
+    // A backoff longer than the test: only listenNow can bring the listener back in time.
+    const backingOff = listenForLinkChanges(db.url, own, quiet, { firstRetryMs: 600_000 });
+    await backingOff.start();
+    try {
+      await writer.query(
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+          WHERE application_name = 'redirector-listen' AND datname = current_database()`,
+      );
+      await eventually(async () => (backingOff.trusted() ? undefined : true));
+      backingOff.listenNow();
+      await eventually(async () => (backingOff.trusted() ? true : undefined), 15_000);
+      expect(await backingOff.catchUp()).toBe(true);
+    } finally {
+      await backingOff.stop();
+    }
+  });
 });

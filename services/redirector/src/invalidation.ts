@@ -30,11 +30,21 @@ export interface LinkListener {
    * read): the cache asks on every request.
    */
   trusted(): boolean;
+  /**
+   * Postgres answered again (a lookup's probe, see outage-gate.ts): listen
+   * now rather than when the reconnection backoff ends. Until it listens,
+   * every redirect costs a lookup, and at full traffic those lookups are
+   * what keeps a Postgres just back busy. Does nothing while listening or
+   * connecting.
+   */
+  listenNow(): void;
 }
 
 export interface LinkListenerOptions {
   leaseMs?: number;
   renewEveryMs?: number;
+  /** The first wait before listening again after the connection is lost (doubling up to 5 s). */
+  firstRetryMs?: number;
 }
 
 /** Our lease ends this much before Postgres's, for clocks that tick at slightly different rates. */
@@ -59,6 +69,7 @@ export function listenForLinkChanges(
 ): LinkListener {
   const leaseMs = options.leaseMs ?? REDIRECTOR_LEASE_MS;
   const renewEveryMs = options.renewEveryMs ?? Math.floor(leaseMs / 3);
+  const firstRetryMs = options.firstRetryMs ?? 1000;
   let client: Client | undefined;
   let listenerId = '';
   let trustedUntil = 0;
@@ -113,7 +124,7 @@ export function listenForLinkChanges(
       logger.warn({ err }, 'link notification connection lost; reconnecting');
       cache.forgetAllMisses();
       void c.end().catch(() => undefined);
-      schedule(1000);
+      schedule(firstRetryMs);
     });
     await c.connect();
     await c.query(`LISTEN ${CHANNELS.linkCreated}`);
@@ -134,14 +145,16 @@ export function listenForLinkChanges(
 
   function schedule(delayMs: number): void {
     if (stopped || retry) return;
-    retry = setTimeout(() => {
-      retry = undefined;
-      connect().catch((err: unknown) => {
-        logger.warn({ err }, 'could not listen for link changes; retrying');
-        // Short: until it listens again, every redirect costs a Postgres lookup.
-        schedule(Math.min(delayMs * 2, 5000));
-      });
-    }, delayMs);
+    retry = setTimeout(() => reconnect(delayMs), delayMs);
+  }
+
+  function reconnect(delayMs: number): void {
+    retry = undefined;
+    connect().catch((err: unknown) => {
+      logger.warn({ err }, 'could not listen for link changes; retrying');
+      // Short: until it listens again, every redirect costs a Postgres lookup.
+      schedule(Math.min(delayMs * 2, 5000));
+    });
   }
 
   /*
@@ -172,6 +185,11 @@ export function listenForLinkChanges(
     start: connect,
     catchUp: () => catchUp(undefined),
     trusted,
+    listenNow() {
+      if (stopped || !retry) return;
+      clearTimeout(retry);
+      reconnect(firstRetryMs);
+    },
     async stop() {
       stopped = true;
       if (retry) clearTimeout(retry);

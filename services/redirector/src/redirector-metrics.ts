@@ -15,6 +15,8 @@ export interface RedirectorCounts {
     readonly size: number;
     readonly stats: Readonly<{ hits: number; misses: number }>;
   };
+  /** Absent where lookups are not gated (tests of the app alone). */
+  lookups?: { storeAway(): boolean };
 }
 
 /**
@@ -24,7 +26,7 @@ export interface RedirectorCounts {
  * Returns a function that stops reading these sources.
  */
 export function registerRedirectorMetrics(registry: MetricsRegistry, counts: RedirectorCounts): () => void {
-  const { clicks, cache } = counts;
+  const { clicks, cache, lookups } = counts;
   const stops = [
     sampledCounter(
       registry,
@@ -75,6 +77,18 @@ export function registerRedirectorMetrics(registry: MetricsRegistry, counts: Red
       () => cache.size,
     ),
   ];
+  if (lookups) {
+    stops.push(
+      sampledGauge(
+        registry,
+        {
+          name: 'shortlink_link_lookup_store_away',
+          help: 'Whether lookups hold Postgres for unreachable (1): they then share one connection attempt (outage-gate.ts).',
+        },
+        () => (lookups.storeAway() ? 1 : 0),
+      ),
+    );
+  }
   return () => stops.forEach((stop) => stop());
 }
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
 import { type EventLogClient, type KafkaLogger, type KafkaNames } from '@shortlink/kafka';
+import { isDependencyOutage } from '@shortlink/http';
 import type { MetricsRegistry } from '@shortlink/metrics';
 import { instanceSecret, postgresReachable } from '@shortlink/postgres';
 import { SERVICE_NAME, type RedirectorDeps } from './app';
@@ -12,6 +13,7 @@ import { workerClickSink } from './clicks/worker-click-sink';
 import { listenForLinkChanges } from './invalidation';
 import { LinkCache } from './link-cache';
 import { postgresLookup } from './lookup';
+import { gateLookupsThroughOutages } from './outage-gate';
 import { registerRedirectorMetrics, timeLookups } from './redirector-metrics';
 
 /** What the redirector takes of its settings (see config.ts). */
@@ -62,8 +64,13 @@ interface RedirectorResources extends RedirectorStores {
 
 async function wireRedirector(resources: RedirectorResources): Promise<RedirectorDeps> {
   const { pool, kafka, names, logger, metrics } = resources;
+  const lookups = gateLookupsThroughOutages(postgresLookup(pool), {
+    probe: () => pool.query('SELECT 1'),
+    isOutage: isDependencyOutage,
+    onStoreBack: () => listener.listenNow(),
+  });
   const cache = new LinkCache({
-    lookup: timeLookups(metrics, postgresLookup(pool)),
+    lookup: timeLookups(metrics, lookups.lookup),
     maxEntries: resources.cacheSize,
     negativeTtlMs: 5000,
     catchUp: () => listener.catchUp(),
@@ -82,7 +89,7 @@ async function wireRedirector(resources: RedirectorResources): Promise<Redirecto
         countryOf: loadCountryLookup(),
         logger,
       });
-  registerRedirectorMetrics(metrics, { clicks: sink, cache });
+  registerRedirectorMetrics(metrics, { clicks: sink, cache, lookups });
   return {
     cache,
     onRedirect: createClickRecorder({ sink, newId: randomUUID, now: Date.now }),
