@@ -43,6 +43,8 @@ export interface PhaseVerdict {
   clicksCounted: number;
   clicksLost: number;
   clicksCountedTwice: number;
+  /** Clicks of redirects whose 302 this client never saw (unanswered in time, or a 5xx from the entry point). */
+  clicksOfUnseenRedirects: number;
   freshWithinMsOfEnd: number | null;
   notes: Record<string, number | string>;
   checks: Check[];
@@ -65,7 +67,12 @@ const MIN_REDIRECTED = 0.999;
  */
 export function judgePhase(e: PhaseEvidence): PhaseVerdict {
   const expected = e.redirects.redirected + e.probeRedirects;
-  const countedTwice = e.clickRows - e.clickEvents + Math.max(0, e.clickEvents - expected);
+  // An event id is fixed when its redirect is answered: one in two rows is a click counted twice.
+  const countedTwice = e.clickRows - e.clickEvents;
+  // More events than 302s seen: redirects the redirector answered and counted whose answer never
+  // reached this client (timed out here, or turned into a 5xx by the entry point on the way).
+  const unseen = Math.max(0, e.clickEvents - expected);
+  const unseenAllowance = e.redirects.failures + e.redirects.serverErrors;
   const lost = Math.max(0, expected - e.clickEvents);
   const share = e.redirects.sent === 0 ? 1 : e.redirects.redirected / e.redirects.sent;
   const checks: Check[] = [];
@@ -93,6 +100,12 @@ export function judgePhase(e: PhaseEvidence): PhaseVerdict {
     `${e.acknowledgedRedirecting} of ${e.creates.acknowledged}`,
   );
   check('no click counted twice', countedTwice === 0, `${countedTwice} extra of ${e.clickRows} rows`);
+  check(
+    'no click without a redirect answered',
+    unseen <= unseenAllowance,
+    `${unseen} clicks beyond the 302s seen; ${unseenAllowance} redirects unanswered or 5xx here, ` +
+      'which the redirector may have answered (and counted) all the same',
+  );
   if (MAY_LOSE_HELD_CLICKS.has(e.fault)) {
     const held = Number(e.notes.clicksHeldAtKill ?? 0);
     const window = Number(e.notes.readToKillMs ?? 0);
@@ -140,6 +153,7 @@ export function judgePhase(e: PhaseEvidence): PhaseVerdict {
     clicksCounted: e.clickEvents,
     clicksLost: lost,
     clicksCountedTwice: countedTwice,
+    clicksOfUnseenRedirects: unseen,
     freshWithinMsOfEnd: e.freshWithinMsOfEnd,
     notes: e.notes,
     checks,
