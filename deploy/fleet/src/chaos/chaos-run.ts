@@ -37,6 +37,9 @@ interface Phase {
   probeRedirects: number;
   notes: Record<string, number | string>;
   freshWithinMsOfEnd: number | null;
+  /** performance.now() as the fault began and as it was undone. */
+  faultStartedAt?: number;
+  faultEndedAt?: number;
   redirects?: RedirectTally;
   creates?: CreateTally;
 }
@@ -157,8 +160,10 @@ export async function runChaos(fleet: Fleet, options: ChaosOptions): Promise<Cha
       phases.push(phase);
       await sleep(options.steadyMs);
       log(`${fault.name}: ${fault.description}`);
+      phase.faultStartedAt = performance.now();
       phase.notes = await fault.run({ fleet, log });
       const end = performance.now();
+      phase.faultEndedAt = end;
       log(`${fault.name}: recovered; measuring freshness`);
       while (performance.now() - end < 120_000) {
         const took = await freshness(phase);
@@ -217,7 +222,7 @@ export async function runChaos(fleet: Fleet, options: ChaosOptions): Promise<Cha
 
   const redirectorCount = fleet.layout.instances.filter((i) => i.service === 'redirector').length;
   const verdicts = phases.map((phase) => {
-    const { latenciesMs, bySlug, ...redirects } = phase.redirects!;
+    const { latenciesMs, bySlug, timeline, startedAt, ...redirects } = phase.redirects!;
     const { acknowledged, ...creates } = phase.creates!;
     const evidence: PhaseEvidence = {
       fault: phase.fault.name,
@@ -237,7 +242,15 @@ export async function runChaos(fleet: Fleet, options: ChaosOptions): Promise<Cha
       slug: l.slug,
       redirected: bySlug[l.slug] ?? 0,
     }));
-    return { ...judgePhase(evidence), redirects: evidence.redirects, creates: evidence.creates, links };
+    // The fault's span on the timeline's clock, so a stall can be placed before, during or after it.
+    const at = (t: number | undefined) => (t === undefined ? null : Math.round((t - startedAt) / 100) / 10);
+    return {
+      ...judgePhase(evidence),
+      redirects: evidence.redirects,
+      creates: evidence.creates,
+      links,
+      timeline: { faultFromS: at(phase.faultStartedAt), faultToS: at(phase.faultEndedAt), seconds: timeline },
+    };
   });
   const report: ChaosReport = {
     startedAt: new Date(started).toISOString(),

@@ -4,7 +4,7 @@ import type { CreateTally, RedirectTally } from './traffic';
 export interface PhaseEvidence {
   fault: string;
   notes: Record<string, number | string>;
-  redirects: Omit<RedirectTally, 'latenciesMs' | 'bySlug'> & { p99Ms: number };
+  redirects: Omit<RedirectTally, 'latenciesMs' | 'bySlug' | 'timeline' | 'startedAt'> & { p99Ms: number };
   /** The freshness probe's own redirects (counted clicks as well). */
   probeRedirects: number;
   creates: Omit<CreateTally, 'acknowledged'> & { acknowledged: number };

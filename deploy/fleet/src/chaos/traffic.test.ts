@@ -56,6 +56,17 @@ describe('the chaos traffic', () => {
       entry.release(link.url);
       await phase.settled();
       expect(phase.redirects).toMatchObject({ sent: 4, redirected: 4, failures: 0, bySlug: { abc: 4 } });
+
+      // Second by second, the same counts: where in the phase the requests waited.
+      const { timeline } = phase.redirects;
+      const total = (key: 'sent' | 'notSent' | 'answered' | 'redirected') =>
+        timeline.reduce((sum, s) => sum + s[key], 0);
+      expect(total('sent')).toBe(4);
+      expect(total('notSent')).toBe(phase.redirects.notSent);
+      expect(total('answered')).toBe(4);
+      expect(total('redirected')).toBe(4);
+      expect(Math.max(...timeline.map((s) => s.inFlightMax))).toBe(4);
+      expect(Math.max(...timeline.map((s) => s.slowestMs))).toBeGreaterThanOrEqual(300);
     } finally {
       entry.release(link.url);
       await traffic.close();

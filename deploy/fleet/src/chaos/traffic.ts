@@ -1,6 +1,22 @@
 import { Pool } from 'undici';
 import { BROWSER_AGENTS } from './browser-agents';
 
+/** One second of a phase's redirects, by when they were due (sent, not sent) or answered. */
+export interface TrafficSecond {
+  sent: number;
+  notSent: number;
+  /** Answers of any kind, and how many of them were 302s. */
+  answered: number;
+  redirected: number;
+  /** 5xx answers, and requests that got no answer (counted when they gave up). */
+  serverErrors: number;
+  failures: number;
+  /** The slowest answer that came in this second, in ms. */
+  slowestMs: number;
+  /** The most redirects waiting on an answer at once this second. */
+  inFlightMax: number;
+}
+
 /** What one phase's redirect traffic got back. */
 export interface RedirectTally {
   sent: number;
@@ -22,6 +38,10 @@ export interface RedirectTally {
   latenciesMs: number[];
   /** 302s per slug, so a shortfall can be traced to the partitions (and so the brokers) it fell on. */
   bySlug: Record<string, number>;
+  /** Second by second from the phase's start: where in a fault the redirects waited or went unsent. */
+  timeline: TrafficSecond[];
+  /** When the phase started (performance.now()), the timeline's second 0. */
+  startedAt: number;
 }
 
 export interface CreateTally {
@@ -48,7 +68,27 @@ const newRedirectTally = (): RedirectTally => ({
   wrongLocations: 0,
   latenciesMs: [],
   bySlug: {},
+  timeline: [],
+  startedAt: performance.now(),
 });
+
+/** The tally's entry for the current second. */
+function second(tally: RedirectTally): TrafficSecond {
+  const at = Math.max(0, Math.floor((performance.now() - tally.startedAt) / 1000));
+  for (let i = tally.timeline.length; i <= at; i++) {
+    tally.timeline.push({
+      sent: 0,
+      notSent: 0,
+      answered: 0,
+      redirected: 0,
+      serverErrors: 0,
+      failures: 0,
+      slowestMs: 0,
+      inFlightMax: 0,
+    });
+  }
+  return tally.timeline[at]!;
+}
 
 const newCreateTally = (): CreateTally => ({
   sent: 0,
@@ -173,11 +213,15 @@ export class Traffic {
 
   private sendRedirect(): void {
     if (this.links.length === 0) return;
+    const now = second(this.phase.redirects);
     if (this.redirectsInFlight >= this.connections.redirects) {
       this.phase.redirects.notSent++;
+      now.notSent++;
       return;
     }
     this.redirectsInFlight++;
+    now.sent++;
+    now.inFlightMax = Math.max(now.inFlightMax, this.redirectsInFlight);
     this.track(this.redirect().finally(() => this.redirectsInFlight--));
   }
 
@@ -218,15 +262,23 @@ export class Traffic {
         bodyTimeout: ANSWER_TIMEOUT_MS,
       });
       await res.body.dump();
-      tally.latenciesMs.push(performance.now() - started);
+      const tookMs = performance.now() - started;
+      tally.latenciesMs.push(tookMs);
+      const now = second(tally);
+      now.answered++;
+      now.slowestMs = Math.max(now.slowestMs, Math.round(tookMs));
       if (res.statusCode === 302) {
         tally.redirected++;
+        now.redirected++;
         tally.bySlug[link.slug] = (tally.bySlug[link.slug] ?? 0) + 1;
         if (res.headers.location !== link.url) tally.wrongLocations++;
-      } else if (res.statusCode >= 500) tally.serverErrors++;
-      else tally.otherStatuses[res.statusCode] = (tally.otherStatuses[res.statusCode] ?? 0) + 1;
+      } else if (res.statusCode >= 500) {
+        tally.serverErrors++;
+        now.serverErrors++;
+      } else tally.otherStatuses[res.statusCode] = (tally.otherStatuses[res.statusCode] ?? 0) + 1;
     } catch {
       tally.failures++;
+      second(tally).failures++;
     }
   }
 
