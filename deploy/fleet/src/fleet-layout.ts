@@ -43,6 +43,19 @@ const CLICKHOUSE_PORT = 28123;
  * sharing the clicks partitions, one link projector, one preview worker, one
  * analytics), behind one HAProxy entry point. Postgres is the machine's own.
  */
+/**
+ * The fleet puts on one machine what production spreads over several, or
+ * gives CPU requests: here the ClickHouse endpoint and the consumers (the
+ * projectors, the preview worker) run at a lower priority, so that when the
+ * cores are short the entry point, the redirectors and the write APIs are
+ * served first, as the machines or reserved CPU of a real deployment would
+ * have them. Idle cores still go to the batch work; only its freshness waits.
+ * (Without it, one redirector carrying all the traffic while the other
+ * restarts got a seventh of the machine: chaos run 24, docs/chaos.md.)
+ */
+const BATCH_NICE = 10;
+const BATCH_SERVICES = new Set<ServiceInstance['service']>(['projector', 'preview-worker']);
+
 export const INSTANCES: ServiceInstance[] = [
   // The first to start creates the topics (replicated by the cluster's default, 3) and migrates Postgres.
   { name: 'write-api-1', service: 'write-api', port: 3101 },
@@ -120,6 +133,7 @@ export function fleetLayout(options: FleetOptions): FleetLayout {
     args: [entryOf(root, instance.service)],
     env: { ...shared, PORT: String(instance.port), ...instance.env },
     ready: () => healthy(instance.port),
+    nice: BATCH_SERVICES.has(instance.service) ? BATCH_NICE : undefined,
   });
   const entry = entryPointProcess({
     port: options.entryPort,
@@ -144,6 +158,7 @@ export function fleetLayout(options: FleetOptions): FleetLayout {
       String(clickhouse.port),
     ],
     ready: async () => (await fetch(`${clickhouse.url}/ping`, { signal: AbortSignal.timeout(1000) })).ok,
+    nice: BATCH_NICE,
   };
   const processes = [
     ...kafka.nodes.map((node) => kafkaNodeProcess(kafka, node)),

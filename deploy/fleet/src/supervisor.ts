@@ -14,6 +14,8 @@ export interface ProcessSpec {
   /** Resolves true once the process can serve (an HTTP health check, a broker handshake). */
   ready: () => Promise<boolean>;
   readyTimeoutMs?: number;
+  /** Started under `nice -n` (every thread inherits it): batch work that yields the CPU to requests. */
+  nice?: number;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -63,7 +65,12 @@ export class Supervisor {
       spec.prepare?.();
       const log = openSync(this.logFile(spec.name), 'a');
       try {
-        const child = spawn(spec.command, spec.args, {
+        // `nice` execs the command: the pid written below is the service's own.
+        const [command, args] =
+          spec.nice === undefined
+            ? [spec.command, spec.args]
+            : ['nice', ['-n', String(spec.nice), spec.command, ...spec.args]];
+        const child = spawn(command, args, {
           cwd: spec.cwd,
           env: { ...process.env, ...spec.env },
           detached: true,
