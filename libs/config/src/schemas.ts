@@ -73,6 +73,11 @@ export const httpEnv = z.object({
    * answers 503, so a load balancer stops sending before the port closes.
    */
   SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).max(60_000).default(0),
+  /**
+   * How long a request may take to arrive whole, body included: a client
+   * that declares a body and stops sending is answered 408 after this.
+   */
+  HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).max(300_000).default(30_000),
 });
 export type HttpEnv = z.infer<typeof httpEnv>;
 

@@ -8,6 +8,7 @@ export interface HttpProcessConfig {
   PORT: number;
   TRUST_PROXY: boolean;
   SHUTDOWN_DRAIN_MS: number;
+  HTTP_REQUEST_TIMEOUT_MS: number;
   LOG_LEVEL: string;
 }
 
@@ -28,6 +29,7 @@ export function processOptionsFrom(
     port: config.PORT,
     trustProxy: config.TRUST_PROXY,
     drainMs: config.SHUTDOWN_DRAIN_MS,
+    requestTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS,
     logger,
     ...extra,
   };

@@ -94,7 +94,8 @@ function createNodeServer(limits: HttpLimits, handler: (req: IncomingMessage, re
     {
       // Node's own limits on a slow or stalled client (a body sent a byte at a
       // time, a Content-Length larger than the body), checked every second.
-      headersTimeout: limits.headersTimeoutMs,
+      // Node refuses a headers timeout longer than the request's, which covers the headers too.
+      headersTimeout: Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs),
       requestTimeout: limits.requestTimeoutMs,
       keepAliveTimeout: limits.keepAliveTimeoutMs,
       connectionsCheckingInterval: Math.min(1000, limits.headersTimeoutMs),

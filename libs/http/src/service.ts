@@ -39,6 +39,8 @@ export interface ProcessOptions {
   bodyLimit?: number;
   /** On SIGTERM, how long to keep serving while /healthz answers 503 (see SHUTDOWN_DRAIN_MS). */
   drainMs?: number;
+  /** HTTP_REQUEST_TIMEOUT_MS: the whole request must arrive within this; else 408 (default HTTP_LIMITS'). */
+  requestTimeoutMs?: number;
   /** Released after every module has stopped: pools, producers, clients. */
   onClose?: () => Promise<void>;
   /** The process's one registry, the modules' metrics on it; served at `/metrics` with the HTTP layer's own. */
@@ -61,7 +63,12 @@ export async function buildProcessServer(
   options: Omit<ProcessOptions, 'host' | 'port' | 'onClose'>,
   ready: () => boolean,
 ): Promise<FastifyInstance> {
-  const app = createServer({ logger: options.logger, trustProxy: options.trustProxy, bodyLimit: options.bodyLimit });
+  const app = createServer({
+    logger: options.logger,
+    trustProxy: options.trustProxy,
+    bodyLimit: options.bodyLimit,
+    limits: options.requestTimeoutMs === undefined ? undefined : { requestTimeoutMs: options.requestTimeoutMs },
+  });
   // First, so that every route after it is measured.
   recordRequestMetrics(app, options.metrics);
   const report = readinessChecker(modules);
