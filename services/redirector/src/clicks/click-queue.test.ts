@@ -68,6 +68,85 @@ describe('ClickQueue', () => {
     expect(queue.depth).toBe(0);
   });
 
+  describe('under steady traffic, with acknowledgements faster than the flush interval', () => {
+    /** A click every 2 ms for 400 ms, each batch acknowledged in 1 ms. */
+    async function steadyStream(queue: ClickQueue<number>) {
+      for (let i = 0; i < 200; i++) {
+        queue.push(i);
+        await new Promise((r) => setTimeout(r, 2));
+      }
+    }
+    const quickAck = (sizes: number[]) => async (events: ClickRecorded[]) => {
+      sizes.push(events.length);
+      await new Promise((r) => setTimeout(r, 1));
+    };
+
+    it('sends at most one batch per flush interval, not one per round trip', async () => {
+      const sizes: number[] = [];
+      const queue = new ClickQueue<number>({
+        toEvent,
+        send: quickAck(sizes),
+        capacity: 1000,
+        maxBatch: 1000,
+        flushIntervalMs: 50,
+        logger: silent,
+      });
+      await steadyStream(queue);
+      await queue.close(1000);
+      expect(sizes.reduce((a, b) => a + b, 0)).toBe(200);
+      // 200 clicks over at least 400 ms at one send per 50 ms: a dozen sends at most, not 200.
+      expect(sizes.length).toBeLessThanOrEqual(12);
+    });
+
+    it('sends a full batch at once, without waiting out the interval', async () => {
+      const sizes: number[] = [];
+      const sentAt: number[] = [];
+      const queue = new ClickQueue<number>({
+        toEvent,
+        send: async (events) => {
+          sentAt.push(Date.now());
+          await quickAck(sizes)(events);
+        },
+        capacity: 1000,
+        maxBatch: 10,
+        flushIntervalMs: 10_000,
+        logger: silent,
+      });
+      const start = Date.now();
+      for (let i = 0; i < 10; i++) queue.push(i);
+      await new Promise((r) => setImmediate(r));
+      // In flight with the first batch: the drain then waits out the interval for more.
+      queue.push(10);
+      await new Promise((r) => setTimeout(r, 5));
+      for (let i = 11; i < 20; i++) queue.push(i);
+      await new Promise((r) => setTimeout(r, 50));
+      expect(sizes).toEqual([10, 10]);
+      expect(sentAt[1]! - start).toBeLessThan(1000);
+      await queue.close(1000);
+    });
+
+    it('does not make an explicit flush wait out the interval', async () => {
+      const sizes: number[] = [];
+      const queue = new ClickQueue<number>({
+        toEvent,
+        send: quickAck(sizes),
+        capacity: 1000,
+        maxBatch: 1000,
+        flushIntervalMs: 10_000,
+        logger: silent,
+      });
+      queue.push(1);
+      const first = queue.flush();
+      queue.push(2);
+      const start = Date.now();
+      await queue.flush();
+      await first;
+      expect(Date.now() - start).toBeLessThan(1000);
+      expect(sizes).toEqual([1, 1]);
+      await queue.close(1000);
+    });
+  });
+
   it('drops and counts clicks beyond its capacity instead of growing or blocking', () => {
     const queue = new ClickQueue<number>({
       toEvent,
