@@ -235,6 +235,35 @@ describe('errors of the HTTP layer, over a real socket', () => {
     });
   });
 
+  it('keeps reading a refused request until its client is done, so a client that reads late still gets the 431', async () => {
+    // The client sends its headers' first 100 KB, then more every 500 ms for 3 s, and reads only then:
+    // a connection closed while bytes still come is reset, and the reset discards the unread answer.
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1');
+      socket.pause();
+      let received = '';
+      socket.on('data', (d) => {
+        received += d.toString('latin1');
+        if (received.includes('}')) socket.end();
+      });
+      socket.on('close', () => resolve(received));
+      socket.on('error', reject);
+      socket.write(`GET /x HTTP/1.1\r\nHost: a\r\nX-Big: ${'a'.repeat(100_000)}`);
+      let pieces = 0;
+      const more = setInterval(() => {
+        if (++pieces <= 6) socket.write('a'.repeat(1000));
+        else {
+          clearInterval(more);
+          socket.resume();
+        }
+      }, 500);
+    });
+    expect(statusAndBody(answer)).toEqual({
+      status: 431,
+      body: { error: 'Request Header Fields Too Large', code: 'headers_too_large' },
+    });
+  }, 10_000);
+
   it('answers a malformed request line with a JSON 400', async () => {
     const answer = await raw([{ data: 'NOT HTTP AT ALL\r\n\r\n' }]);
     expect(statusAndBody(answer)).toEqual({

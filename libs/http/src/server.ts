@@ -43,18 +43,25 @@ function parserError(error: NodeJS.ErrnoException): HttpErrorText {
 
 const toHttpError = (e: HttpErrorText) => new HttpError(e.status, e.error, e.code);
 
-/** How long a connection answered beneath the HTTP server keeps reading, and dropping, what its client still sends. */
-const LINGER_MS = 2000;
+/**
+ * A connection answered beneath the HTTP server keeps reading, and dropping,
+ * what its client still sends, until the client closes it, has been silent
+ * this long, or the cap has passed (nginx's `lingering_timeout` and
+ * `lingering_time`).
+ */
+const LINGER_IDLE_MS = 2000;
+const LINGER_MAX_MS = 30_000;
 /** Connections already answered that way: a parser that failed once fails again on every later chunk. */
 const answeredOnSocket = new WeakSet<Socket>();
 
 /**
  * An error written straight on the socket, beneath Node's HTTP server; the
  * connection is closed after it, lingering: the answer is sent and our side
- * closed, and for a moment whatever the client is still sending is read and
- * dropped. Destroyed at once with bytes unread, the kernel would answer them
- * with a reset, and a reset can discard the answer before the client reads
- * it (4 requests of a 2,000-request hostile burst got no answer that way).
+ * closed, and whatever the client is still sending is read and dropped until
+ * the client closes too. Closed while the client still sends, the kernel
+ * answers its bytes with a reset, and a reset discards the answer if the
+ * client has not read it yet (a few requests of a 2,000-request hostile burst
+ * got no answer that way, with a fixed 2 s linger: a busy client reads late).
  */
 function writeOnSocket(socket: Socket, { status, error, code }: HttpErrorText): void {
   if (answeredOnSocket.has(socket)) return;
@@ -69,7 +76,13 @@ function writeOnSocket(socket: Socket, { status, error, code }: HttpErrorText): 
       `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
   socket.resume();
-  setTimeout(() => socket.destroy(), LINGER_MS).unref();
+  const idle = setTimeout(() => socket.destroy(), LINGER_IDLE_MS).unref();
+  const cap = setTimeout(() => socket.destroy(), LINGER_MAX_MS).unref();
+  socket.on('data', () => idle.refresh());
+  socket.once('close', () => {
+    clearTimeout(idle);
+    clearTimeout(cap);
+  });
 }
 
 /** An error answered by Node's HTTP server before fastify sees the request; the connection is closed after it. */
