@@ -32,8 +32,9 @@ export interface Report {
 }
 
 const GOALS = {
-  redirectRatio: 0.9,
-  redirectP99Ratio: 1.2,
+  /** Issue 18.2: about the ceiling on two cores with a Kafka record per click (issue 9 had asked 0.9 and 1.2×). */
+  redirectRatio: 0.8,
+  redirectP99Ratio: 1.5,
   /** CPU a recorded click adds, every redirector thread and the broker included, in µs. */
   clickPipelineUs: 6,
   createPerSecond: 2000,
