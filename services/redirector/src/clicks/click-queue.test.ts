@@ -1,5 +1,5 @@
 import type { ClickRecorded } from '@shortlink/events';
-import { ClickQueue } from './click-queue';
+import { ClickQueue, type ClickQueueOptions } from './click-queue';
 
 const silent = { info() {}, warn() {}, error() {} };
 let ids = 0;
@@ -80,17 +80,13 @@ describe('ClickQueue', () => {
       sizes.push(events.length);
       await new Promise((r) => setTimeout(r, 1));
     };
+    const queueOf = (
+      options: Pick<ClickQueueOptions<number, ClickRecorded>, 'send' | 'maxBatch' | 'flushIntervalMs'>,
+    ) => new ClickQueue<number>({ toEvent, capacity: 1000, logger: silent, ...options });
 
     it('sends at most one batch per flush interval, not one per round trip', async () => {
       const sizes: number[] = [];
-      const queue = new ClickQueue<number>({
-        toEvent,
-        send: quickAck(sizes),
-        capacity: 1000,
-        maxBatch: 1000,
-        flushIntervalMs: 50,
-        logger: silent,
-      });
+      const queue = queueOf({ send: quickAck(sizes), maxBatch: 1000, flushIntervalMs: 50 });
       await steadyStream(queue);
       await queue.close(1000);
       expect(sizes.reduce((a, b) => a + b, 0)).toBe(200);
@@ -101,16 +97,13 @@ describe('ClickQueue', () => {
     it('sends a full batch at once, without waiting out the interval', async () => {
       const sizes: number[] = [];
       const sentAt: number[] = [];
-      const queue = new ClickQueue<number>({
-        toEvent,
+      const queue = queueOf({
         send: async (events) => {
           sentAt.push(Date.now());
           await quickAck(sizes)(events);
         },
-        capacity: 1000,
         maxBatch: 10,
         flushIntervalMs: 10_000,
-        logger: silent,
       });
       const start = Date.now();
       for (let i = 0; i < 10; i++) queue.push(i);
@@ -127,14 +120,7 @@ describe('ClickQueue', () => {
 
     it('does not make an explicit flush wait out the interval', async () => {
       const sizes: number[] = [];
-      const queue = new ClickQueue<number>({
-        toEvent,
-        send: quickAck(sizes),
-        capacity: 1000,
-        maxBatch: 1000,
-        flushIntervalMs: 10_000,
-        logger: silent,
-      });
+      const queue = queueOf({ send: quickAck(sizes), maxBatch: 1000, flushIntervalMs: 10_000 });
       queue.push(1);
       const first = queue.flush();
       queue.push(2);
