@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runLoad, round, sleep } from './measure';
 import { CHROME_UA } from './redirect';
@@ -21,6 +21,10 @@ interface CostRun {
   requests: number;
   clicks: number;
   redirectorCpuMs: number;
+  /** The redirector's main thread (the redirects themselves, and capturing each click). */
+  redirectThreadCpuMs: number;
+  /** Every other thread of the redirector, by thread id: the click worker, V8's and libuv's helpers. */
+  otherThreadsCpuMs: Record<string, number>;
   brokerCpuMs: number | null;
 }
 
@@ -30,6 +34,14 @@ export interface ClickCostResult {
   redirectUs: number;
   /** What a recorded click adds in the redirector: capture, hand-off, event building, encoding, producing. */
   redirectorUsPerClick: number;
+  /**
+   * The same, by thread: the redirect thread (capture and hand-off), the
+   * click worker (the thread that took the most CPU in the browser runs:
+   * events, encoding, producing) and the rest (garbage collection helpers).
+   * Less noisy than the whole: a thread's time does not hold the others'
+   * run-to-run variation.
+   */
+  byThreadUsPerClick: { redirectThread: number; clickWorker: number; otherThreads: number };
   /** What a recorded click adds in the Kafka broker; null when the broker is not the local one. */
   brokerUsPerClick: number | null;
   /** The click pipeline: everything a click adds, in every thread of the redirector and in the broker. */
@@ -38,12 +50,26 @@ export interface ClickCostResult {
 }
 
 /** utime + stime of a process, all its threads, in ms (from /proc). */
-export function processCpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+export function processCpuMs(pid: number, thread?: string): number {
+  const stat = readFileSync(thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`, 'utf8');
   // The command name may hold spaces: fields are counted from after its closing parenthesis.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   const ticks = Number(fields[11]) + Number(fields[12]);
   return (ticks * 1000) / 100;
+}
+
+/** utime + stime of each thread of a process but its main one, in ms, by thread id. */
+export function threadCpuMs(pid: number): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    if (tid === String(pid)) continue;
+    try {
+      out[tid] = processCpuMs(pid, tid);
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return out;
 }
 
 /** The broker `npm run infra:up` started, if that is the one the bench talks to. */
@@ -103,11 +129,15 @@ export async function benchClickCost(
     for (const traffic of ['crawler', 'browser'] as const) {
       const before = await metrics();
       const cpu0 = processCpuMs(redirector.pid);
+      const main0 = processCpuMs(redirector.pid, String(redirector.pid));
+      const threads0 = threadCpuMs(redirector.pid);
       const broker0 = brokerPid === null ? 0 : processCpuMs(brokerPid);
       const result = await load(traffic === 'crawler' ? CRAWLER_UA : CHROME_UA, options.durationSeconds);
       // The last batch goes out within the queue's flush interval; the same wait for both kinds.
       await sleep(1000);
       const cpu1 = processCpuMs(redirector.pid);
+      const main1 = processCpuMs(redirector.pid, String(redirector.pid));
+      const threads1 = threadCpuMs(redirector.pid);
       const broker1 = brokerPid === null ? 0 : processCpuMs(brokerPid);
       const after = await metrics();
       runs.push({
@@ -115,6 +145,10 @@ export async function benchClickCost(
         requests: result.statusCounts['302'] ?? 0,
         clicks: after.queued - before.queued,
         redirectorCpuMs: cpu1 - cpu0,
+        redirectThreadCpuMs: main1 - main0,
+        otherThreadsCpuMs: Object.fromEntries(
+          Object.entries(threads1).map(([tid, ms]) => [tid, ms - (threads0[tid] ?? 0)]),
+        ),
         brokerCpuMs: brokerPid === null ? null : broker1 - broker0,
       });
     }
@@ -139,11 +173,25 @@ export async function benchClickCost(
   const added = (f: (run: CostRun) => number) =>
     (perRequestUs('browser', f) - perRequestUs('crawler', f)) / Math.max(clicksPerRequest, 1e-9);
   const redirectorUsPerClick = added((run) => run.redirectorCpuMs);
+  const busiest = new Map<string, number>();
+  for (const run of runs.filter((r) => r.traffic === 'browser')) {
+    for (const [tid, ms] of Object.entries(run.otherThreadsCpuMs)) busiest.set(tid, (busiest.get(tid) ?? 0) + ms);
+  }
+  const clickWorker = [...busiest].sort((a, b) => b[1] - a[1])[0]?.[0];
+  const workerMs = (run: CostRun) => (clickWorker === undefined ? 0 : (run.otherThreadsCpuMs[clickWorker] ?? 0));
+  const byThreadUsPerClick = {
+    redirectThread: round(added((run) => run.redirectThreadCpuMs)),
+    clickWorker: round(added(workerMs)),
+    otherThreads: round(
+      added((run) => Object.values(run.otherThreadsCpuMs).reduce((s, ms) => s + ms, 0) - workerMs(run)),
+    ),
+  };
   const brokerUsPerClick = brokerPid === null ? null : added((run) => run.brokerCpuMs ?? 0);
   return {
     runs,
     redirectUs: round(perRequestUs('crawler', (run) => run.redirectorCpuMs)),
     redirectorUsPerClick: round(redirectorUsPerClick),
+    byThreadUsPerClick,
     brokerUsPerClick: brokerUsPerClick === null ? null : round(brokerUsPerClick),
     pipelineUsPerClick: brokerUsPerClick === null ? null : round(redirectorUsPerClick + brokerUsPerClick),
     clicksDropped: dropped,

@@ -98,7 +98,7 @@ export function formatReport(report: Report): string {
     rows.push([
       'Click pipeline CPU',
       `${clickCost.pipelineUsPerClick === null ? 'n/a (remote broker)' : `${n(clickCost.pipelineUsPerClick)} µs/click`} (goal ≤ ${GOALS.clickPipelineUs})`,
-      `redirector ${n(clickCost.redirectorUsPerClick)} µs + broker ${clickCost.brokerUsPerClick === null ? 'n/a' : n(clickCost.brokerUsPerClick)} µs; a redirect alone ${n(clickCost.redirectUs)} µs`,
+      `redirector ${n(clickCost.redirectorUsPerClick)} µs (redirect thread ${n(clickCost.byThreadUsPerClick.redirectThread)}, click worker ${n(clickCost.byThreadUsPerClick.clickWorker)}, other threads ${n(clickCost.byThreadUsPerClick.otherThreads)}) + broker ${clickCost.brokerUsPerClick === null ? 'n/a' : n(clickCost.brokerUsPerClick)} µs; a redirect alone ${n(clickCost.redirectUs)} µs`,
       verdict(clickCost.pipelineUsPerClick !== null && clickCost.pipelineUsPerClick <= GOALS.clickPipelineUs),
     ]);
   }
