@@ -26,4 +26,12 @@ describe('a click as its event', () => {
     const v6 = ['2001:db8::77', '2001:DB8::77', '2001:0db8:0000:0000:0000:0000:0000:0077', '[2001:db8::77]:443'];
     expect(new Set(v6.map((ip) => toClickEvent(click(ip), context).data.visitorHash)).size).toBe(1);
   });
+
+  it('dates each click at its own instant, in capture order or not', () => {
+    const at = Date.UTC(2026, 10, 23, 23, 59, 59, 999);
+    const instants = [at, at, at + 1, at + 1, at, at - 86_400_000, at + 1];
+    const events = instants.map((clickedAt) => toClickEvent({ ...click('203.0.113.77'), clickedAt }, context));
+    expect(events.map((e) => e.occurredAt)).toEqual(instants.map((ms) => new Date(ms).toISOString()));
+    expect(events.map((e) => e.data.clickedAt)).toEqual(instants);
+  });
 });
