@@ -1,4 +1,5 @@
 import { Kafka, logLevel, type LogEntry } from 'kafkajs';
+import { registerLz4Codec } from './lz4-codec';
 
 /** The subset of a pino logger this library writes to. */
 export interface KafkaLogger {
@@ -15,6 +16,7 @@ export interface KafkaConnection {
 }
 
 export function createKafka({ brokers, clientId, logger }: KafkaConnection): Kafka {
+  registerLz4Codec();
   return new Kafka({
     clientId,
     brokers,

@@ -1,6 +1,7 @@
 export { TOPICS, CONSUMER_GROUPS, kafkaNames, topicSpecs, type KafkaNames, type TopicSpec } from './topics';
 export { createKafka, type KafkaConnection, type KafkaLogger } from './client';
 export { kafkaLogClient } from './kafkajs-log-client';
+export { registerLz4Codec, LZ4_FRAME_MAGIC } from './lz4-codec';
 export { partitionOfKey } from './partitioner';
 export { ensureTopics, waitForKafka, waitForGroupToCatchUp, DEFAULT_PARTITIONS } from './admin';
 export { openKafka } from './open';
@@ -21,6 +22,7 @@ export { consumerMetrics, deadLetterReasonLabel, setLag, type ConsumerMetricSet 
 export { isTransientFailure } from './transient-failure';
 export { eventLogProbe, type EventLogProbe } from './event-log-probe';
 export type {
+  AppendRecordsOptions,
   BatchControl,
   BatchHandler,
   EventLogClient,

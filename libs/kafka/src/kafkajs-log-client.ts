@@ -1,4 +1,4 @@
-import type { Consumer, Kafka, Message } from 'kafkajs';
+import { CompressionTypes, type Consumer, type Kafka, type Message } from 'kafkajs';
 import type { EventLogClient, LogAdmin, LogProducer, RunningLogConsumer, Subscription } from './log-client';
 import { MemoizedDefaultPartitioner } from './partitioner';
 import { recordPartitions, unacknowledgedRecords } from './unacknowledged-records';
@@ -138,6 +138,7 @@ function kafkaProducer(kafka: Kafka): LogProducer {
           topic,
           acks: -1,
           ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
+          ...(options.compression === 'lz4' ? { compression: CompressionTypes.LZ4 } : {}),
           messages: pending,
         });
         pending = unacknowledgedRecords(topic, pending, acknowledged, partitions.partitionOf);

@@ -70,7 +70,7 @@ export function threadLogClient(port: MessagePort): EventLogClient {
         connect: () => call({ op: 'producer-connect', producerId }),
         disconnect: () => call({ op: 'producer-disconnect', producerId }),
         append: (topic, records, options) =>
-          call({ op: 'append', producerId, topic, records: [...records], timeoutMs: options?.timeoutMs }),
+          call({ op: 'append', producerId, topic, records: [...records], options: options ?? {} }),
       };
     },
     async consume(subscription, eachBatch): Promise<RunningLogConsumer> {

@@ -56,9 +56,7 @@ export function serveLogClient(client: EventLogClient, port: MessagePort): () =>
         producers.delete(call.producerId);
         return;
       case 'append':
-        return producer(call.producerId).append(call.topic, call.records.map(withBuffers), {
-          ...(call.timeoutMs === undefined ? {} : { timeoutMs: call.timeoutMs }),
-        });
+        return producer(call.producerId).append(call.topic, call.records.map(withBuffers), call.options);
       case 'consume': {
         const { consumerId } = call;
         const running = await client.consume(call.subscription, (recordBatch, batchControl) => {

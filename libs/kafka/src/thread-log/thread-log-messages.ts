@@ -1,4 +1,4 @@
-import type { OutgoingRecord, RecordBatch, Subscription } from '../log-client';
+import type { AppendRecordsOptions, OutgoingRecord, RecordBatch, Subscription } from '../log-client';
 import type { TopicSpec } from '../topics';
 
 /**
@@ -25,7 +25,7 @@ export interface PartitionRef {
 
 export type HostCall =
   | { op: 'producer-connect' | 'producer-disconnect'; producerId: number }
-  | { op: 'append'; producerId: number; topic: string; records: OutgoingRecord[]; timeoutMs?: number }
+  | { op: 'append'; producerId: number; topic: string; records: OutgoingRecord[]; options: AppendRecordsOptions }
   | { op: 'consume'; consumerId: number; subscription: Subscription }
   | { op: 'stop-consumer'; consumerId: number }
   | ({ op: 'commit'; offset: string } & PartitionRef)

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { CLICKS_PER_RECORD, createEvent, decodeClickRecord, type ClickRecorded } from '@shortlink/events';
-import { partitionOfKey, type LogAdmin } from '@shortlink/kafka';
-import { adminPartitionCount, clickRecords, topicPartitionCount } from './click-records-appender';
+import { partitionOfKey, type AppendRecordsOptions, type LogAdmin, type LogProducer } from '@shortlink/kafka';
+import { adminPartitionCount, clickRecords, clickRecordsAppender, topicPartitionCount } from './click-records-appender';
 
 const click = (linkId: string, n: number): ClickRecorded =>
   createEvent<ClickRecorded>(
@@ -65,6 +65,20 @@ describe('clicks as records of shortlink.clicks.v2', () => {
   it('needs far fewer records than clicks', () => {
     const events = Array.from({ length: 1000 }, (_, n) => click(randomUUID(), n));
     expect(clickRecords(events, 12).length).toBeLessThanOrEqual(12 * Math.ceil(1000 / 12 / CLICKS_PER_RECORD) + 12);
+  });
+});
+
+describe('appending a batch of clicks', () => {
+  it('asks for LZ4-compressed batches, in one append', async () => {
+    const appends: { topic: string; records: number; options: AppendRecordsOptions | undefined }[] = [];
+    const producer = {
+      append: async (topic, records, options) => void appends.push({ topic, records: records.length, options }),
+    } as LogProducer;
+    const send = clickRecordsAppender({ producer, topic: 'clicks', partitionCount: async () => 3 });
+    await send(Array.from({ length: 10 }, (_, n) => click(randomUUID(), n)));
+    expect(appends).toEqual([
+      { topic: 'clicks', records: expect.any(Number) as number, options: { compression: 'lz4' } },
+    ]);
   });
 });
 

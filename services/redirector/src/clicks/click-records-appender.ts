@@ -74,6 +74,9 @@ export interface ClickRecordsAppenderOptions {
 export function clickRecordsAppender({ producer, topic, ...options }: ClickRecordsAppenderOptions) {
   const partitionCount = topicPartitionCount(options.partitionCount);
   return async (events: ClickRecorded[]): Promise<void> => {
-    await producer.append(topic, clickRecords(events, await partitionCount()));
+    // LZ4: a batch of clicks is about 2.6 times smaller, and kafkajs copies and
+    // checksums each batch several times on its way to the socket; the click
+    // worker spends about a third less (docs/performance.md).
+    await producer.append(topic, clickRecords(events, await partitionCount()), { compression: 'lz4' });
   };
 }
