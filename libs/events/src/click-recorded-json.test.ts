@@ -3,7 +3,15 @@ import { createEvent } from './codec';
 import { clickRecordedJsonWriter } from './click-recorded-json';
 import type { ClickRecorded } from './events';
 
-const text = fc.string({ maxLength: 80, unit: 'binary' });
+/** Any text; ids as they really are; and short strings dense in what JSON escapes, beside what it does not. */
+const text = fc.oneof(
+  fc.string({ maxLength: 80, unit: 'binary' }),
+  fc.uuid(),
+  fc.string({
+    maxLength: 12,
+    unit: fc.constantFrom('"', '\\', '\n', '\u0000', '\u001f', '\ud800', '\udc00', '😀', 'é', 'a', '-', ':'),
+  }),
+);
 
 /** Any values at all in every field, not only valid ones: the writer must agree with JSON.stringify regardless. */
 const anyClick = fc
@@ -29,6 +37,57 @@ describe('a ClickRecorded envelope as JSON', () => {
       fc.property(fc.array(anyClick, { minLength: 1, maxLength: 8 }), (clicks) => {
         const write = clickRecordedJsonWriter();
         expect(clicks.map(write)).toEqual(clicks.map((click) => JSON.stringify(click)));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('is that text too when one field of an otherwise plain click holds what JSON escapes', () => {
+    const fields = [
+      'eventId',
+      'occurredAt',
+      'linkId',
+      'accountId',
+      'slug',
+      'visitorHash',
+      'referrer',
+      'country',
+    ] as const;
+    const tricky = fc.string({
+      minLength: 1,
+      maxLength: 6,
+      unit: fc.constantFrom('"', '\\', '\n', '\u0000', '\u001f', '\ud800', 'a'),
+    });
+    fc.assert(
+      fc.property(fc.constantFrom(...fields), tricky, fc.uuid(), (field, value, id) => {
+        const plain = {
+          eventId: id,
+          occurredAt: '2026-11-24T23:59:59.999Z',
+          linkId: id,
+          accountId: id,
+          slug: 'launch-26',
+          visitorHash: 'ab'.repeat(32),
+          referrer: 'https://t.co',
+          country: 'DE',
+        };
+        const f = { ...plain, [field]: value };
+        // The data's keys in the order the redirector builds them: the writer's order.
+        const click = createEvent<ClickRecorded>(
+          'ClickRecorded',
+          1,
+          {
+            linkId: f.linkId,
+            accountId: f.accountId,
+            slug: f.slug,
+            clickedAt: 1_795_000_000_000,
+            visitorHash: f.visitorHash,
+            referrer: f.referrer,
+            country: f.country,
+            userAgent: 'Mozilla/5.0',
+          },
+          { eventId: f.eventId, occurredAt: f.occurredAt },
+        );
+        expect(clickRecordedJsonWriter()(click)).toBe(JSON.stringify(click));
       }),
       { numRuns: 500 },
     );
