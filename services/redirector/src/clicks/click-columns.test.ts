@@ -5,9 +5,9 @@ import type { RawClick } from './raw-click';
 
 const rawClick = fc.record({
   eventId: fc.uuid(),
-  linkId: fc.uuid(),
-  accountId: fc.uuid(),
-  slug: fc.string({ minLength: 1, maxLength: 40 }),
+  linkId: fc.constantFrom('9c3b2a10-1d2e-4f5a-8b6c-7d8e9f0a1b2c', '0e6f1a52-7d0c-4b8e-a3a5-2f9b7c1d4e60'),
+  accountId: fc.constantFrom('5b0d3c1e-8f4a-4c55-9d56-000000000001', '5b0d3c1e-8f4a-4c55-9d56-000000000002'),
+  slug: fc.constantFrom('launch-26', 'x'),
   clickedAt: fc.integer({ min: 0, max: 4_102_444_800_000 }),
   ip: fc.oneof(fc.ipV4(), fc.ipV6(), fc.string()),
   userAgent: fc.oneof(fc.constantFrom('Mozilla/5.0 A', 'Mozilla/5.0 B'), fc.string({ maxLength: 300, unit: 'binary' })),
@@ -29,6 +29,15 @@ describe('clicks crossing to the worker as columns', () => {
       .map((c, i) => ({ ...c, userAgent: i % 3 === 0 ? 'Mozilla/5.0 A' : 'curl/8' }));
     const columns = toClickColumns(clicks);
     expect(columns.userAgents.sort()).toEqual(['Mozilla/5.0 A', 'curl/8']);
+  });
+
+  it('carry each distinct link once, and never give a click another link’s account or slug', () => {
+    const [sample] = fc.sample(rawClick, 1) as [RawClick];
+    const a = { ...sample, linkId: 'link-a', accountId: 'account-1', slug: 'a' };
+    const b = { ...sample, linkId: 'link-b', accountId: 'account-1', slug: 'b' };
+    expect(toClickColumns([a, b, a, b, a]).links.linkId).toEqual(['link-a', 'link-b']);
+    const odd = [a, b, { ...a, slug: 'not-a' }, a, { ...a, accountId: 'account-2' }, b];
+    expect(fromClickColumns(toClickColumns(odd))).toEqual(odd);
   });
 
   it('survive postMessage as they are', async () => {

@@ -5,15 +5,15 @@ import type { RawClick } from './raw-click';
  * field rather than one object per click. `postMessage` copies an object's
  * property names with every click, and the redirect thread pays for that
  * copy; columns cost it about a fifth (docs/performance.md, "A cheaper click").
- * User agents repeat (one browser build is most of a batch) and are the
- * longest field, and strings fresh from the HTTP parser are slow to copy:
- * each distinct one crosses once, and each click carries its index.
+ * What repeats crosses once: user agents (one browser build is most of a
+ * batch, and the longest field) and links (a popular link is most of its
+ * traffic, and a link is three ids); each click carries their indexes.
  */
 export interface ClickColumns {
   eventId: string[];
-  linkId: string[];
-  accountId: string[];
-  slug: string[];
+  /** The batch's distinct links; `linkIndex[i]` is click i's. */
+  links: { linkId: string[]; accountId: string[]; slug: string[] };
+  linkIndex: Uint32Array;
   clickedAt: Float64Array;
   ip: string[];
   /** The batch's distinct user agents; `userAgentIndex[i]` is click i's. */
@@ -26,21 +26,28 @@ export interface ClickColumns {
 export function toClickColumns(clicks: readonly RawClick[]): ClickColumns {
   const columns: ClickColumns = {
     eventId: [],
-    linkId: [],
-    accountId: [],
-    slug: [],
+    links: { linkId: [], accountId: [], slug: [] },
+    linkIndex: new Uint32Array(clicks.length),
     clickedAt: new Float64Array(clicks.length),
     ip: [],
     userAgents: [],
     userAgentIndex: new Uint32Array(clicks.length),
     referer: [],
   };
+  const { links } = columns;
+  const linkIndex = new Map<string, number>();
   const userAgentIndex = new Map<string, number>();
   clicks.forEach((click, i) => {
     columns.eventId.push(click.eventId);
-    columns.linkId.push(click.linkId);
-    columns.accountId.push(click.accountId);
-    columns.slug.push(click.slug);
+    let link = linkIndex.get(click.linkId);
+    // A link id is one account's one slug; checked all the same, so no click is ever given another's.
+    if (link === undefined || links.accountId[link] !== click.accountId || links.slug[link] !== click.slug) {
+      link = links.linkId.push(click.linkId) - 1;
+      links.accountId.push(click.accountId);
+      links.slug.push(click.slug);
+      linkIndex.set(click.linkId, link);
+    }
+    columns.linkIndex[i] = link;
     columns.clickedAt[i] = click.clickedAt;
     columns.ip.push(click.ip);
     let agent = userAgentIndex.get(click.userAgent);
@@ -55,14 +62,18 @@ export function toClickColumns(clicks: readonly RawClick[]): ClickColumns {
 }
 
 export function fromClickColumns(columns: ClickColumns): RawClick[] {
-  return columns.eventId.map((eventId, i) => ({
-    eventId,
-    linkId: columns.linkId[i]!,
-    accountId: columns.accountId[i]!,
-    slug: columns.slug[i]!,
-    clickedAt: columns.clickedAt[i]!,
-    ip: columns.ip[i]!,
-    userAgent: columns.userAgents[columns.userAgentIndex[i]!]!,
-    referer: columns.referer[i] ?? undefined,
-  }));
+  const { links } = columns;
+  return columns.eventId.map((eventId, i) => {
+    const link = columns.linkIndex[i]!;
+    return {
+      eventId,
+      linkId: links.linkId[link]!,
+      accountId: links.accountId[link]!,
+      slug: links.slug[link]!,
+      clickedAt: columns.clickedAt[i]!,
+      ip: columns.ip[i]!,
+      userAgent: columns.userAgents[columns.userAgentIndex[i]!]!,
+      referer: columns.referer[i] ?? undefined,
+    };
+  });
 }
