@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- redirect|click-cost|create|bulk|ingestion|analytics|list|previews|preview-memory|rebuild|embedded|cold-cache ...] [--quick]`
+ * `npm run bench [-- redirect|click-cost|create|bulk|ingestion|analytics|list|previews|preview-memory|rebuild|embedded|cold-cache ...] [--quick] [--node-arg=<flag> ...]`
  *
  * Runs each benchmark against the real local stack (`npm run infra:up`: Kafka,
  * Postgres, the ClickHouse engine), each in its own scratch databases and
@@ -49,7 +49,12 @@ const ROOT = join(__dirname, '..', '..');
 async function main(): Promise<void> {
   const { positionals, values } = parseArgs({
     allowPositionals: true,
-    options: { quick: { type: 'boolean', default: false }, out: { type: 'string' } },
+    options: {
+      quick: { type: 'boolean', default: false },
+      out: { type: 'string' },
+      // `--node-arg=--single-threaded-gc`: a Node or V8 flag for every process the bench starts, to compare runtime settings.
+      'node-arg': { type: 'string', multiple: true, default: [] },
+    },
   });
   const unknown = positionals.filter((p) => !(PARTS as readonly string[]).includes(p));
   if (unknown.length > 0) throw new Error(`unknown benchmark ${unknown.join(', ')}; choose from ${PARTS.join(', ')}`);
@@ -73,6 +78,7 @@ async function main(): Promise<void> {
       memoryGiB: Math.round(totalmem() / 2 ** 30),
       node: process.version,
     },
+    nodeArgs: values['node-arg'],
     results: {},
   };
   for (const part of parts) {
@@ -95,6 +101,7 @@ async function main(): Promise<void> {
       ROOT,
       env,
       process.env.BENCH_PROFILE ? join(ROOT, 'bench', 'profiles', part) : undefined,
+      values['node-arg'],
     );
     try {
       process.stderr.write(`[bench] ${part}…\n`);

@@ -15,6 +15,8 @@ export interface Report {
   date: string;
   quick: boolean;
   machine: { cores: number; cpu: string; memoryGiB: number; node: string };
+  /** Node or V8 flags every process under test was started with (`--node-arg`); none when absent. */
+  nodeArgs?: string[];
   results: {
     redirect?: RedirectResult;
     clickCost?: ClickCostResult;
@@ -285,5 +287,5 @@ export function formatReport(report: Report): string {
   const header = ['Benchmark', 'Result', 'Detail', 'Goal'];
   const lines = [header, header.map(() => '---'), ...rows].map((r) => `| ${r.join(' | ')} |`);
   const m = report.machine;
-  return `${report.quick ? '(quick smoke run: figures mean nothing)\n' : ''}${m.cores} cores, ${m.cpu}, ${m.memoryGiB} GiB, Node ${m.node}, ${report.date}\n\n${lines.join('\n')}`;
+  return `${report.quick ? '(quick smoke run: figures mean nothing)\n' : ''}${m.cores} cores, ${m.cpu}, ${m.memoryGiB} GiB, Node ${m.node}${report.nodeArgs?.length ? ` ${report.nodeArgs.join(' ')}` : ''}, ${report.date}\n\n${lines.join('\n')}`;
 }

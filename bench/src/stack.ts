@@ -41,7 +41,12 @@ export interface BenchStack {
   close(): Promise<void>;
 }
 
-export async function openBenchStack(root: string, env: InfraEnv, profileDir?: string): Promise<BenchStack> {
+export async function openBenchStack(
+  root: string,
+  env: InfraEnv,
+  profileDir?: string,
+  nodeArgsForAll: string[] = [],
+): Promise<BenchStack> {
   const db = await createScratchPostgres(env.DATABASE_URL);
   const ch = await createScratchClickHouse(env);
   const pool = await openDatabase({
@@ -91,7 +96,7 @@ export async function openBenchStack(root: string, env: InfraEnv, profileDir?: s
     const proc = await startProcess(
       entry,
       { ...processEnv, ...extra },
-      { root, args: () => args, nodeArgs: [...profiling, ...nodeArgs] },
+      { root, args: () => args, nodeArgs: [...profiling, ...nodeArgsForAll, ...nodeArgs] },
     );
     running.add(proc);
     const stop = proc.stop.bind(proc);
