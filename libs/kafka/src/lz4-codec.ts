@@ -6,8 +6,8 @@ import { compressFrameSync, decompressFrameSync } from 'lz4-napi';
  * (what the Java client, librdkafka, kcat and ClickHouse's Kafka engine write
  * and read), through lz4-napi's prebuilt native binding. Registered once, by
  * every process that talks to Kafka, so that any consumer here reads the
- * compressed batches the click producer writes (docs/performance.md, "LZ4
- * batches for the clicks topic").
+ * compressed batches the click producer writes (docs/performance.md, "Where
+ * a click's CPU goes, by thread; LZ4 batches").
  *
  * Synchronous on purpose: a batch is tens of kilobytes, compressed in well
  * under a millisecond, and a thread-pool hop would cost more than it saves.

@@ -11,13 +11,6 @@ export interface ClickEventContext {
 }
 
 /**
- * A captured click as the event on the clicks topic. The raw IP and the full
- * referrer stop here: only the keyed visitor hash, the country and the
- * referrer's origin leave the redirector.
- * The address is made canonical first, so one client is one visitor however
- * its address was written.
- */
-/**
  * The envelope's instant, in its one wire form. At thousands of clicks a
  * second, clicks come in capture order and most share their millisecond with
  * the click before: `toISOString` (a `Date` and a formatting a click) was the
@@ -33,6 +26,13 @@ function isoInstant(ms: number): string {
   return lastIsoInstant;
 }
 
+/**
+ * A captured click as the event on the clicks topic. The raw IP and the full
+ * referrer stop here: only the keyed visitor hash, the country and the
+ * referrer's origin leave the redirector.
+ * The address is made canonical first, so one client is one visitor however
+ * its address was written.
+ */
 export function toClickEvent(raw: RawClick, context: ClickEventContext): ClickRecorded {
   const ip = canonicalClientAddress(raw.ip);
   return createEvent<ClickRecorded>(
