@@ -40,63 +40,38 @@ export function clickRecordedJsonWriter(): (event: ClickRecorded) => string {
       data.visitorHash +
       data.referrer +
       data.country;
-    if (ESCAPED.test(fields)) return quotedEach(event, lastAgentJson);
-    return (
-      '{"eventId":"' +
-      event.eventId +
-      '","type":"' +
-      event.type +
-      '","schemaVersion":' +
-      number(event.schemaVersion) +
-      ',"occurredAt":"' +
-      event.occurredAt +
-      '","data":{"linkId":"' +
-      data.linkId +
-      '","accountId":"' +
-      data.accountId +
-      '","slug":"' +
-      data.slug +
-      '","clickedAt":' +
-      number(data.clickedAt) +
-      ',"visitorHash":"' +
-      data.visitorHash +
-      '","referrer":"' +
-      data.referrer +
-      '","country":"' +
-      data.country +
-      '","userAgent":' +
-      lastAgentJson +
-      '}}'
-    );
+    return line(event, ESCAPED.test(fields) ? quote : asIs, lastAgentJson);
   };
 }
 
-/** The same text with each string quoted by JSON.stringify: for the rare click whose fields hold a character it escapes. */
-function quotedEach(event: ClickRecorded, userAgentJson: string): string {
+const asIs = (text: string): string => '"' + text + '"';
+
+/** The line, each string field written by `str` (quoted as it is, or by JSON.stringify when one needs escaping). */
+function line(event: ClickRecorded, str: (text: string) => string, userAgentJson: string): string {
   const { data } = event;
   return (
     '{"eventId":' +
-    quote(event.eventId) +
+    str(event.eventId) +
     ',"type":' +
-    quote(event.type) +
+    str(event.type) +
     ',"schemaVersion":' +
     number(event.schemaVersion) +
     ',"occurredAt":' +
-    quote(event.occurredAt) +
+    str(event.occurredAt) +
     ',"data":{"linkId":' +
-    quote(data.linkId) +
+    str(data.linkId) +
     ',"accountId":' +
-    quote(data.accountId) +
+    str(data.accountId) +
     ',"slug":' +
-    quote(data.slug) +
+    str(data.slug) +
     ',"clickedAt":' +
     number(data.clickedAt) +
     ',"visitorHash":' +
-    quote(data.visitorHash) +
+    str(data.visitorHash) +
     ',"referrer":' +
-    quote(data.referrer) +
+    str(data.referrer) +
     ',"country":' +
-    quote(data.country) +
+    str(data.country) +
     ',"userAgent":' +
     userAgentJson +
     '}}'

@@ -1,7 +1,6 @@
 export { TOPICS, CONSUMER_GROUPS, kafkaNames, topicSpecs, type KafkaNames, type TopicSpec } from './topics';
 export { createKafka, type KafkaConnection, type KafkaLogger } from './client';
 export { kafkaLogClient } from './kafkajs-log-client';
-export { registerLz4Codec, LZ4_FRAME_MAGIC } from './lz4-codec';
 export { partitionOfKey } from './partitioner';
 export { ensureTopics, waitForKafka, waitForGroupToCatchUp, DEFAULT_PARTITIONS } from './admin';
 export { openKafka } from './open';
