@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { ClientAddresses } from './client-addresses';
 import { runLoad, round, sleep } from './measure';
 import { CHROME_UA } from './redirect';
 import { createLinks, type BenchStack } from './stack';
@@ -14,6 +15,8 @@ export interface ClickCostOptions {
   connections: number;
   /** A B A B: how many runs of each. */
   rounds: number;
+  /** Where the clicks come from (client-addresses.ts). */
+  addresses: ClientAddresses;
 }
 
 interface CostRun {
@@ -29,6 +32,8 @@ interface CostRun {
 }
 
 export interface ClickCostResult {
+  /** Where the clicks came from (client-addresses.ts); absent in results before 2026-11-25: loopback. */
+  addresses: ClientAddresses;
   runs: CostRun[];
   /** Redirector CPU per redirect with no click recorded (a crawler), all its threads. */
   redirectUs: number;
@@ -101,7 +106,8 @@ export async function benchClickCost(
   const writeApi = await stack.start('write-api');
   const links = await createLinks(writeApi.url, stack.key, options.slugs, 'c');
   await writeApi.stop();
-  const redirector = await stack.start('redirector');
+  // Behind a proxy, as deployed: the client's address is the one it forwards.
+  const redirector = await stack.start('redirector', { TRUST_PROXY: String(options.addresses !== 'loopback') });
   const brokerPid = localBrokerPid(root, stack.env.KAFKA_BROKERS ?? '');
   const paths = [...links.keys()].map((slug) => `/${slug}`);
   const metrics = async () => {
@@ -109,6 +115,7 @@ export async function benchClickCost(
     const counter = (name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(text)?.[1] ?? NaN);
     return { queued: counter('shortlink_clicks_queued_total'), dropped: counter('shortlink_clicks_dropped_total') };
   };
+  let loads = 0;
   const load = (userAgent: string, durationSeconds: number) =>
     runLoad(root, {
       url: redirector.url,
@@ -117,6 +124,8 @@ export async function benchClickCost(
       paths,
       ratePerSecond: options.ratePerSecond,
       headers: { 'user-agent': userAgent, accept: 'text/html' },
+      // A new draw each run: `distinct` never repeats an address.
+      clientAddresses: { kind: options.addresses, seed: ++loads },
     });
 
   // Warm-up: every slug cached, both code paths hot, the producer connected.
@@ -188,6 +197,7 @@ export async function benchClickCost(
   };
   const brokerUsPerClick = brokerPid === null ? null : added((run) => run.brokerCpuMs ?? 0);
   return {
+    addresses: options.addresses,
     runs,
     redirectUs: round(perRequestUs('crawler', (run) => run.redirectorCpuMs)),
     redirectorUsPerClick: round(redirectorUsPerClick),

@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
+import { clientAddressSampler, type ClientAddresses } from './client-addresses';
 import { seededRandom } from './seeded-random';
 import { slugOfRank, zipfSampler } from './zipf';
 
@@ -23,6 +24,8 @@ export interface LoadOptions {
   method?: 'GET' | 'POST';
   headers?: Record<string, string>;
   body?: string;
+  /** Each request from an address of this kind, as `X-Forwarded-For` (see client-addresses.ts); unset: none. */
+  clientAddresses?: { kind: ClientAddresses; seed: number };
   /** An offered load, in requests per second over all connections; unset: as fast as answers come. */
   ratePerSecond?: number;
 }
@@ -50,6 +53,10 @@ async function main(): Promise<void> {
     : options.paths;
   let next = 0;
   const nextPath = options.zipf ? zipfPaths(options.zipf) : () => paths[next++ % paths.length] ?? '/';
+  const nextAddress = options.clientAddresses
+    ? clientAddressSampler(options.clientAddresses.kind, options.clientAddresses.seed)
+    : () => undefined;
+  const headers = options.headers ?? {};
   const result = await autocannon({
     url: options.url,
     connections: options.connections,
@@ -60,7 +67,14 @@ async function main(): Promise<void> {
     ...(options.ratePerSecond === undefined ? {} : { overallRate: options.ratePerSecond }),
     requests: [
       {
-        setupRequest: (request) => ({ ...request, path: nextPath() }),
+        setupRequest: (request) => {
+          const address = nextAddress();
+          return {
+            ...request,
+            path: nextPath(),
+            ...(address === undefined ? {} : { headers: { ...headers, 'x-forwarded-for': address } }),
+          };
+        },
       },
     ],
   });

@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- redirect|click-cost|create|bulk|ingestion|analytics|list|previews|preview-memory|rebuild|embedded|cold-cache ...] [--quick] [--node-arg=<flag> ...]`
+ * `npm run bench [-- redirect|click-cost|create|bulk|ingestion|analytics|list|previews|preview-memory|rebuild|embedded|cold-cache ...] [--quick] [--node-arg=<flag> ...] [--addresses=zipf|distinct|loopback]`
  *
  * Runs each benchmark against the real local stack (`npm run infra:up`: Kafka,
  * Postgres, the ClickHouse engine), each in its own scratch databases and
@@ -17,6 +17,7 @@ import { parseArgs } from 'node:util';
 import { benchAnalytics } from './analytics';
 import { benchBulk } from './bulk';
 import { benchClickCost } from './click-cost';
+import { CLIENT_ADDRESSES, type ClientAddresses } from './client-addresses';
 import { benchColdCache } from './cold-cache';
 import { benchCreate } from './create';
 import { benchEmbedded } from './embedded';
@@ -54,8 +55,14 @@ async function main(): Promise<void> {
       out: { type: 'string' },
       // `--node-arg=--single-threaded-gc`: a Node or V8 flag for every process the bench starts, to compare runtime settings.
       'node-arg': { type: 'string', multiple: true, default: [] },
+      // `--addresses=distinct`: where redirect and click-cost clicks come from (client-addresses.ts).
+      addresses: { type: 'string', default: 'zipf' },
     },
   });
+  const addresses = values.addresses as ClientAddresses;
+  if (!CLIENT_ADDRESSES.includes(addresses)) {
+    throw new Error(`unknown --addresses=${values.addresses}; choose from ${CLIENT_ADDRESSES.join(', ')}`);
+  }
   const unknown = positionals.filter((p) => !(PARTS as readonly string[]).includes(p));
   if (unknown.length > 0) throw new Error(`unknown benchmark ${unknown.join(', ')}; choose from ${PARTS.join(', ')}`);
   const parts: Part[] = positionals.length > 0 ? (positionals as Part[]) : [...PARTS];
@@ -111,6 +118,7 @@ async function main(): Promise<void> {
           durationSeconds: quick ? 1 : 10,
           connections: 50,
           rounds: quick ? 1 : 2,
+          addresses,
         });
       } else if (part === 'click-cost') {
         report.results.clickCost = await benchClickCost(ROOT, stack, {
@@ -119,6 +127,7 @@ async function main(): Promise<void> {
           durationSeconds: quick ? 1 : 10,
           connections: 50,
           rounds: quick ? 1 : 2,
+          addresses,
         });
       } else if (part === 'create') {
         report.results.create = await benchCreate(ROOT, stack, { durationSeconds: quick ? 1 : 10, connections: 50 });

@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { ClientAddresses } from './client-addresses';
 import { runLoad, round } from './measure';
 import { createLinks, scalar, settle, type BenchStack } from './stack';
 
@@ -13,9 +14,13 @@ export interface RedirectOptions {
   connections: number;
   /** A B A B: how many runs of each. */
   rounds: number;
+  /** Where the clicks come from (client-addresses.ts); the baseline is sent the same. */
+  addresses: ClientAddresses;
 }
 
 export interface RedirectResult {
+  /** Where the clicks came from (client-addresses.ts); absent in results before 2026-11-25: loopback. */
+  addresses: ClientAddresses;
   runs: { server: 'redirector' | 'baseline'; requestsPerSecond: number; p50Ms: number; p99Ms: number }[];
   redirector: { requestsPerSecond: number; p50Ms: number; p99Ms: number };
   baseline: { requestsPerSecond: number; p50Ms: number; p99Ms: number };
@@ -46,9 +51,11 @@ export async function benchRedirect(
   const mapFile = join(tmpdir(), `bench-links-${process.pid}.json`);
   await writeFile(mapFile, JSON.stringify(Object.fromEntries([...links].map(([slug, l]) => [slug, l.destination]))));
 
-  const redirector = await stack.start('redirector');
+  // Behind a proxy, as deployed: the client's address is the one it forwards.
+  const redirector = await stack.start('redirector', { TRUST_PROXY: String(options.addresses !== 'loopback') });
   const baseline = await stack.startEntry('bench/dist/baseline-server.js', [mapFile]);
   const paths = [...links.keys()].map((slug) => `/${slug}`);
+  let loads = 0;
   const load = (url: string, durationSeconds: number) =>
     runLoad(root, {
       url,
@@ -56,6 +63,7 @@ export async function benchRedirect(
       durationSeconds,
       paths,
       headers: { 'user-agent': CHROME_UA, accept: 'text/html' },
+      clientAddresses: { kind: options.addresses, seed: ++loads },
     });
 
   let answered = 0;
@@ -105,6 +113,7 @@ export async function benchRedirect(
   const ours = mean('redirector');
   const base = mean('baseline');
   return {
+    addresses: options.addresses,
     runs,
     redirector: ours,
     baseline: base,

@@ -72,7 +72,7 @@ export function formatReport(report: Report): string {
     report.results;
   if (redirect) {
     rows.push([
-      'Redirect: ours',
+      `Redirect: ours (clients: ${redirect.addresses})`,
       `${n(redirect.redirector.requestsPerSecond)} req/s`,
       `p50 ${n(redirect.redirector.p50Ms)} ms, p99 ${n(redirect.redirector.p99Ms)} ms`,
       '',
@@ -98,7 +98,7 @@ export function formatReport(report: Report): string {
   }
   if (clickCost) {
     rows.push([
-      'Click pipeline CPU',
+      `Click pipeline CPU (clients: ${clickCost.addresses})`,
       `${clickCost.pipelineUsPerClick === null ? 'n/a (remote broker)' : `${n(clickCost.pipelineUsPerClick)} µs/click`} (goal ≤ ${GOALS.clickPipelineUs})`,
       `redirector ${n(clickCost.redirectorUsPerClick)} µs (redirect thread ${n(clickCost.byThreadUsPerClick.redirectThread)}, click worker ${n(clickCost.byThreadUsPerClick.clickWorker)}, other threads ${n(clickCost.byThreadUsPerClick.otherThreads)}) + broker ${clickCost.brokerUsPerClick === null ? 'n/a' : n(clickCost.brokerUsPerClick)} µs; a redirect alone ${n(clickCost.redirectUs)} µs`,
       verdict(clickCost.pipelineUsPerClick !== null && clickCost.pipelineUsPerClick <= GOALS.clickPipelineUs),
