@@ -1,7 +1,25 @@
 import { MessageChannel } from 'node:worker_threads';
 import fc from 'fast-check';
-import { fromClickColumns, toClickColumns } from './click-columns';
+import { toClickColumns, type ClickColumns } from './click-columns';
 import type { RawClick } from './raw-click';
+
+/** What the columns mean: click i, field by field. */
+function fromClickColumns(columns: ClickColumns): RawClick[] {
+  const { links } = columns;
+  return columns.eventId.map((eventId, i) => {
+    const link = columns.linkIndex[i]!;
+    return {
+      eventId,
+      linkId: links.linkId[link]!,
+      accountId: links.accountId[link]!,
+      slug: links.slug[link]!,
+      clickedAt: columns.clickedAt[i]!,
+      ip: columns.ips[columns.ipIndex[i]!]!,
+      userAgent: columns.userAgents[columns.userAgentIndex[i]!]!,
+      referer: columns.referers[columns.refererIndex[i]!] ?? undefined,
+    };
+  });
+}
 
 const rawClick = fc.record({
   eventId: fc.uuid(),
@@ -29,6 +47,18 @@ describe('clicks crossing to the worker as columns', () => {
       .map((c, i) => ({ ...c, userAgent: i % 3 === 0 ? 'Mozilla/5.0 A' : 'curl/8' }));
     const columns = toClickColumns(clicks);
     expect(columns.userAgents.sort()).toEqual(['Mozilla/5.0 A', 'curl/8']);
+  });
+
+  it('carry each distinct client address and referer once, a missing referer as one more', () => {
+    const clicks = fc.sample(rawClick, 30).map((c, i) => ({
+      ...c,
+      ip: i % 2 === 0 ? '203.0.113.7' : '2001:db8::1',
+      referer: [undefined, 'https://news.example/a', 'https://news.example/b'][i % 3],
+    }));
+    const columns = toClickColumns(clicks);
+    expect(columns.ips).toEqual(['203.0.113.7', '2001:db8::1']);
+    expect(columns.referers).toEqual([null, 'https://news.example/a', 'https://news.example/b']);
+    expect(fromClickColumns(columns)).toEqual(clicks);
   });
 
   it('carry each distinct link once, and never give a click another link’s account or slug', () => {

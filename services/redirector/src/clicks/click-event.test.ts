@@ -1,11 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import { toClickEvent } from './click-event';
+import { clickRecorded } from '@shortlink/events';
+import fc from 'fast-check';
+import { addressFacts } from './address-facts';
+import { toClickColumns } from './click-columns';
+import { clickEventsOf } from './click-event';
+import { canonicalClientAddress } from './client-address';
+import { referrerOrigin } from './referrer-origin';
+import { visitorHash } from './visitor-hash';
 import type { RawClick } from './raw-click';
 
-const context = {
-  visitorSecret: 'a-secret-of-some-length-0123',
+const secret = 'a-secret-of-some-length-0123';
+const context = addressFacts({
+  visitorSecret: secret,
   countryOf: (ip: string) => (ip === '203.0.113.77' ? 'GB' : 'XX'),
-};
+});
 const click = (ip: string): RawClick => ({
   eventId: randomUUID(),
   linkId: randomUUID(),
@@ -17,20 +25,66 @@ const click = (ip: string): RawClick => ({
   referer: undefined,
 });
 
-describe('a click as its event', () => {
+const eventsOf = (clicks: RawClick[]) => clickEventsOf(toClickColumns(clicks), context);
+
+describe('clicks as their events', () => {
+  it('are each click’s own event, whatever the batch shares between its clicks', () => {
+    const ids = (n: number) => fc.constantFrom(...Array.from({ length: n }, () => randomUUID()));
+    const raw = fc.record({
+      eventId: fc.uuid({ version: 4 }),
+      linkId: ids(3),
+      accountId: ids(2),
+      slug: fc.constantFrom('abc12', 'launch-26'),
+      clickedAt: fc.integer({ min: 0, max: 4_102_444_800_000 }),
+      ip: fc.oneof(fc.constantFrom('203.0.113.77', '::ffff:203.0.113.77', '2001:db8::77'), fc.ipV4(), fc.string()),
+      userAgent: fc.oneof(fc.constantFrom('Mozilla/5.0 A', 'Mozilla/5.0 B'), fc.string({ maxLength: 1100 })),
+      referer: fc.option(
+        fc.oneof(fc.constantFrom('https://news.example/a?q=1', 'android-app://com.slack'), fc.webUrl(), fc.string()),
+        { nil: undefined },
+      ),
+    }) as fc.Arbitrary<RawClick>;
+    fc.assert(
+      fc.property(fc.array(raw, { maxLength: 40 }), (clicks) => {
+        const events = eventsOf(clicks);
+        expect(events).toEqual(
+          clicks.map((c) => {
+            const ip = canonicalClientAddress(c.ip);
+            return {
+              eventId: c.eventId,
+              type: 'ClickRecorded',
+              schemaVersion: 1,
+              occurredAt: new Date(c.clickedAt).toISOString(),
+              data: {
+                linkId: c.linkId,
+                accountId: c.accountId,
+                slug: c.slug,
+                clickedAt: c.clickedAt,
+                visitorHash: visitorHash(secret, ip),
+                referrer: referrerOrigin(c.referer).slice(0, 512),
+                country: ip === '203.0.113.77' ? 'GB' : 'XX',
+                userAgent: c.userAgent.slice(0, 1024),
+              },
+            };
+          }),
+        );
+        for (const event of events) expect(clickRecorded.safeParse(event).success).toBe(true);
+      }),
+    );
+  });
+
   it('counts one client as one visitor however its address was written', () => {
     const forms = ['203.0.113.77', '203.0.113.77:4711', '::ffff:203.0.113.77', '[::ffff:203.0.113.77]:80'];
-    const events = forms.map((ip) => toClickEvent(click(ip), context).data);
+    const events = eventsOf(forms.map(click)).map((e) => e.data);
     expect(new Set(events.map((e) => e.visitorHash)).size).toBe(1);
     expect(events.map((e) => e.country)).toEqual(['GB', 'GB', 'GB', 'GB']);
     const v6 = ['2001:db8::77', '2001:DB8::77', '2001:0db8:0000:0000:0000:0000:0000:0077', '[2001:db8::77]:443'];
-    expect(new Set(v6.map((ip) => toClickEvent(click(ip), context).data.visitorHash)).size).toBe(1);
+    expect(new Set(eventsOf(v6.map(click)).map((e) => e.data.visitorHash)).size).toBe(1);
   });
 
   it('dates each click at its own instant, in capture order or not', () => {
     const at = Date.UTC(2026, 10, 23, 23, 59, 59, 999);
     const instants = [at, at, at + 1, at + 1, at, at - 86_400_000, at + 1];
-    const events = instants.map((clickedAt) => toClickEvent({ ...click('203.0.113.77'), clickedAt }, context));
+    const events = eventsOf(instants.map((clickedAt) => ({ ...click('203.0.113.77'), clickedAt })));
     expect(events.map((e) => e.occurredAt)).toEqual(instants.map((ms) => new Date(ms).toISOString()));
     expect(events.map((e) => e.data.clickedAt)).toEqual(instants);
   });

@@ -1,14 +1,7 @@
 import { createEvent, type ClickRecorded } from '@shortlink/events';
-import { canonicalClientAddress } from './client-address';
-import type { CountryOf } from './country';
-import type { RawClick } from './raw-click';
+import type { AddressFactsOf } from './address-facts';
+import type { ClickColumns } from './click-columns';
 import { referrerOrigin } from './referrer-origin';
-import { visitorHash } from './visitor-hash';
-
-export interface ClickEventContext {
-  visitorSecret: string;
-  countryOf: CountryOf;
-}
 
 /**
  * The envelope's instant, in its one wire form. At thousands of clicks a
@@ -26,28 +19,40 @@ function isoInstant(ms: number): string {
   return lastIsoInstant;
 }
 
+/** Kept to their columns' bounds (the events' schema): an origin of 512 characters, an agent of 1,024. */
+const REFERRER_MAX = 512;
+const USER_AGENT_MAX = 1024;
+
 /**
- * A captured click as the event on the clicks topic. The raw IP and the full
- * referrer stop here: only the keyed visitor hash, the country and the
- * referrer's origin leave the redirector.
- * The address is made canonical first, so one client is one visitor however
- * its address was written.
+ * A batch of captured clicks as events on the clicks topic. The raw IP and
+ * the full referrer stop here: only the keyed visitor hash, the country and
+ * the referrer's origin leave the redirector. What the batch holds once (its
+ * addresses, referers and user agents) is worked out once: a referer's origin
+ * is a URL parse, an address's facts an HMAC and a lookup.
  */
-export function toClickEvent(raw: RawClick, context: ClickEventContext): ClickRecorded {
-  const ip = canonicalClientAddress(raw.ip);
-  return createEvent<ClickRecorded>(
-    'ClickRecorded',
-    1,
-    {
-      linkId: raw.linkId,
-      accountId: raw.accountId,
-      slug: raw.slug,
-      clickedAt: raw.clickedAt,
-      visitorHash: visitorHash(context.visitorSecret, ip),
-      referrer: referrerOrigin(raw.referer).slice(0, 512),
-      country: context.countryOf(ip),
-      userAgent: raw.userAgent.slice(0, 1024),
-    },
-    { eventId: raw.eventId, occurredAt: isoInstant(raw.clickedAt) },
-  );
+export function clickEventsOf(columns: ClickColumns, factsOf: AddressFactsOf): ClickRecorded[] {
+  const { links } = columns;
+  const facts = columns.ips.map(factsOf);
+  const origins = columns.referers.map((referer) => referrerOrigin(referer ?? undefined).slice(0, REFERRER_MAX));
+  const agents = columns.userAgents.map((agent) => agent.slice(0, USER_AGENT_MAX));
+  return columns.eventId.map((eventId, i) => {
+    const link = columns.linkIndex[i]!;
+    const address = facts[columns.ipIndex[i]!]!;
+    const clickedAt = columns.clickedAt[i]!;
+    return createEvent<ClickRecorded>(
+      'ClickRecorded',
+      1,
+      {
+        linkId: links.linkId[link]!,
+        accountId: links.accountId[link]!,
+        slug: links.slug[link]!,
+        clickedAt,
+        visitorHash: address.visitorHash,
+        referrer: origins[columns.refererIndex[i]!]!,
+        country: address.country,
+        userAgent: agents[columns.userAgentIndex[i]!]!,
+      },
+      { eventId, occurredAt: isoInstant(clickedAt) },
+    );
+  });
 }

@@ -1,6 +1,8 @@
 import type { LogAdmin, LogProducer } from '@shortlink/kafka';
 import { ClickQueue, type ClickQueueStats, type QueueLogger } from './click-queue';
-import { toClickEvent, type ClickEventContext } from './click-event';
+import { addressFacts, type AddressFactsOptions } from './address-facts';
+import { toClickColumns } from './click-columns';
+import { clickEventsOf } from './click-event';
 import type { RawClick } from './raw-click';
 import { adminPartitionCount, clickRecordsAppender } from './click-records-appender';
 
@@ -29,7 +31,7 @@ export const CLICK_FLUSH_INTERVAL_MS = 50;
 /** Clicks held in memory while the event log is slow or away; beyond it they are dropped and counted. */
 export const CLICK_CAPACITY = 200_000;
 
-export interface InProcessClickSinkOptions extends ClickEventContext {
+export interface InProcessClickSinkOptions extends AddressFactsOptions {
   producer: LogProducer;
   /** Asked for the clicks topic's partition count (see click-records-appender.ts). */
   admin: LogAdmin;
@@ -44,17 +46,20 @@ export interface InProcessClickSinkOptions extends ClickEventContext {
  * uses the worker sink so that this work does not compete with redirects.
  */
 export function inProcessClickSink(options: InProcessClickSinkOptions): ClickSink {
-  const queue = new ClickQueue<RawClick>({
+  const factsOf = addressFacts(options);
+  const append = clickRecordsAppender({
+    producer: options.producer,
+    topic: options.topic,
+    partitionCount: adminPartitionCount(options.admin, options.topic),
+  });
+  const queue = new ClickQueue<RawClick, RawClick>({
     capacity: options.capacity ?? CLICK_CAPACITY,
     maxBatch: CLICK_BATCH,
     flushIntervalMs: CLICK_FLUSH_INTERVAL_MS,
     logger: options.logger,
-    toEvent: (raw) => toClickEvent(raw, options),
-    send: clickRecordsAppender({
-      producer: options.producer,
-      topic: options.topic,
-      partitionCount: adminPartitionCount(options.admin, options.topic),
-    }),
+    // Built a batch at a time, as in the click worker: the same columns, the same events.
+    toEvent: (raw) => raw,
+    send: (clicks) => append(clickEventsOf(toClickColumns(clicks), factsOf)),
   });
   return {
     push: (click) => queue.push(click),

@@ -1,7 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { createKafka, kafkaLogClient, type KafkaLogger } from '@shortlink/kafka';
-import { fromClickColumns } from './click-columns';
-import { toClickEvent } from './click-event';
+import { addressFacts } from './address-facts';
+import { clickEventsOf } from './click-event';
 import { adminPartitionCount, clickRecordsAppender } from './click-records-appender';
 import { loadCountryLookup } from './country';
 import {
@@ -44,7 +44,7 @@ const send = clickRecordsAppender({
   topic: data.topic,
   partitionCount: adminPartitionCount(admin, data.topic),
 });
-const context = { visitorSecret: data.visitorSecret, countryOf: loadCountryLookup() };
+const factsOf = addressFacts({ visitorSecret: data.visitorSecret, countryOf: loadCountryLookup() });
 
 port.on('message', (message: ToClickWorker) => {
   if (message.type === 'stop') {
@@ -54,7 +54,7 @@ port.on('message', (message: ToClickWorker) => {
     return;
   }
   const { batch, clicks } = message;
-  send(fromClickColumns(clicks).map((click) => toClickEvent(click, context))).then(
+  send(clickEventsOf(clicks, factsOf)).then(
     () => post({ type: 'sent', batch }),
     (err: unknown) => post({ type: 'send-failed', batch, message: messageOf(err) }),
   );

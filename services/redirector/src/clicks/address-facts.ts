@@ -1,0 +1,79 @@
+import { canonicalClientAddress } from './client-address';
+import type { CountryOf } from './country';
+import { visitorHash } from './visitor-hash';
+
+/** What a click's event says of its client address; the address itself stops in the redirector. */
+export interface AddressFacts {
+  visitorHash: string;
+  country: string;
+}
+
+export type AddressFactsOf = (ip: string) => AddressFacts;
+
+export interface AddressFactsOptions {
+  visitorSecret: string;
+  countryOf: CountryOf;
+  /** At least this many of the addresses seen last are remembered, at most twice as many. */
+  remember?: number;
+}
+
+/** Enough for a few minutes of a busy redirector's distinct visitors; about 15 MB at most. */
+export const REMEMBERED_ADDRESSES = 32_768;
+/** Longer than any address written with a port or a zone: a forged header is worked out each time, never kept. */
+const LONGEST_REMEMBERED = 64;
+
+/**
+ * An address's visitor hash and country, worked out once while the address is
+ * remembered. Both depend on the address alone (the secret is the process's),
+ * and a visitor seldom clicks once: the HMAC (a native call, about 2 µs) and
+ * the country lookup were the largest costs of a click's event
+ * (docs/performance.md). The address is made canonical first, so one client
+ * is one visitor however its address was written.
+ */
+export function addressFacts({ visitorSecret, countryOf, remember = REMEMBERED_ADDRESSES }: AddressFactsOptions) {
+  const remembered = twoGenerations<AddressFacts>(remember);
+  const workOut = (raw: string): AddressFacts => {
+    const ip = canonicalClientAddress(raw);
+    return { visitorHash: visitorHash(visitorSecret, ip), country: countryOf(ip) };
+  };
+  return (raw: string): AddressFacts => {
+    if (raw.length > LONGEST_REMEMBERED) return workOut(raw);
+    let facts = remembered.get(raw);
+    if (facts === undefined) {
+      facts = workOut(raw);
+      remembered.set(raw, facts);
+    }
+    return facts;
+  };
+}
+
+/**
+ * Two generations of maps: what is seen goes into the current one, which
+ * becomes the previous one once it holds `size`; a hit in the previous one
+ * moves to the current one, and what neither holds is forgotten. The least
+ * recently used go first, near enough. Lab, 1,000,000 lookups of the bench's
+ * Zipf addresses: 0.15 µs a lookup against lru-cache's 0.33-0.48, at a
+ * slightly higher miss rate (0.299 against 0.272 for 32,768 against 65,536
+ * entries), and no bookkeeping a hit.
+ */
+function twoGenerations<V>(size: number) {
+  let current = new Map<string, V>();
+  let previous = new Map<string, V>();
+  const set = (key: string, value: V): void => {
+    current.set(key, value);
+    if (current.size >= size) {
+      previous = current;
+      current = new Map();
+    }
+  };
+  return {
+    get(key: string): V | undefined {
+      const value = current.get(key);
+      if (value !== undefined) return value;
+      const older = previous.get(key);
+      if (older !== undefined) set(key, older);
+      return older;
+    },
+    set,
+  };
+}
