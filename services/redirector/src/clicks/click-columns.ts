@@ -10,7 +10,8 @@ import type { RawClick } from './raw-click';
  * link is three ids), user agents (one browser build is most of a batch, and
  * the longest field), client addresses and referers (a visitor clicks more
  * than once, a page sends many visitors). `postMessage` writes every string
- * it meets, about 0.24 µs each even for the same one; an index is 4 bytes.
+ * it meets (lab: 0.28 µs for a fresh 36-character one, 0.04-0.08 for one
+ * repeated); an index is 4 bytes.
  */
 export interface ClickColumns {
   eventId: string[];
