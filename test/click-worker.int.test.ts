@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeClickRecord } from '@shortlink/events';
 import {
+  clickEventId,
+  clickEventIds,
   workerClickSink,
   type ClickSink,
   type RawClick,
@@ -15,10 +17,13 @@ import { buildOnce, ROOT } from './support/processes';
 
 const WORKER = join(ROOT, 'services', 'redirector', 'dist', 'clicks', 'click-worker.js');
 const ACCOUNT = randomUUID();
+const IDS = clickEventIds();
+/** The event id the worker writes for a click: what the topic must hold. */
+const idOf = (click: RawClick) => clickEventId(IDS.prefix, click.clickedAt, click.sequence);
 
 function raw(link: string, n: number): RawClick {
   return {
-    eventId: randomUUID(),
+    sequence: IDS.next(),
     linkId: link,
     accountId: ACCOUNT,
     slug: 'worker',
@@ -58,6 +63,7 @@ describe('click worker thread', () => {
     clientId: 'test-clicks',
     topic: infra.names.topics.clicks,
     visitorSecret: 'test-visitor-secret-0123456789',
+    eventIdPrefix: IDS.prefix,
     logger: silentLogger,
     workerFile: WORKER,
     ...over,
@@ -125,12 +131,12 @@ describe('click worker thread', () => {
 
     const seen = await onTopic(link, 2500);
     expect(seen).toHaveLength(2500);
-    expect(new Set(seen.map((s) => s.eventId))).toEqual(new Set(clicks.map((c) => c.eventId)));
+    expect(new Set(seen.map((s) => s.eventId))).toEqual(new Set(clicks.map(idOf)));
     // Enriched in the worker: keyed hash, country, referrer origin; never the raw IP.
-    const first = seen.find((s) => s.eventId === clicks[0]!.eventId)!;
+    const first = seen.find((s) => s.eventId === idOf(clicks[0]!))!;
     expect(first).toMatchObject({ country: 'US', referrer: 'Direct' });
     expect(first.visitorHash).toMatch(/^[0-9a-f]{64}$/);
-    expect(seen.find((s) => s.eventId === clicks[1]!.eventId)).toMatchObject({
+    expect(seen.find((s) => s.eventId === idOf(clicks[1]!))).toMatchObject({
       country: 'XX',
       referrer: 'https://news.example',
     });
@@ -154,7 +160,7 @@ describe('click worker thread', () => {
     // The first batch was written twice (the crash hid its acknowledgement)...
     expect(ids.length).toBeGreaterThan(1500);
     // ...as the same events, which the projector deduplicates: none lost, none new.
-    expect(new Set(ids)).toEqual(new Set(clicks.map((c) => c.eventId)));
+    expect(new Set(ids)).toEqual(new Set(clicks.map(idOf)));
   });
 
   it('keeps the clicks and tries again when a replacement worker cannot reach Kafka', async () => {
@@ -169,7 +175,7 @@ describe('click worker thread', () => {
     expect(sink.stats.sent).toBe(1200);
     expect(sink.workerRestarts).toBe(2);
     const seen = await onTopic(link, 1200);
-    expect(new Set(seen.map((s) => s.eventId))).toEqual(new Set(clicks.map((c) => c.eventId)));
+    expect(new Set(seen.map((s) => s.eventId))).toEqual(new Set(clicks.map(idOf)));
   });
 
   it('fails to start with a clear error when Kafka cannot be reached', async () => {

@@ -9,3 +9,4 @@ export { workerClickSink, type WorkerClickSinkOptions } from './clicks/worker-cl
 export type { ClickSink } from './clicks/click-sink';
 export { clickRecords } from './clicks/click-records-appender';
 export type { RawClick } from './clicks/raw-click';
+export { clickEventId, clickEventIds } from './clicks/click-event-id';

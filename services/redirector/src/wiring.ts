@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
 import { type EventLogClient, type KafkaLogger, type KafkaNames } from '@shortlink/kafka';
 import { isDependencyOutage } from '@shortlink/http';
@@ -6,6 +5,7 @@ import type { MetricsRegistry } from '@shortlink/metrics';
 import { instanceSecret, postgresReachable } from '@shortlink/postgres';
 import { SERVICE_NAME, type RedirectorDeps } from './app';
 import type { RedirectorConfig } from './config';
+import { clickEventIds } from './clicks/click-event-id';
 import { createClickRecorder } from './clicks/click-recorder';
 import { inProcessClickSink, type ClickSink } from './clicks/click-sink';
 import { loadCountryLookup } from './clicks/country';
@@ -79,20 +79,23 @@ async function wireRedirector(resources: RedirectorResources): Promise<Redirecto
   const listener = listenForLinkChanges(resources.databaseUrl, cache, logger);
   const visitorSecret = resources.visitorSecret ?? (await instanceSecret(pool, 'visitor-hash'));
   const topic = names.topics.clicks;
+  const eventIds = clickEventIds();
+  const eventIdPrefix = eventIds.prefix;
   const sink: ClickSink = resources.clickWorker
-    ? workerClickSink({ ...resources.clickWorker, topic, visitorSecret, logger })
+    ? workerClickSink({ ...resources.clickWorker, topic, visitorSecret, eventIdPrefix, logger })
     : inProcessClickSink({
         producer: kafka.producer(),
         admin: kafka.admin(),
         topic,
         visitorSecret,
+        eventIdPrefix,
         countryOf: loadCountryLookup(),
         logger,
       });
   registerRedirectorMetrics(metrics, { clicks: sink, cache, lookups });
   return {
     cache,
-    onRedirect: createClickRecorder({ sink, newId: randomUUID, now: Date.now }),
+    onRedirect: createClickRecorder({ sink, nextSequence: eventIds.next, now: Date.now }),
     clickQueue: sink,
     // A warm cache answers its links while Postgres is away (see LinkCache's revalidate): ready all the same.
     dependencies: [{ name: 'postgres', check: postgresReachable(pool), required: () => cache.size === 0 }],

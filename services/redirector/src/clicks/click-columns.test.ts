@@ -6,10 +6,10 @@ import type { RawClick } from './raw-click';
 /** What the columns mean: click i, field by field. */
 function fromClickColumns(columns: ClickColumns): RawClick[] {
   const { links } = columns;
-  return columns.eventId.map((eventId, i) => {
+  return Array.from(columns.sequence, (sequence, i) => {
     const link = columns.linkIndex[i]!;
     return {
-      eventId,
+      sequence,
       linkId: links.linkId[link]!,
       accountId: links.accountId[link]!,
       slug: links.slug[link]!,
@@ -22,7 +22,7 @@ function fromClickColumns(columns: ClickColumns): RawClick[] {
 }
 
 const rawClick = fc.record({
-  eventId: fc.uuid(),
+  sequence: fc.nat({ max: 2 ** 32 - 1 }),
   linkId: fc.constantFrom('9c3b2a10-1d2e-4f5a-8b6c-7d8e9f0a1b2c', '0e6f1a52-7d0c-4b8e-a3a5-2f9b7c1d4e60'),
   accountId: fc.constantFrom('5b0d3c1e-8f4a-4c55-9d56-000000000001', '5b0d3c1e-8f4a-4c55-9d56-000000000002'),
   slug: fc.constantFrom('launch-26', 'x'),

@@ -14,7 +14,7 @@ import type { RawClick } from './raw-click';
  * repeated); an index is 4 bytes.
  */
 export interface ClickColumns {
-  eventId: string[];
+  sequence: Uint32Array;
   /** The batch's distinct links; `linkIndex[i]` is click i's. */
   links: { linkId: string[]; accountId: string[]; slug: string[] };
   linkIndex: Uint32Array;
@@ -51,7 +51,7 @@ function dictionary<T>(size: number) {
 
 export function toClickColumns(clicks: readonly RawClick[]): ClickColumns {
   const n = clicks.length;
-  const eventId: string[] = [];
+  const sequence = new Uint32Array(n);
   const clickedAt = new Float64Array(n);
   const links = { linkId: [] as string[], accountId: [] as string[], slug: [] as string[] };
   const linkIndex = new Uint32Array(n);
@@ -61,7 +61,7 @@ export function toClickColumns(clicks: readonly RawClick[]): ClickColumns {
   const referers = dictionary<string | null>(n);
   for (let i = 0; i < n; i++) {
     const click = clicks[i]!;
-    eventId.push(click.eventId);
+    sequence[i] = click.sequence;
     clickedAt[i] = click.clickedAt;
     let link = linkOf.get(click.linkId);
     // A link id is one account's one slug; checked all the same, so no click is ever given another's.
@@ -77,7 +77,7 @@ export function toClickColumns(clicks: readonly RawClick[]): ClickColumns {
     referers.add(i, click.referer ?? null);
   }
   return {
-    eventId,
+    sequence,
     links,
     linkIndex,
     clickedAt,

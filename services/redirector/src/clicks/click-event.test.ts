@@ -4,18 +4,23 @@ import fc from 'fast-check';
 import { addressFacts } from './address-facts';
 import { toClickColumns } from './click-columns';
 import { clickEventsOf } from './click-event';
+import { clickEventId, clickEventIds } from './click-event-id';
 import { canonicalClientAddress } from './client-address';
 import { referrerOrigin } from './referrer-origin';
 import { visitorHash } from './visitor-hash';
 import type { RawClick } from './raw-click';
 
 const secret = 'a-secret-of-some-length-0123';
-const context = addressFacts({
-  visitorSecret: secret,
-  countryOf: (ip: string) => (ip === '203.0.113.77' ? 'GB' : 'XX'),
-});
+const ids = clickEventIds();
+const context = {
+  factsOf: addressFacts({
+    visitorSecret: secret,
+    countryOf: (ip: string) => (ip === '203.0.113.77' ? 'GB' : 'XX'),
+  }),
+  eventIdPrefix: ids.prefix,
+};
 const click = (ip: string): RawClick => ({
-  eventId: randomUUID(),
+  sequence: ids.next(),
   linkId: randomUUID(),
   accountId: randomUUID(),
   slug: 'abc12',
@@ -29,11 +34,11 @@ const eventsOf = (clicks: RawClick[]) => clickEventsOf(toClickColumns(clicks), c
 
 describe('clicks as their events', () => {
   it('are each click’s own event, whatever the batch shares between its clicks', () => {
-    const ids = (n: number) => fc.constantFrom(...Array.from({ length: n }, () => randomUUID()));
+    const uuids = (n: number) => fc.constantFrom(...Array.from({ length: n }, () => randomUUID()));
     const raw = fc.record({
-      eventId: fc.uuid({ version: 4 }),
-      linkId: ids(3),
-      accountId: ids(2),
+      sequence: fc.nat({ max: 2 ** 32 - 1 }),
+      linkId: uuids(3),
+      accountId: uuids(2),
       slug: fc.constantFrom('abc12', 'launch-26'),
       clickedAt: fc.integer({ min: 0, max: 4_102_444_800_000 }),
       ip: fc.oneof(fc.constantFrom('203.0.113.77', '::ffff:203.0.113.77', '2001:db8::77'), fc.ipV4(), fc.string()),
@@ -50,7 +55,7 @@ describe('clicks as their events', () => {
           clicks.map((c) => {
             const ip = canonicalClientAddress(c.ip);
             return {
-              eventId: c.eventId,
+              eventId: clickEventId(ids.prefix, c.clickedAt, c.sequence),
               type: 'ClickRecorded',
               schemaVersion: 1,
               occurredAt: new Date(c.clickedAt).toISOString(),

@@ -1,6 +1,7 @@
 import { createEvent, type ClickRecorded } from '@shortlink/events';
 import type { AddressFactsOf } from './address-facts';
 import type { ClickColumns } from './click-columns';
+import { clickEventId } from './click-event-id';
 import { referrerOrigin } from './referrer-origin';
 
 /**
@@ -30,12 +31,15 @@ const USER_AGENT_MAX = 1024;
  * addresses, referers and user agents) is worked out once: a referer's origin
  * is a URL parse, an address's facts an HMAC and a lookup.
  */
-export function clickEventsOf(columns: ClickColumns, factsOf: AddressFactsOf): ClickRecorded[] {
+export function clickEventsOf(
+  columns: ClickColumns,
+  { factsOf, eventIdPrefix }: { factsOf: AddressFactsOf; eventIdPrefix: string },
+): ClickRecorded[] {
   const { links } = columns;
   const facts = columns.ips.map(factsOf);
   const origins = columns.referers.map((referer) => referrerOrigin(referer ?? undefined).slice(0, REFERRER_MAX));
   const agents = columns.userAgents.map((agent) => agent.slice(0, USER_AGENT_MAX));
-  return columns.eventId.map((eventId, i) => {
+  return Array.from(columns.sequence, (sequence, i) => {
     const link = columns.linkIndex[i]!;
     const address = facts[columns.ipIndex[i]!]!;
     const clickedAt = columns.clickedAt[i]!;
@@ -52,7 +56,7 @@ export function clickEventsOf(columns: ClickColumns, factsOf: AddressFactsOf): C
         country: address.country,
         userAgent: agents[columns.userAgentIndex[i]!]!,
       },
-      { eventId, occurredAt: isoInstant(clickedAt) },
+      { eventId: clickEventId(eventIdPrefix, clickedAt, sequence), occurredAt: isoInstant(clickedAt) },
     );
   });
 }

@@ -5,7 +5,8 @@ import { isCountable } from './countable-click';
 
 export interface ClickRecorderOptions {
   sink: ClickSink;
-  newId: () => string;
+  /** The next click's counter (the `next` of the sink's ClickEventIds). */
+  nextSequence: () => number;
   now: () => number;
 }
 
@@ -15,7 +16,7 @@ const header = (value: string | string[] | undefined): string | undefined => (Ar
  * Captures answered redirects that a person made. Only the facts are taken
  * here, on the redirect path; the sink turns them into events elsewhere.
  */
-export function createClickRecorder({ sink, newId, now }: ClickRecorderOptions) {
+export function createClickRecorder({ sink, nextSequence, now }: ClickRecorderOptions) {
   return function onRedirect(request: FastifyRequest, link: ResolvedLink): void {
     const userAgent = header(request.headers['user-agent']);
     const countable = isCountable({
@@ -27,7 +28,7 @@ export function createClickRecorder({ sink, newId, now }: ClickRecorderOptions) 
     });
     if (!countable) return;
     sink.push({
-      eventId: newId(),
+      sequence: nextSequence(),
       linkId: link.linkId,
       accountId: link.accountId,
       slug: link.slug,

@@ -38,6 +38,8 @@ export interface InProcessClickSinkOptions extends AddressFactsOptions {
   topic: string;
   logger: QueueLogger;
   capacity?: number;
+  /** The prefix of this process's click event ids (click-event-id.ts). */
+  eventIdPrefix: string;
 }
 
 /**
@@ -46,7 +48,7 @@ export interface InProcessClickSinkOptions extends AddressFactsOptions {
  * uses the worker sink so that this work does not compete with redirects.
  */
 export function inProcessClickSink(options: InProcessClickSinkOptions): ClickSink {
-  const factsOf = addressFacts(options);
+  const building = { factsOf: addressFacts(options), eventIdPrefix: options.eventIdPrefix };
   const append = clickRecordsAppender({
     producer: options.producer,
     topic: options.topic,
@@ -59,7 +61,7 @@ export function inProcessClickSink(options: InProcessClickSinkOptions): ClickSin
     logger: options.logger,
     // Built a batch at a time, as in the click worker: the same columns, the same events.
     toEvent: (raw) => raw,
-    send: (clicks) => append(clickEventsOf(toClickColumns(clicks), factsOf)),
+    send: (clicks) => append(clickEventsOf(toClickColumns(clicks), building)),
   });
   return {
     push: (click) => queue.push(click),

@@ -45,6 +45,7 @@ const send = clickRecordsAppender({
   partitionCount: adminPartitionCount(admin, data.topic),
 });
 const factsOf = addressFacts({ visitorSecret: data.visitorSecret, countryOf: loadCountryLookup() });
+const building = { factsOf, eventIdPrefix: data.eventIdPrefix };
 
 port.on('message', (message: ToClickWorker) => {
   if (message.type === 'stop') {
@@ -54,7 +55,7 @@ port.on('message', (message: ToClickWorker) => {
     return;
   }
   const { batch, clicks } = message;
-  send(clickEventsOf(clicks, factsOf)).then(
+  send(clickEventsOf(clicks, building)).then(
     () => post({ type: 'sent', batch }),
     (err: unknown) => post({ type: 'send-failed', batch, message: messageOf(err) }),
   );

@@ -1,7 +1,7 @@
 /** What the redirect handler captures; everything else is derived off the response path. */
 export interface RawClick {
-  /** Fixed when the click is captured, so every resend of it is the same event. */
-  eventId: string;
+  /** The click's counter, fixed when it is captured: with `clickedAt`, its event id (click-event-id.ts). */
+  sequence: number;
   linkId: string;
   accountId: string;
   slug: string;

@@ -47,6 +47,7 @@ export function workerClickSink(options: WorkerClickSinkOptions): ClickSink {
     clientId: options.clientId,
     topic: options.topic,
     visitorSecret: options.visitorSecret,
+    eventIdPrefix: options.eventIdPrefix,
   };
   const inFlight = new Map<number, { resolve: () => void; reject: (err: Error) => void }>();
   let worker: Worker | undefined;

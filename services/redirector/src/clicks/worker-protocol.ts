@@ -6,6 +6,8 @@ export interface ClickWorkerData {
   clientId: string;
   topic: string;
   visitorSecret: string;
+  /** The prefix of this process's click event ids (click-event-id.ts): a new worker writes the same ids. */
+  eventIdPrefix: string;
 }
 
 export type ToClickWorker = { type: 'clicks'; batch: number; clicks: ClickColumns } | { type: 'stop' };
