@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { CompressionCodecs, CompressionTypes } from 'kafkajs';
 import { eventually, infraEnv, uniqueSuffix } from '@shortlink/testing';
 import { ensureTopics } from './admin';
 import { createKafka } from './client';
@@ -12,6 +13,17 @@ describe('LZ4-compressed appends (real broker)', () => {
   const brokers = env.KAFKA_BROKERS.split(',');
   const kafka = createKafka({ brokers, clientId: 'lz4-int-test' });
   const client = kafkaLogClient(kafka);
+  // The codec createKafka registered, counted: an append that asked for LZ4 but sent plain batches would still
+  // be read back unchanged, so the tests also hold the adapter to compressing them.
+  const used = { compress: 0, decompress: 0 };
+  const registered = CompressionCodecs[CompressionTypes.LZ4];
+  CompressionCodecs[CompressionTypes.LZ4] = () => {
+    const codec = registered();
+    return {
+      compress: (encoder: { buffer: Buffer }) => (used.compress++, codec.compress(encoder)),
+      decompress: (buffer: Buffer) => (used.decompress++, codec.decompress(buffer)),
+    };
+  };
   const topic = `test.lz4.${uniqueSuffix()}`;
   // Clicks-like lines: what the clicks topic's batches hold.
   const values = Array.from({ length: 300 }, (_, n) =>
@@ -38,6 +50,14 @@ describe('LZ4-compressed appends (real broker)', () => {
     }
   });
 
+  afterAll(() => {
+    CompressionCodecs[CompressionTypes.LZ4] = registered;
+  });
+
+  it('are compressed by the producer, as the append asked', () => {
+    expect(used.compress).toBeGreaterThan(0);
+  });
+
   it('are read back, records unchanged, by kafkajs', async () => {
     const seen: string[] = [];
     const consumer = kafka.consumer({ groupId: `test.lz4.${uniqueSuffix()}` });
@@ -55,6 +75,7 @@ describe('LZ4-compressed appends (real broker)', () => {
       await consumer.disconnect();
     }
     expect(seen.sort()).toEqual([...values].sort());
+    expect(used.decompress).toBeGreaterThan(0);
   });
 
   it('are read back by kcat (librdkafka), as a data team reads the clicks topic', async () => {
