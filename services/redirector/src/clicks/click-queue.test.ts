@@ -3,20 +3,20 @@ import { ClickQueue, type ClickQueueOptions } from './click-queue';
 
 const silent = { info() {}, warn() {}, error() {} };
 let ids = 0;
-const toEvent = (n: number) => ({ eventId: `e${n}-${++ids}`, data: { n } }) as unknown as ClickRecorded;
+/** A click as captured: its event id is fixed then (click-event-id.ts), before it is queued. */
+const captured = (n: number) => ({ eventId: `e${n}-${++ids}`, data: { n } }) as unknown as ClickRecorded;
 
 describe('ClickQueue', () => {
   it('batches clicks and sends them', async () => {
     const sent: ClickRecorded[][] = [];
-    const queue = new ClickQueue<number>({
-      toEvent,
+    const queue = new ClickQueue<ClickRecorded>({
       send: async (events) => void sent.push(events),
       capacity: 100,
       maxBatch: 3,
       flushIntervalMs: 10,
       logger: silent,
     });
-    for (let i = 0; i < 7; i++) queue.push(i);
+    for (let i = 0; i < 7; i++) queue.push(captured(i));
     await queue.close(1000);
     expect(sent.map((b) => b.length)).toEqual([3, 3, 1]);
     expect(queue.stats).toMatchObject({ queued: 7, sent: 7, dropped: 0 });
@@ -25,8 +25,7 @@ describe('ClickQueue', () => {
   it('retries a failed batch with the same events, so a retry is never a second click', async () => {
     const attempts: string[][] = [];
     let fail = 2;
-    const queue = new ClickQueue<number>({
-      toEvent,
+    const queue = new ClickQueue<ClickRecorded>({
       send: async (events) => {
         attempts.push(events.map((e) => e.eventId));
         if (fail-- > 0) throw new Error('broker unavailable');
@@ -36,8 +35,8 @@ describe('ClickQueue', () => {
       flushIntervalMs: 1,
       logger: silent,
     });
-    queue.push(1);
-    queue.push(2);
+    queue.push(captured(1));
+    queue.push(captured(2));
     await queue.flush();
     expect(attempts).toHaveLength(3);
     expect(attempts[1]).toEqual(attempts[0]);
@@ -47,8 +46,7 @@ describe('ClickQueue', () => {
 
   it('sends clicks pushed while a batch is in flight in the next batch, with no timer of their own', async () => {
     const sizes: number[] = [];
-    const queue = new ClickQueue<number>({
-      toEvent,
+    const queue = new ClickQueue<ClickRecorded>({
       send: async (events) => {
         sizes.push(events.length);
         await new Promise((r) => setTimeout(r, 20));
@@ -58,10 +56,10 @@ describe('ClickQueue', () => {
       flushIntervalMs: 1,
       logger: silent,
     });
-    queue.push(1);
+    queue.push(captured(1));
     await new Promise((r) => setTimeout(r, 5));
-    queue.push(2);
-    queue.push(3);
+    queue.push(captured(2));
+    queue.push(captured(3));
     await new Promise((r) => setTimeout(r, 100));
     expect(sizes).toEqual([1, 2]);
     expect(queue.stats.sent).toBe(3);
@@ -70,9 +68,9 @@ describe('ClickQueue', () => {
 
   describe('under steady traffic, with acknowledgements faster than the flush interval', () => {
     /** A click every 2 ms for 400 ms, each batch acknowledged in 1 ms. */
-    async function steadyStream(queue: ClickQueue<number>) {
+    async function steadyStream(queue: ClickQueue<ClickRecorded>) {
       for (let i = 0; i < 200; i++) {
-        queue.push(i);
+        queue.push(captured(i));
         await new Promise((r) => setTimeout(r, 2));
       }
     }
@@ -80,9 +78,8 @@ describe('ClickQueue', () => {
       sizes.push(events.length);
       await new Promise((r) => setTimeout(r, 1));
     };
-    const queueOf = (
-      options: Pick<ClickQueueOptions<number, ClickRecorded>, 'send' | 'maxBatch' | 'flushIntervalMs'>,
-    ) => new ClickQueue<number>({ toEvent, capacity: 1000, logger: silent, ...options });
+    const queueOf = (options: Pick<ClickQueueOptions<ClickRecorded>, 'send' | 'maxBatch' | 'flushIntervalMs'>) =>
+      new ClickQueue<ClickRecorded>({ capacity: 1000, logger: silent, ...options });
 
     it('sends at most one batch per flush interval, not one per round trip', async () => {
       const sizes: number[] = [];
@@ -106,12 +103,12 @@ describe('ClickQueue', () => {
         flushIntervalMs: 10_000,
       });
       const start = Date.now();
-      for (let i = 0; i < 10; i++) queue.push(i);
+      for (let i = 0; i < 10; i++) queue.push(captured(i));
       await new Promise((r) => setImmediate(r));
       // In flight with the first batch: the drain then waits out the interval for more.
-      queue.push(10);
+      queue.push(captured(10));
       await new Promise((r) => setTimeout(r, 5));
-      for (let i = 11; i < 20; i++) queue.push(i);
+      for (let i = 11; i < 20; i++) queue.push(captured(i));
       await new Promise((r) => setTimeout(r, 50));
       expect(sizes).toEqual([10, 10]);
       expect(sentAt[1]! - start).toBeLessThan(1000);
@@ -121,9 +118,9 @@ describe('ClickQueue', () => {
     it('does not make an explicit flush wait out the interval', async () => {
       const sizes: number[] = [];
       const queue = queueOf({ send: quickAck(sizes), maxBatch: 1000, flushIntervalMs: 10_000 });
-      queue.push(1);
+      queue.push(captured(1));
       const first = queue.flush();
-      queue.push(2);
+      queue.push(captured(2));
       const start = Date.now();
       await queue.flush();
       await first;
@@ -134,23 +131,21 @@ describe('ClickQueue', () => {
   });
 
   it('drops and counts clicks beyond its capacity instead of growing or blocking', () => {
-    const queue = new ClickQueue<number>({
-      toEvent,
+    const queue = new ClickQueue<ClickRecorded>({
       send: () => new Promise(() => undefined),
       capacity: 5,
       maxBatch: 100,
       flushIntervalMs: 1000,
       logger: silent,
     });
-    for (let i = 0; i < 8; i++) queue.push(i);
+    for (let i = 0; i < 8; i++) queue.push(captured(i));
     expect(queue.depth).toBe(5);
     expect(queue.stats.dropped).toBe(3);
   });
 
   it('says in the log that clicks were dropped, once at first and then at most every 5 s with the count since', async () => {
     const errors: { dropped: number; reason: string }[] = [];
-    const queue = new ClickQueue<number>({
-      toEvent,
+    const queue = new ClickQueue<ClickRecorded>({
       send: async () => undefined,
       capacity: 100,
       maxBatch: 100,
@@ -160,10 +155,10 @@ describe('ClickQueue', () => {
     await queue.close(1000);
     jest.useFakeTimers({ now: 0 });
     try {
-      for (let i = 0; i < 4; i++) queue.push(i);
+      for (let i = 0; i < 4; i++) queue.push(captured(i));
       expect(errors).toEqual([{ dropped: 1, reason: 'stopped', capacity: 100 }]);
       jest.setSystemTime(5000);
-      queue.push(5);
+      queue.push(captured(5));
       expect(errors[1]).toMatchObject({ dropped: 4, reason: 'stopped' });
       expect(queue.stats.dropped).toBe(5);
     } finally {
@@ -173,15 +168,14 @@ describe('ClickQueue', () => {
 
   it('says as it closes how many clicks it took, sent and dropped, and how many are left unsent', async () => {
     const infos: object[] = [];
-    const queue = new ClickQueue<number>({
-      toEvent,
+    const queue = new ClickQueue<ClickRecorded>({
       send: async () => undefined,
       capacity: 100,
       maxBatch: 10,
       flushIntervalMs: 1000,
       logger: { info: (obj) => void infos.push(obj), warn() {}, error() {} },
     });
-    for (let i = 0; i < 3; i++) queue.push(i);
+    for (let i = 0; i < 3; i++) queue.push(captured(i));
     await queue.close(1000);
     expect(infos).toEqual([{ queued: 3, sent: 3, dropped: 0, failedSends: 0, unsent: 0 }]);
   });

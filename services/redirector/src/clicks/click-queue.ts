@@ -1,16 +1,12 @@
-import type { ClickRecorded } from '@shortlink/events';
-
 export interface QueueLogger {
   info(obj: object, msg: string): void;
   warn(obj: object, msg: string): void;
   error(obj: object, msg: string): void;
 }
 
-export interface ClickQueueOptions<T, E> {
-  /** Turns captured clicks into what is sent, off the response path. */
-  toEvent: (item: T) => E;
-  /** Sends a batch; resolves once Kafka acknowledged it. */
-  send: (events: E[]) => Promise<void>;
+export interface ClickQueueOptions<T> {
+  /** Sends a batch; resolves once Kafka acknowledged it. A failed batch is sent again as it is. */
+  send: (items: T[]) => Promise<void>;
   /** Most clicks held in memory; beyond it new clicks are dropped and counted. */
   capacity: number;
   maxBatch: number;
@@ -31,13 +27,13 @@ const DROP_REPORT_MS = 5000;
  * A bounded in-memory queue between the redirect handler and Kafka. `push` is
  * O(1) and never throws or waits: a slow or absent Kafka costs memory up to
  * `capacity`, then dropped (and counted) clicks, never a slower redirect.
- * Each click becomes an event, with its id, exactly once; a retried batch is
- * the same events, which consumers deduplicate.
+ * A retried batch is the same clicks: a click's event id is fixed when it is
+ * captured (click-event-id.ts), so a resend is the same events, which
+ * consumers deduplicate.
  */
-export class ClickQueue<T, E = ClickRecorded> {
-  readonly #options: ClickQueueOptions<T, E>;
-  #pending: E[] = [];
-  #raw: T[] = [];
+export class ClickQueue<T> {
+  readonly #options: ClickQueueOptions<T>;
+  #pending: T[] = [];
   #timer: NodeJS.Timeout | undefined;
   #timerDelay = 0;
   /** True from a drain's start until it returns: set and cleared synchronously, unlike `#flushing`. */
@@ -52,24 +48,24 @@ export class ClickQueue<T, E = ClickRecorded> {
   #droppedReported = 0;
   readonly stats: ClickQueueStats = { queued: 0, sent: 0, dropped: 0, failedSends: 0 };
 
-  constructor(options: ClickQueueOptions<T, E>) {
+  constructor(options: ClickQueueOptions<T>) {
     this.#options = options;
   }
 
   push(item: T): void {
-    if (this.#stopped || this.#raw.length + this.#pending.length >= this.#options.capacity) {
+    if (this.#stopped || this.#pending.length >= this.#options.capacity) {
       this.stats.dropped++;
       this.#reportDrops();
       return;
     }
-    this.#raw.push(item);
+    this.#pending.push(item);
     this.stats.queued++;
     // A drain in progress takes this click with the next batch; no timer needed.
     if (this.#draining) {
       if (this.depth >= this.#options.maxBatch) this.#wake?.();
       return;
     }
-    if (this.#raw.length >= this.#options.maxBatch) this.#schedule(0);
+    if (this.#pending.length >= this.#options.maxBatch) this.#schedule(0);
     else this.#schedule(this.#options.flushIntervalMs);
   }
 
@@ -94,7 +90,7 @@ export class ClickQueue<T, E = ClickRecorded> {
   }
 
   get depth(): number {
-    return this.#raw.length + this.#pending.length;
+    return this.#pending.length;
   }
 
   #schedule(delayMs: number): void {
@@ -147,10 +143,6 @@ export class ClickQueue<T, E = ClickRecorded> {
     try {
       let backoff = 100;
       for (;;) {
-        if (this.#raw.length > 0) {
-          for (const item of this.#raw) this.#pending.push(this.#options.toEvent(item));
-          this.#raw = [];
-        }
         if (this.#pending.length === 0) return;
         const batch = this.#pending.slice(0, this.#options.maxBatch);
         const sentAt = Date.now();

@@ -54,13 +54,12 @@ export function inProcessClickSink(options: InProcessClickSinkOptions): ClickSin
     topic: options.topic,
     partitionCount: adminPartitionCount(options.admin, options.topic),
   });
-  const queue = new ClickQueue<RawClick, RawClick>({
+  const queue = new ClickQueue<RawClick>({
     capacity: options.capacity ?? CLICK_CAPACITY,
     maxBatch: CLICK_BATCH,
     flushIntervalMs: CLICK_FLUSH_INTERVAL_MS,
     logger: options.logger,
     // Built a batch at a time, as in the click worker: the same columns, the same events.
-    toEvent: (raw) => raw,
     send: (clicks) => append(clickEventsOf(toClickColumns(clicks), building)),
   });
   return {

@@ -107,13 +107,12 @@ export function workerClickSink(options: WorkerClickSinkOptions): ClickSink {
     return starting;
   }
 
-  const queue = new ClickQueue<RawClick, RawClick>({
+  const queue = new ClickQueue<RawClick>({
     capacity: options.capacity ?? CLICK_CAPACITY,
     maxBatch: CLICK_BATCH,
     flushIntervalMs: CLICK_FLUSH_INTERVAL_MS,
     logger,
     // Events are built in the worker.
-    toEvent: (click) => click,
     send: async (clicks) => {
       const target = await currentWorker();
       const batch = nextBatch++;
