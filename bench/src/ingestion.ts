@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createEvent, type ClickRecorded } from '@shortlink/events';
 import type { OutgoingRecord } from '@shortlink/kafka';
-import { clickRecords } from '@shortlink/service-redirector';
+import { clickRecords, eventLinesOf } from '@shortlink/service-redirector';
 import { CHROME_UA } from './redirect';
 import { percentiles, round, sleep } from './measure';
 import { createLinks, scalar, type BenchStack } from './stack';
@@ -44,7 +44,7 @@ function clickMessages(count: number, linkIds: string[], accountId: string, part
     );
     return event;
   });
-  return clickRecords(events, partitions);
+  return clickRecords(eventLinesOf(events), partitions);
 }
 
 const count = (stack: BenchStack, query: string) => scalar(stack.clickhouse, query);

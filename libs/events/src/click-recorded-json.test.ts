@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { createEvent } from './codec';
-import { clickRecordedJsonWriter } from './click-recorded-json';
+import { clickRecordedJson, clickRecordedJsonOf, clickRecordedPiece } from './click-recorded-json';
 import type { ClickRecorded } from './events';
 
 /** Any text; ids as they really are; and short strings dense in what JSON escapes, beside what it does not. */
@@ -35,8 +35,7 @@ describe('a ClickRecorded envelope as JSON', () => {
   it('is the text JSON.stringify writes, byte for byte, whatever the fields hold', () => {
     fc.assert(
       fc.property(fc.array(anyClick, { minLength: 1, maxLength: 8 }), (clicks) => {
-        const write = clickRecordedJsonWriter();
-        expect(clicks.map(write)).toEqual(clicks.map((click) => JSON.stringify(click)));
+        expect(clicks.map(clickRecordedJsonOf)).toEqual(clicks.map((click) => JSON.stringify(click)));
       }),
       { numRuns: 500 },
     );
@@ -87,36 +86,42 @@ describe('a ClickRecorded envelope as JSON', () => {
           },
           { eventId: f.eventId, occurredAt: f.occurredAt },
         );
-        expect(clickRecordedJsonWriter()(click)).toBe(JSON.stringify(click));
+        expect(clickRecordedJsonOf(click)).toBe(JSON.stringify(click));
       }),
       { numRuns: 500 },
     );
   });
 
-  it('quotes each click’s own user agent when the agents of a run differ and repeat', () => {
+  it('is that text when its pieces are written once and shared by many clicks', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.constantFrom('A "quoted" agent', 'B\\agent', 'C\nagent'), { maxLength: 20 }),
-        (agents) => {
-          const write = clickRecordedJsonWriter();
-          const clicks = agents.map((userAgent, n) =>
-            createEvent<ClickRecorded>(
-              'ClickRecorded',
-              1,
-              {
-                linkId: 'l',
-                accountId: 'a',
-                slug: 's',
-                clickedAt: n,
-                visitorHash: 'h',
-                referrer: 'Direct',
-                country: 'XX',
-                userAgent,
-              },
-              { eventId: String(n), occurredAt: 'o' },
-            ),
-          );
-          expect(clicks.map(write)).toEqual(clicks.map((click) => JSON.stringify(click)));
+        fc.array(anyClick, { minLength: 1, maxLength: 4 }),
+        fc.array(fc.nat(), { maxLength: 30 }),
+        (kinds, picks) => {
+          // Each shared piece written once, as a batch writes it; each click takes its own id, instant and time.
+          const pieces = kinds.map(({ data }) => ({
+            link: clickRecordedPiece.link(data.linkId, data.accountId, data.slug),
+            visitorHash: clickRecordedPiece.visitorHash(data.visitorHash),
+            referrer: clickRecordedPiece.referrer(data.referrer),
+            country: clickRecordedPiece.country(data.country),
+            userAgent: clickRecordedPiece.userAgent(data.userAgent),
+          }));
+          picks.forEach((pick, n) => {
+            const kind = pick % kinds.length;
+            const click = { ...kinds[kind]!, eventId: `id-${n}`, data: { ...kinds[kind]!.data, clickedAt: n } };
+            const p = pieces[kind]!;
+            const line = clickRecordedJson(
+              click.eventId,
+              click.occurredAt,
+              n,
+              p.link,
+              p.visitorHash,
+              p.referrer,
+              p.country,
+              p.userAgent,
+            );
+            expect(line).toBe(JSON.stringify(click));
+          });
         },
       ),
     );

@@ -1,5 +1,5 @@
 import { decodeEvent, encodeEvent, type DecodeResult } from './codec';
-import { clickRecordedJsonWriter } from './click-recorded-json';
+import { clickRecordedJsonOf } from './click-recorded-json';
 import { clickEvent, type ClickEvent, type ClickRecorded } from './events';
 
 /**
@@ -15,7 +15,12 @@ import { clickEvent, type ClickEvent, type ClickRecorded } from './events';
  */
 export function encodeClickRecord(events: readonly ClickRecorded[]): Buffer {
   if (events.length === 1) return encodeEvent(events[0]!);
-  return Buffer.from(events.map(clickRecordedJsonWriter()).join('\n'), 'utf8');
+  return encodeClickLines(events.map(clickRecordedJsonOf));
+}
+
+/** A record of click events already written as JSON, one a line (`clickRecordedJson`). */
+export function encodeClickLines(lines: readonly string[]): Buffer {
+  return Buffer.from(lines.join('\n'), 'utf8');
 }
 
 /** Most clicks one record holds: a record stays far below Kafka's 1 MB default limit (a click is at most ~2 KB). */

@@ -20,4 +20,11 @@ export {
 export { envelopeOf, isoUtcMillis, type EventMeta } from './envelope';
 export { createEvent, encodeEvent, decodeEvent, type DecodeResult } from './codec';
 export { isStorableText, isStorableJson } from './storable-text';
-export { encodeClickRecord, decodeClickRecord, CLICKS_PER_RECORD, type ClickLine } from './click-records';
+export {
+  encodeClickRecord,
+  encodeClickLines,
+  decodeClickRecord,
+  CLICKS_PER_RECORD,
+  type ClickLine,
+} from './click-records';
+export { clickRecordedJson, clickRecordedJsonOf, clickRecordedPiece } from './click-recorded-json';

@@ -8,5 +8,6 @@ export { postgresLookup } from './lookup';
 export { workerClickSink, type WorkerClickSinkOptions } from './clicks/worker-click-sink';
 export type { ClickSink } from './clicks/click-sink';
 export { clickRecords } from './clicks/click-records-appender';
+export { eventLinesOf, type ClickEventLines } from './clicks/click-event';
 export type { RawClick } from './clicks/raw-click';
 export { clickEventId, clickEventIds } from './clicks/click-event-id';

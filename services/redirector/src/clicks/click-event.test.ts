@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { clickRecorded } from '@shortlink/events';
+import { clickRecorded, type ClickRecorded } from '@shortlink/events';
 import fc from 'fast-check';
 import { addressFacts } from './address-facts';
 import { toClickColumns } from './click-columns';
-import { clickEventsOf } from './click-event';
+import { clickEventLines } from './click-event';
 import { clickEventId, clickEventIds } from './click-event-id';
 import { canonicalClientAddress } from './client-address';
 import { referrerOrigin } from './referrer-origin';
@@ -30,7 +30,8 @@ const click = (ip: string): RawClick => ({
   referer: undefined,
 });
 
-const eventsOf = (clicks: RawClick[]) => clickEventsOf(toClickColumns(clicks), context);
+const linesOf = (clicks: RawClick[]) => clickEventLines(toClickColumns(clicks), context);
+const eventsOf = (clicks: RawClick[]) => linesOf(clicks).lines.map((line) => JSON.parse(line) as ClickRecorded);
 
 describe('clicks as their events', () => {
   it('are each click’s own event, whatever the batch shares between its clicks', () => {
@@ -50,29 +51,30 @@ describe('clicks as their events', () => {
     }) as fc.Arbitrary<RawClick>;
     fc.assert(
       fc.property(fc.array(raw, { maxLength: 40 }), (clicks) => {
-        const events = eventsOf(clicks);
-        expect(events).toEqual(
-          clicks.map((c) => {
-            const ip = canonicalClientAddress(c.ip);
-            return {
-              eventId: clickEventId(ids.prefix, c.clickedAt, c.sequence),
-              type: 'ClickRecorded',
-              schemaVersion: 1,
-              occurredAt: new Date(c.clickedAt).toISOString(),
-              data: {
-                linkId: c.linkId,
-                accountId: c.accountId,
-                slug: c.slug,
-                clickedAt: c.clickedAt,
-                visitorHash: visitorHash(secret, ip),
-                referrer: referrerOrigin(c.referer).slice(0, 512),
-                country: ip === '203.0.113.77' ? 'GB' : 'XX',
-                userAgent: c.userAgent.slice(0, 1024),
-              },
-            };
-          }),
-        );
-        for (const event of events) expect(clickRecorded.safeParse(event).success).toBe(true);
+        const { lines, linkIds, linkIndex } = linesOf(clicks);
+        const expected = clicks.map((c) => {
+          const ip = canonicalClientAddress(c.ip);
+          return {
+            eventId: clickEventId(ids.prefix, c.clickedAt, c.sequence),
+            type: 'ClickRecorded',
+            schemaVersion: 1,
+            occurredAt: new Date(c.clickedAt).toISOString(),
+            data: {
+              linkId: c.linkId,
+              accountId: c.accountId,
+              slug: c.slug,
+              clickedAt: c.clickedAt,
+              visitorHash: visitorHash(secret, ip),
+              referrer: referrerOrigin(c.referer).slice(0, 512),
+              country: ip === '203.0.113.77' ? 'GB' : 'XX',
+              userAgent: c.userAgent.slice(0, 1024),
+            },
+          };
+        });
+        // The very text JSON.stringify writes of the event, keys in their order: what data teams read.
+        expect(lines).toEqual(expected.map((event) => JSON.stringify(event)));
+        for (const line of lines) expect(clickRecorded.safeParse(JSON.parse(line)).success).toBe(true);
+        expect(clicks.map((_, i) => linkIds[linkIndex[i]!])).toEqual(clicks.map((c) => c.linkId));
       }),
     );
   });

@@ -1,4 +1,4 @@
-import { createEvent, type ClickRecorded } from '@shortlink/events';
+import { clickRecordedJson, clickRecordedJsonOf, clickRecordedPiece, type ClickRecorded } from '@shortlink/events';
 import type { AddressFactsOf } from './address-facts';
 import type { ClickColumns } from './click-columns';
 import { clickEventId } from './click-event-id';
@@ -24,39 +24,76 @@ function isoInstant(ms: number): string {
 const REFERRER_MAX = 512;
 const USER_AGENT_MAX = 1024;
 
+/** A batch's click events as the JSON lines of the clicks topic, and the link each is of. */
+export interface ClickEventLines {
+  /** Line i is click i's ClickRecorded event. */
+  lines: string[];
+  /** The batch's distinct link ids; `linkIndex[i]` is click i's. */
+  linkIds: readonly string[];
+  linkIndex: Uint32Array;
+}
+
 /**
- * A batch of captured clicks as events on the clicks topic. The raw IP and
- * the full referrer stop here: only the keyed visitor hash, the country and
- * the referrer's origin leave the redirector. What the batch holds once (its
- * addresses, referers and user agents) is worked out once: a referer's origin
- * is a URL parse, an address's facts an HMAC and a lookup.
+ * A batch of captured clicks as ClickRecorded events, written straight to
+ * their JSON lines. The raw IP and the full referrer stop here: only the
+ * keyed visitor hash, the country and the referrer's origin leave the
+ * redirector. What the batch holds once (its links, addresses, referers and
+ * user agents) is worked out and written once: a referer's origin is a URL
+ * parse, an address's facts an HMAC and a lookup, and each is a piece of JSON
+ * that every click sharing it takes as it is. A click adds only its own id
+ * and instant: no event object is built, and none is left for the garbage
+ * collector (docs/performance.md).
  */
-export function clickEventsOf(
+export function clickEventLines(
   columns: ClickColumns,
   { factsOf, eventIdPrefix }: { factsOf: AddressFactsOf; eventIdPrefix: string },
-): ClickRecorded[] {
+): ClickEventLines {
   const { links } = columns;
-  const facts = columns.ips.map(factsOf);
-  const origins = columns.referers.map((referer) => referrerOrigin(referer ?? undefined).slice(0, REFERRER_MAX));
-  const agents = columns.userAgents.map((agent) => agent.slice(0, USER_AGENT_MAX));
-  return Array.from(columns.sequence, (sequence, i) => {
-    const link = columns.linkIndex[i]!;
-    const address = facts[columns.ipIndex[i]!]!;
+  const linkPieces = links.linkId.map((linkId, i) =>
+    clickRecordedPiece.link(linkId, links.accountId[i]!, links.slug[i]!),
+  );
+  const visitorPieces: string[] = [];
+  const countryPieces: string[] = [];
+  for (const ip of columns.ips) {
+    const facts = factsOf(ip);
+    visitorPieces.push(clickRecordedPiece.visitorHash(facts.visitorHash));
+    countryPieces.push(clickRecordedPiece.country(facts.country));
+  }
+  const referrerPieces = columns.referers.map((referer) =>
+    clickRecordedPiece.referrer(referrerOrigin(referer ?? undefined).slice(0, REFERRER_MAX)),
+  );
+  const agentPieces = columns.userAgents.map((agent) => clickRecordedPiece.userAgent(agent.slice(0, USER_AGENT_MAX)));
+  const n = columns.sequence.length;
+  const lines = new Array<string>(n);
+  for (let i = 0; i < n; i++) {
     const clickedAt = columns.clickedAt[i]!;
-    return createEvent<ClickRecorded>(
-      'ClickRecorded',
-      1,
-      {
-        linkId: links.linkId[link]!,
-        accountId: links.accountId[link]!,
-        slug: links.slug[link]!,
-        clickedAt,
-        visitorHash: address.visitorHash,
-        referrer: origins[columns.refererIndex[i]!]!,
-        country: address.country,
-        userAgent: agents[columns.userAgentIndex[i]!]!,
-      },
-      { eventId: clickEventId(eventIdPrefix, clickedAt, sequence), occurredAt: isoInstant(clickedAt) },
+    const address = columns.ipIndex[i]!;
+    lines[i] = clickRecordedJson(
+      clickEventId(eventIdPrefix, clickedAt, columns.sequence[i]!),
+      isoInstant(clickedAt),
+      clickedAt,
+      linkPieces[columns.linkIndex[i]!]!,
+      visitorPieces[address]!,
+      referrerPieces[columns.refererIndex[i]!]!,
+      countryPieces[address]!,
+      agentPieces[columns.userAgentIndex[i]!]!,
     );
+  }
+  return { lines, linkIds: links.linkId, linkIndex: columns.linkIndex };
+}
+
+/** Events already built (the bench's producers, tests) as the lines the redirector writes. */
+export function eventLinesOf(events: readonly ClickRecorded[]): ClickEventLines {
+  const linkIds: string[] = [];
+  const known = new Map<string, number>();
+  const linkIndex = new Uint32Array(events.length);
+  events.forEach(({ data }, i) => {
+    let link = known.get(data.linkId);
+    if (link === undefined) {
+      link = linkIds.push(data.linkId) - 1;
+      known.set(data.linkId, link);
+    }
+    linkIndex[i] = link;
   });
+  return { lines: events.map(clickRecordedJsonOf), linkIds, linkIndex };
 }

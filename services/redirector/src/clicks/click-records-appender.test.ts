@@ -2,7 +2,16 @@ import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { CLICKS_PER_RECORD, createEvent, decodeClickRecord, type ClickRecorded } from '@shortlink/events';
 import { partitionOfKey, type AppendRecordsOptions, type LogAdmin, type LogProducer } from '@shortlink/kafka';
-import { adminPartitionCount, clickRecords, clickRecordsAppender, topicPartitionCount } from './click-records-appender';
+import { eventLinesOf } from './click-event';
+import {
+  adminPartitionCount,
+  clickRecords as clickRecordsOfLines,
+  clickRecordsAppender,
+  topicPartitionCount,
+} from './click-records-appender';
+
+const clickRecords = (events: ClickRecorded[], partitions: number) =>
+  clickRecordsOfLines(eventLinesOf(events), partitions);
 
 const click = (linkId: string, n: number): ClickRecorded =>
   createEvent<ClickRecorded>(
@@ -75,7 +84,7 @@ describe('appending a batch of clicks', () => {
       append: async (topic, records, options) => void appends.push({ topic, records: records.length, options }),
     } as LogProducer;
     const send = clickRecordsAppender({ producer, topic: 'clicks', partitionCount: async () => 3 });
-    await send(Array.from({ length: 10 }, (_, n) => click(randomUUID(), n)));
+    await send(eventLinesOf(Array.from({ length: 10 }, (_, n) => click(randomUUID(), n))));
     expect(appends).toEqual([
       { topic: 'clicks', records: expect.any(Number) as number, options: { compression: 'lz4' } },
     ]);

@@ -1,5 +1,6 @@
-import { CLICKS_PER_RECORD, encodeClickRecord, type ClickRecorded } from '@shortlink/events';
+import { CLICKS_PER_RECORD, encodeClickLines } from '@shortlink/events';
 import { EVENT_HEADERS, partitionOfKey, type LogAdmin, type LogProducer, type OutgoingRecord } from '@shortlink/kafka';
+import type { ClickEventLines } from './click-event';
 
 /** How long the clicks topic's partition count is trusted before it is asked again. */
 const PARTITION_COUNT_TTL_MS = 60_000;
@@ -41,22 +42,25 @@ export function adminPartitionCount(admin: LogAdmin, topic: string): () => Promi
  * way: a click held twice is twice in one partition, where the projector
  * drops the repeat.
  */
-export function clickRecords(events: readonly ClickRecorded[], partitionCount: number): OutgoingRecord[] {
-  const groups = new Map<number, ClickRecorded[]>();
-  for (const event of events) {
-    const partition = partitionOfKey(event.data.linkId, partitionCount);
+export function clickRecords(clicks: ClickEventLines, partitionCount: number): OutgoingRecord[] {
+  const { lines, linkIds, linkIndex } = clicks;
+  // A link's partition is a hash of its id: worked out once for each link of the batch.
+  const partitionOf = linkIds.map((linkId) => partitionOfKey(linkId, partitionCount));
+  const groups = new Map<number, number[]>();
+  for (let i = 0; i < lines.length; i++) {
+    const partition = partitionOf[linkIndex[i]!]!;
     const group = groups.get(partition);
-    if (group) group.push(event);
-    else groups.set(partition, [event]);
+    if (group) group.push(i);
+    else groups.set(partition, [i]);
   }
   const records: OutgoingRecord[] = [];
   for (const group of groups.values()) {
-    for (let i = 0; i < group.length; i += CLICKS_PER_RECORD) {
-      const clicks = group.slice(i, i + CLICKS_PER_RECORD);
+    for (let start = 0; start < group.length; start += CLICKS_PER_RECORD) {
+      const members = group.slice(start, start + CLICKS_PER_RECORD);
       records.push({
-        key: clicks[0]!.data.linkId,
-        value: encodeClickRecord(clicks),
-        headers: { [EVENT_HEADERS.type]: 'ClickRecorded', [EVENT_HEADERS.count]: String(clicks.length) },
+        key: linkIds[linkIndex[members[0]!]!]!,
+        value: encodeClickLines(members.map((i) => lines[i]!)),
+        headers: { [EVENT_HEADERS.type]: 'ClickRecorded', [EVENT_HEADERS.count]: String(members.length) },
       });
     }
   }
@@ -73,10 +77,10 @@ export interface ClickRecordsAppenderOptions {
 /** Appends a batch of clicks in as few records as the rule above allows; resolves once they are durable. */
 export function clickRecordsAppender({ producer, topic, ...options }: ClickRecordsAppenderOptions) {
   const partitionCount = topicPartitionCount(options.partitionCount);
-  return async (events: ClickRecorded[]): Promise<void> => {
+  return async (clicks: ClickEventLines): Promise<void> => {
     // LZ4: a batch of clicks is about 2.6 times smaller, and kafkajs copies and
     // checksums each batch several times on its way to the socket; the click
     // worker spends about a third less (docs/performance.md).
-    await producer.append(topic, clickRecords(events, await partitionCount()), { compression: 'lz4' });
+    await producer.append(topic, clickRecords(clicks, await partitionCount()), { compression: 'lz4' });
   };
 }

@@ -2,7 +2,7 @@ import type { LogAdmin, LogProducer } from '@shortlink/kafka';
 import { ClickQueue, type ClickQueueStats, type QueueLogger } from './click-queue';
 import { addressFacts, type AddressFactsOptions } from './address-facts';
 import { toClickColumns } from './click-columns';
-import { clickEventsOf } from './click-event';
+import { clickEventLines } from './click-event';
 import type { RawClick } from './raw-click';
 import { adminPartitionCount, clickRecordsAppender } from './click-records-appender';
 
@@ -59,8 +59,8 @@ export function inProcessClickSink(options: InProcessClickSinkOptions): ClickSin
     maxBatch: CLICK_BATCH,
     flushIntervalMs: CLICK_FLUSH_INTERVAL_MS,
     logger: options.logger,
-    // Built a batch at a time, as in the click worker: the same columns, the same events.
-    send: (clicks) => append(clickEventsOf(toClickColumns(clicks), building)),
+    // Written a batch at a time, as in the click worker: the same columns, the same lines.
+    send: (clicks) => append(clickEventLines(toClickColumns(clicks), building)),
   });
   return {
     push: (click) => queue.push(click),

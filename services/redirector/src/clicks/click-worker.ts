@@ -1,7 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { createKafka, kafkaLogClient, type KafkaLogger } from '@shortlink/kafka';
 import { addressFacts } from './address-facts';
-import { clickEventsOf } from './click-event';
+import { clickEventLines } from './click-event';
 import { adminPartitionCount, clickRecordsAppender } from './click-records-appender';
 import { loadCountryLookup } from './country';
 import {
@@ -55,7 +55,7 @@ port.on('message', (message: ToClickWorker) => {
     return;
   }
   const { batch, clicks } = message;
-  send(clickEventsOf(clicks, building)).then(
+  send(clickEventLines(clicks, building)).then(
     () => post({ type: 'sent', batch }),
     (err: unknown) => post({ type: 'send-failed', batch, message: messageOf(err) }),
   );
