@@ -5,6 +5,9 @@ import { partitionOfKey, type AppendRecordsOptions, type LogAdmin, type LogProdu
 import { eventLinesOf } from './click-event';
 import {
   adminPartitionCount,
+  CLICK_PARTITION_BYTES,
+  CLICK_RECORD_BYTES,
+  clickAppends,
   clickRecords as clickRecordsOfLines,
   clickRecordsAppender,
   topicPartitionCount,
@@ -13,7 +16,7 @@ import {
 const clickRecords = (events: ClickRecorded[], partitions: number) =>
   clickRecordsOfLines(eventLinesOf(events), partitions);
 
-const click = (linkId: string, n: number): ClickRecorded =>
+const click = (linkId: string, n: number, userAgent = 'Mozilla/5.0'): ClickRecorded =>
   createEvent<ClickRecorded>(
     'ClickRecorded',
     1,
@@ -25,7 +28,7 @@ const click = (linkId: string, n: number): ClickRecorded =>
       visitorHash: 'a'.repeat(64),
       referrer: 'Direct',
       country: 'DE',
-      userAgent: 'Mozilla/5.0',
+      userAgent,
     },
     { eventId: randomUUID(), occurredAt: new Date(1_795_000_000_000 + n).toISOString() },
   );
@@ -65,6 +68,50 @@ describe('clicks as records of shortlink.clicks.v2', () => {
     );
   });
 
+  it('keeps a record under CLICK_RECORD_BYTES and a partition’s share of an append under CLICK_PARTITION_BYTES', () => {
+    // Long agents of one-, two- and three-byte characters: lines of up to about 3.3 KB, on a few links.
+    const agent = fc
+      .tuple(fc.constantFrom('a', 'é', '中'), fc.integer({ min: 1, max: 1024 }))
+      .map(([c, n]) => c.repeat(n));
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.nat(2), agent), { minLength: 200, maxLength: 2500, size: 'max' }),
+        fc.integer({ min: 1, max: 4 }),
+        (picks, partitions) => {
+          const events = picks.map(([link, userAgent], n) => click(links[link]!, n, userAgent));
+          const appends = clickAppends(eventLinesOf(events), partitions);
+          const seen: ClickRecorded[] = [];
+          for (const records of appends) {
+            expect(records.length).toBeGreaterThan(0);
+            const bytes = new Map<number, number>();
+            for (const record of records) {
+              const size = (record.value as Buffer).length;
+              const inRecord = clicksOf(record.value) as ClickRecorded[];
+              if (inRecord.length > 1) expect(size).toBeLessThanOrEqual(CLICK_RECORD_BYTES);
+              const partition = partitionOfKey(record.key!, partitions);
+              bytes.set(partition, (bytes.get(partition) ?? 0) + size);
+              seen.push(...inRecord);
+            }
+            for (const total of bytes.values()) expect(total).toBeLessThanOrEqual(CLICK_PARTITION_BYTES);
+          }
+          // Each click once, and a link's clicks in order across the appends, made one after the other.
+          expect(seen).toHaveLength(events.length);
+          for (const link of links.slice(0, 3)) {
+            const order = (list: ClickRecorded[]) => list.filter((e) => e.data.linkId === link).map((e) => e.eventId);
+            expect(order(seen)).toEqual(order(events));
+          }
+        },
+      ),
+      // A failing case is reported as found: shrinking arrays of thousands of long lines would take minutes.
+      { numRuns: 15, endOnFailure: true },
+    );
+  });
+
+  it('needs one append for an ordinary batch', () => {
+    const events = Array.from({ length: 2000 }, (_, n) => click(links[n % 3]!, n));
+    expect(clickAppends(eventLinesOf(events), 6)).toHaveLength(1);
+  });
+
   it('groups a batch sent again exactly as the first time', () => {
     const events = Array.from({ length: 500 }, (_, n) => click(links[n % links.length]!, n));
     const plain = (records: ReturnType<typeof clickRecords>) => records.map((r) => [r.key, String(r.value)]);
@@ -78,6 +125,28 @@ describe('clicks as records of shortlink.clicks.v2', () => {
 });
 
 describe('appending a batch of clicks', () => {
+  it('makes a batch too large for one append in several, one after the other', async () => {
+    const appends: number[] = [];
+    let open = 0;
+    const producer = {
+      append: async (_topic, records) => {
+        expect(open).toBe(0);
+        open++;
+        await new Promise((r) => setTimeout(r, 5));
+        open--;
+        appends.push(records.length);
+      },
+    } as LogProducer;
+    const send = clickRecordsAppender({ producer, topic: 'clicks', partitionCount: async () => 1 });
+    // About 2.2 MB of one link's clicks: ten records of 200 lines (about 226 KB), three to an append of at most 768 KB.
+    await send(
+      eventLinesOf(
+        Array.from({ length: 2000 }, (_, n) => click('9f1c2d3e-4b5a-4c6d-8e7f-0a1b2c3d4e5f', n, 'x'.repeat(800))),
+      ),
+    );
+    expect(appends).toEqual([3, 3, 3, 1]);
+  });
+
   it('asks for LZ4-compressed batches, in one append', async () => {
     const appends: { topic: string; records: number; options: AppendRecordsOptions | undefined }[] = [];
     const producer = {

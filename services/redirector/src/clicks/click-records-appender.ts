@@ -34,15 +34,35 @@ export function adminPartitionCount(admin: LogAdmin, topic: string): () => Promi
 }
 
 /**
- * Clicks as records of the clicks topic (`shortlink.clicks.v2`): the clicks
- * of a batch are grouped by the partition their link id goes to, and each
- * group becomes records of up to CLICKS_PER_RECORD clicks, keyed by the link
- * id of the first. So every click of a link is still in its link's partition
- * (in order, as before), and a batch sent again groups its clicks the same
- * way: a click held twice is twice in one partition, where the projector
- * drops the repeat.
+ * Most bytes of click lines in one record. A record is at most
+ * CLICKS_PER_RECORD lines, but a line can be a few kilobytes (a user agent
+ * of 1,024 characters, each up to three bytes): a record that would pass
+ * this is split in two, as often as needed.
  */
-export function clickRecords(clicks: ClickEventLines, partitionCount: number): OutgoingRecord[] {
+export const CLICK_RECORD_BYTES = 256 * 1024;
+/**
+ * Most bytes of click records one append puts in one partition. Kafka takes
+ * all of a request's records for a partition as one batch and refuses a
+ * batch larger than the topic's `max.message.bytes` (1 MB by default) with
+ * a fatal error, compressed or not: a flood of long random user agents on
+ * one link did that to a batch of 1,000 clicks, and the batch was retried
+ * for ever. Uncompressed bytes are counted, so even lines that do not
+ * compress stay below the limit; a batch over it goes in several appends.
+ */
+export const CLICK_PARTITION_BYTES = 768 * 1024;
+
+/**
+ * Clicks as records of the clicks topic (`shortlink.clicks.v2`), in appends:
+ * the clicks of a batch are grouped by the partition their link id goes to,
+ * and each group becomes records of up to CLICKS_PER_RECORD clicks (and
+ * CLICK_RECORD_BYTES), keyed by the link id of the first. So every click of a
+ * link is still in its link's partition, in order, the appends being made
+ * one after the other; and a batch sent again groups its clicks the same
+ * way: a click held twice is twice in one partition, where the projector
+ * drops the repeat. Nearly every batch is one append; one holds at most
+ * CLICK_PARTITION_BYTES of any partition.
+ */
+export function clickAppends(clicks: ClickEventLines, partitionCount: number): OutgoingRecord[][] {
   const { lines, linkIds, linkIndex } = clicks;
   // A link's partition is a hash of its id: worked out once for each link of the batch.
   const partitionOf = linkIds.map((linkId) => partitionOfKey(linkId, partitionCount));
@@ -53,18 +73,42 @@ export function clickRecords(clicks: ClickEventLines, partitionCount: number): O
     if (group) group.push(i);
     else groups.set(partition, [i]);
   }
-  const records: OutgoingRecord[] = [];
-  for (const group of groups.values()) {
-    for (let start = 0; start < group.length; start += CLICKS_PER_RECORD) {
-      const members = group.slice(start, start + CLICKS_PER_RECORD);
-      records.push({
+  const recordsOf = (members: number[]): (OutgoingRecord & { value: Buffer })[] => {
+    const value = encodeClickLines(members.map((i) => lines[i]!));
+    if (value.length > CLICK_RECORD_BYTES && members.length > 1) {
+      const half = members.length >> 1;
+      return [...recordsOf(members.slice(0, half)), ...recordsOf(members.slice(half))];
+    }
+    return [
+      {
         key: linkIds[linkIndex[members[0]!]!]!,
-        value: encodeClickLines(members.map((i) => lines[i]!)),
+        value,
         headers: { [EVENT_HEADERS.type]: 'ClickRecorded', [EVENT_HEADERS.count]: String(members.length) },
-      });
+      },
+    ];
+  };
+  const appends: OutgoingRecord[][] = [];
+  for (const group of groups.values()) {
+    let append = 0;
+    let bytes = 0;
+    for (let start = 0; start < group.length; start += CLICKS_PER_RECORD) {
+      for (const record of recordsOf(group.slice(start, start + CLICKS_PER_RECORD))) {
+        const size = record.value.length;
+        if (bytes > 0 && bytes + size > CLICK_PARTITION_BYTES) {
+          append++;
+          bytes = 0;
+        }
+        (appends[append] ??= []).push(record);
+        bytes += size;
+      }
     }
   }
-  return records;
+  return appends;
+}
+
+/** Every record of a batch's appends, in order (the bench's producers, which append themselves). */
+export function clickRecords(clicks: ClickEventLines, partitionCount: number): OutgoingRecord[] {
+  return clickAppends(clicks, partitionCount).flat();
 }
 
 export interface ClickRecordsAppenderOptions {
@@ -74,13 +118,15 @@ export interface ClickRecordsAppenderOptions {
   topic: string;
 }
 
-/** Appends a batch of clicks in as few records as the rule above allows; resolves once they are durable. */
+/** Appends a batch of clicks in as few records and appends as the rules above allow; resolves once all are durable. */
 export function clickRecordsAppender({ producer, topic, ...options }: ClickRecordsAppenderOptions) {
   const partitionCount = topicPartitionCount(options.partitionCount);
   return async (clicks: ClickEventLines): Promise<void> => {
     // LZ4: a batch of clicks is about 2.6 times smaller, and kafkajs copies and
     // checksums each batch several times on its way to the socket; the click
     // worker spends about a third less (docs/performance.md).
-    await producer.append(topic, clickRecords(clicks, await partitionCount()), { compression: 'lz4' });
+    for (const records of clickAppends(clicks, await partitionCount())) {
+      await producer.append(topic, records, { compression: 'lz4' });
+    }
   };
 }
