@@ -7,6 +7,7 @@ import { ClickQueue } from './click-queue';
 import { CLICK_BATCH, CLICK_CAPACITY, CLICK_FLUSH_INTERVAL_MS, type ClickSink } from './click-sink';
 import type { RawClick } from './raw-click';
 import type { ClickWorkerData, FromClickWorker, ToClickWorker } from './worker-protocol';
+import { CLICK_WORKER_SEMI_SPACE_MB, workerWithYoungGeneration } from './worker-young-generation';
 
 export interface WorkerClickSinkOptions extends ClickWorkerData {
   logger: KafkaLogger;
@@ -59,7 +60,10 @@ export function workerClickSink(options: WorkerClickSinkOptions): ClickSink {
   let onStopped: (() => void) | undefined;
 
   function spawn(): Promise<Worker> {
-    const candidate = new Worker(file, { workerData, argv: options.workerArgs ?? [] });
+    const candidate = workerWithYoungGeneration(
+      CLICK_WORKER_SEMI_SPACE_MB,
+      () => new Worker(file, { workerData, argv: options.workerArgs ?? [] }),
+    );
     let refused = false;
     return new Promise<Worker>((resolve, reject) => {
       candidate.on('message', (message: FromClickWorker) => {
