@@ -50,6 +50,8 @@ export function workerWithYoungGeneration(
     setFlagsFromString(`${FLAG}=${before}`);
     throw err;
   }
+  // Once, at the first of the three: a worker's later exit must not put the
+  // flag back while another worker is being made with it.
   let restored = false;
   const restore = () => {
     if (restored) return;
