@@ -44,6 +44,7 @@ it('runs every benchmark end to end (quick)', async () => {
     const {
       redirect,
       clickCost,
+      clickWorker,
       create,
       bulk,
       ingestion,
@@ -63,6 +64,10 @@ it('runs every benchmark end to end (quick)', async () => {
     // Every 302 the client got was a click; a few more were answered as the run ended.
     expect(clickCost!.runs[1]!.clicks).toBeGreaterThanOrEqual(clickCost!.runs[1]!.requests);
     expect(clickCost!.clicksDropped).toBe(0);
+    expect(clickWorker!.runs.map((r) => [r.idle.clicks, r.clicking.clicks])).toEqual([[0, 1000]]);
+    // The warm-up's clicks and the window's, every one acknowledged by Kafka.
+    expect(clickWorker!.clicksSent).toBe(2000);
+    expect(clickWorker!.clicksDropped).toBe(0);
     expect(create!.created).toBeGreaterThan(0);
     expect(create!.atRate!.created).toBeGreaterThan(0);
     expect(bulk!.created).toBeGreaterThan(0);

@@ -78,7 +78,7 @@ export function threadCpuMs(pid: number): Record<string, number> {
 }
 
 /** The broker `npm run infra:up` started, if that is the one the bench talks to. */
-function localBrokerPid(root: string, brokers: string): number | null {
+export function localBrokerPid(root: string, brokers: string): number | null {
   if (brokers !== '127.0.0.1:9092' && brokers !== 'localhost:9092') return null;
   try {
     const pid = Number(readFileSync(join(root, '.infra', 'kafka', 'kafka.pid'), 'utf8').trim());

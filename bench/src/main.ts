@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- redirect|click-cost|create|bulk|ingestion|analytics|list|previews|preview-memory|rebuild|embedded|cold-cache ...] [--quick] [--node-arg=<flag> ...] [--addresses=zipf|distinct|loopback]`
+ * `npm run bench [-- redirect|click-cost|click-worker|create|bulk|ingestion|analytics|list|previews|preview-memory|rebuild|embedded|cold-cache ...] [--quick] [--node-arg=<flag> ...] [--addresses=zipf|distinct|loopback]`
  *
  * Runs each benchmark against the real local stack (`npm run infra:up`: Kafka,
  * Postgres, the ClickHouse engine), each in its own scratch databases and
@@ -17,6 +17,7 @@ import { parseArgs } from 'node:util';
 import { benchAnalytics } from './analytics';
 import { benchBulk } from './bulk';
 import { benchClickCost } from './click-cost';
+import { benchClickWorker } from './click-worker';
 import { CLIENT_ADDRESSES, type ClientAddresses } from './client-addresses';
 import { benchColdCache } from './cold-cache';
 import { benchCreate } from './create';
@@ -33,6 +34,7 @@ import { formatReport, type Report } from './report';
 const PARTS = [
   'redirect',
   'click-cost',
+  'click-worker',
   'create',
   'bulk',
   'ingestion',
@@ -127,6 +129,15 @@ async function main(): Promise<void> {
           durationSeconds: quick ? 1 : 10,
           connections: 50,
           rounds: quick ? 1 : 2,
+          addresses,
+        });
+      } else if (part === 'click-worker') {
+        report.results.clickWorker = await benchClickWorker(ROOT, stack, {
+          links: quick ? 50 : 1000,
+          ratePerSecond: quick ? 1000 : 10_000,
+          durationSeconds: quick ? 1 : 10,
+          rounds: quick ? 1 : 3,
+          warmUpSeconds: quick ? 1 : 45,
           addresses,
         });
       } else if (part === 'create') {

@@ -1,6 +1,7 @@
 import type { AnalyticsResult } from './analytics';
 import type { BulkResult } from './bulk';
 import type { ClickCostResult } from './click-cost';
+import type { ClickWorkerResult } from './click-worker';
 import type { ColdCacheResult } from './cold-cache';
 import type { CreateResult } from './create';
 import type { EmbeddedResult } from './embedded';
@@ -20,6 +21,7 @@ export interface Report {
   results: {
     redirect?: RedirectResult;
     clickCost?: ClickCostResult;
+    clickWorker?: ClickWorkerResult;
     create?: CreateResult;
     bulk?: BulkResult;
     ingestion?: IngestionResult;
@@ -67,7 +69,7 @@ const n = (v: number) => v.toLocaleString('en-US', { maximumFractionDigits: 2 })
 /** A Markdown table (what the README's Performance section shows). */
 export function formatReport(report: Report): string {
   const rows: string[][] = [];
-  const { clickCost } = report.results;
+  const { clickCost, clickWorker } = report.results;
   const { redirect, create, bulk, ingestion, analytics, list, previews, previewMemory, rebuild, embedded, coldCache } =
     report.results;
   if (redirect) {
@@ -102,6 +104,15 @@ export function formatReport(report: Report): string {
       `${clickCost.pipelineUsPerClick === null ? 'n/a (remote broker)' : `${n(clickCost.pipelineUsPerClick)} µs/click`} (goal ≤ ${GOALS.clickPipelineUs})`,
       `redirector ${n(clickCost.redirectorUsPerClick)} µs (redirect thread ${n(clickCost.byThreadUsPerClick.redirectThread)}, click worker ${n(clickCost.byThreadUsPerClick.clickWorker)}, other threads ${n(clickCost.byThreadUsPerClick.otherThreads)}) + broker ${clickCost.brokerUsPerClick === null ? 'n/a' : n(clickCost.brokerUsPerClick)} µs; a redirect alone ${n(clickCost.redirectUs)} µs`,
       verdict(clickCost.pipelineUsPerClick !== null && clickCost.pipelineUsPerClick <= GOALS.clickPipelineUs),
+    ]);
+  }
+  if (clickWorker) {
+    const us = clickWorker.usPerClick;
+    rows.push([
+      `Click sink alone, ${n(clickWorker.ratePerSecond)} clicks/s (clients: ${clickWorker.addresses})`,
+      `${us.pipeline === null ? 'n/a (remote broker)' : `${n(us.pipeline)} µs/click`} (goal ≤ ${GOALS.clickPipelineUs})`,
+      `hand-off ${n(us.handOff)}, click worker ${n(us.clickWorker)}, other threads ${n(us.otherThreads)}, broker ${us.broker === null ? 'n/a' : n(us.broker)} µs; ${n(clickWorker.clicksSent)} sent, ${n(clickWorker.clicksDropped)} dropped`,
+      verdict(us.pipeline !== null && us.pipeline <= GOALS.clickPipelineUs && clickWorker.clicksDropped === 0),
     ]);
   }
   if (create) {
