@@ -7,7 +7,7 @@ import { ClickQueue } from './click-queue';
 import { CLICK_BATCH, CLICK_CAPACITY, CLICK_FLUSH_INTERVAL_MS, type ClickSink } from './click-sink';
 import type { RawClick } from './raw-click';
 import type { ClickWorkerData, FromClickWorker, ToClickWorker } from './worker-protocol';
-import { CLICK_WORKER_SEMI_SPACE_MB, workerWithYoungGeneration } from './worker-young-generation';
+import { CLICK_WORKER_YOUNG_GENERATION, workerWithYoungGeneration } from './worker-young-generation';
 
 export interface WorkerClickSinkOptions extends ClickWorkerData {
   logger: KafkaLogger;
@@ -61,8 +61,8 @@ export function workerClickSink(options: WorkerClickSinkOptions): ClickSink {
 
   function spawn(): Promise<Worker> {
     const candidate = workerWithYoungGeneration(
-      CLICK_WORKER_SEMI_SPACE_MB,
-      () => new Worker(file, { workerData, argv: options.workerArgs ?? [] }),
+      CLICK_WORKER_YOUNG_GENERATION,
+      (resourceLimits) => new Worker(file, { workerData, argv: options.workerArgs ?? [], resourceLimits }),
     );
     let refused = false;
     return new Promise<Worker>((resolve, reject) => {

@@ -1,23 +1,37 @@
 import { setFlagsFromString } from 'node:v8';
-import type { Worker } from 'node:worker_threads';
+import type { ResourceLimits, Worker } from 'node:worker_threads';
+
+/** A worker's young generation, by the two settings V8 takes for it. */
+export interface YoungGeneration {
+  /** The least new space, in MB (V8's `--min-semi-space-size`, the process's, read as an isolate is made). */
+  minSemiSpaceMb: number;
+  /** The worker's own resource limit; V8 lets its new space grow to two thirds of it. */
+  maxYoungGenerationSizeMb: number;
+}
 
 /**
- * The click worker's young generation: semi-spaces of at least this many MB
- * (V8's largest by default on 64-bit machines is 16).
+ * The click worker's young generation: a new space of 4 MB at least and 8 at
+ * most (as `v8.getHeapSpaceStatistics()` tells it), where V8's own is 1-2 MB
+ * when idle and up to 32 under load.
  *
- * Why: V8 shrinks an isolate's young generation while it allocates little, as
- * the click worker does whenever no one clicks (a crawler's redirects are not
- * clicks). When clicks come back, a young generation of 1 MB is collected
- * every few milliseconds, and a batch held for its 50 ms linger and its
- * produce round trip is promoted whole to the old generation, which fills
- * and is marked and compacted again and again: 8 to 12 full collections in
- * the first seconds of each burst of clicks in the click-cost benchmark,
- * mostly on V8's helper threads, none once the young generation had grown
- * back; with it held at 16 MB, none at all, and the helper threads' share of
- * a click went from about 7.5 µs to 2.4 (docs/performance.md). It costs at
- * most 32 MB of the worker's memory.
+ * At least: V8 shrinks an isolate's young generation while it allocates
+ * little, as the click worker does whenever no one clicks (a crawler's
+ * redirects are not clicks). When clicks come back, a young generation of a
+ * MB or two is collected every few milliseconds, and the batches in flight
+ * are promoted whole to the old generation: 8 to 12 full collections in the
+ * first seconds of each burst of clicks in the click-cost benchmark.
+ *
+ * At most: with a young generation of 16-32 MB and an old one of some 25 MB
+ * (mostly the remembered addresses), once the worker's first full
+ * collection had happened, some 40 s into steady clicks, V8 started marking
+ * again as soon as each one ended (`--trace-incremental-marking`: started by
+ * its task with 24 MB of room left under its limit): the worker was marked
+ * and compacted about four times a second, for as long as clicks came,
+ * instead of scavenged, and a click cost 8-11 µs more, most of it on V8's
+ * helper threads. With at most 8 MB it is scavenged as before
+ * (docs/performance.md).
  */
-export const CLICK_WORKER_SEMI_SPACE_MB = 16;
+export const CLICK_WORKER_YOUNG_GENERATION: YoungGeneration = { minSemiSpaceMb: 4, maxYoungGenerationSizeMb: 12 };
 
 const FLAG = '--min-semi-space-size';
 
@@ -31,21 +45,22 @@ function processSetting(execArgv: readonly string[]): number {
 }
 
 /**
- * Makes a worker whose young generation's semi-spaces never shrink below
- * `semiSpaceMb`. The flag is the process's, and V8 reads it when it makes an
- * isolate, on the new thread: it is set for that moment only, and put back
- * once the worker is online (or has failed), so no other isolate gets it.
+ * Makes a worker with that young generation. The most is the worker's own
+ * resource limit, given to `make`. The least is a flag of the process's,
+ * which V8 reads when it makes an isolate, on the new thread: it is set for
+ * that moment only, and put back once the worker is online (or has failed),
+ * so no other isolate gets it.
  */
 export function workerWithYoungGeneration(
-  semiSpaceMb: number,
-  make: () => Worker,
+  { minSemiSpaceMb, maxYoungGenerationSizeMb }: YoungGeneration,
+  make: (resourceLimits: ResourceLimits) => Worker,
   execArgv: readonly string[] = process.execArgv,
 ): Worker {
   const before = processSetting(execArgv);
-  setFlagsFromString(`${FLAG}=${Math.max(semiSpaceMb, before)}`);
+  setFlagsFromString(`${FLAG}=${minSemiSpaceMb}`);
   let worker: Worker;
   try {
-    worker = make();
+    worker = make({ maxYoungGenerationSizeMb });
   } catch (err) {
     setFlagsFromString(`${FLAG}=${before}`);
     throw err;
