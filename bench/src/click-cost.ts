@@ -1,9 +1,8 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { ClientAddresses } from './client-addresses';
 import { runLoad, round, sleep } from './measure';
 import { CHROME_UA } from './redirect';
 import { createLinks, type BenchStack } from './stack';
+import { busiestThread, localBrokerPid, processCpuMs, threadCpuMs, threadCpuSince } from './thread-cpu';
 
 export const CRAWLER_UA = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
 
@@ -52,41 +51,6 @@ export interface ClickCostResult {
   /** The click pipeline: everything a click adds, in every thread of the redirector and in the broker. */
   pipelineUsPerClick: number | null;
   clicksDropped: number;
-}
-
-/** utime + stime of a process, all its threads, in ms (from /proc). */
-export function processCpuMs(pid: number, thread?: string): number {
-  const stat = readFileSync(thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`, 'utf8');
-  // The command name may hold spaces: fields are counted from after its closing parenthesis.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const ticks = Number(fields[11]) + Number(fields[12]);
-  return (ticks * 1000) / 100;
-}
-
-/** utime + stime of each thread of a process but its main one, in ms, by thread id. */
-export function threadCpuMs(pid: number): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    if (tid === String(pid)) continue;
-    try {
-      out[tid] = processCpuMs(pid, tid);
-    } catch {
-      // The thread ended between the listing and the read.
-    }
-  }
-  return out;
-}
-
-/** The broker `npm run infra:up` started, if that is the one the bench talks to. */
-export function localBrokerPid(root: string, brokers: string): number | null {
-  if (brokers !== '127.0.0.1:9092' && brokers !== 'localhost:9092') return null;
-  try {
-    const pid = Number(readFileSync(join(root, '.infra', 'kafka', 'kafka.pid'), 'utf8').trim());
-    processCpuMs(pid);
-    return pid;
-  } catch {
-    return null;
-  }
 }
 
 /**
@@ -155,9 +119,7 @@ export async function benchClickCost(
         clicks: after.queued - before.queued,
         redirectorCpuMs: cpu1 - cpu0,
         redirectThreadCpuMs: main1 - main0,
-        otherThreadsCpuMs: Object.fromEntries(
-          Object.entries(threads1).map(([tid, ms]) => [tid, ms - (threads0[tid] ?? 0)]),
-        ),
+        otherThreadsCpuMs: threadCpuSince(threads0, threads1),
         brokerCpuMs: brokerPid === null ? null : broker1 - broker0,
       });
     }
@@ -182,11 +144,7 @@ export async function benchClickCost(
   const added = (f: (run: CostRun) => number) =>
     (perRequestUs('browser', f) - perRequestUs('crawler', f)) / Math.max(clicksPerRequest, 1e-9);
   const redirectorUsPerClick = added((run) => run.redirectorCpuMs);
-  const busiest = new Map<string, number>();
-  for (const run of runs.filter((r) => r.traffic === 'browser')) {
-    for (const [tid, ms] of Object.entries(run.otherThreadsCpuMs)) busiest.set(tid, (busiest.get(tid) ?? 0) + ms);
-  }
-  const clickWorker = [...busiest].sort((a, b) => b[1] - a[1])[0]?.[0];
+  const clickWorker = busiestThread(runs.filter((r) => r.traffic === 'browser').map((r) => r.otherThreadsCpuMs));
   const workerMs = (run: CostRun) => (clickWorker === undefined ? 0 : (run.otherThreadsCpuMs[clickWorker] ?? 0));
   const byThreadUsPerClick = {
     redirectThread: round(added((run) => run.redirectThreadCpuMs)),

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { clickEventIds, workerClickSink, type RawClick } from '@shortlink/service-redirector';
 import { clientAddressSampler, type ClientAddresses } from './client-addresses';
-import { localBrokerPid, processCpuMs, threadCpuMs } from './click-cost';
 import { round, sleep } from './measure';
 import { CHROME_UA } from './redirect';
 import type { BenchStack } from './stack';
+import { busiestThread, localBrokerPid, processCpuMs, threadCpuMs, threadCpuSince } from './thread-cpu';
 
 export interface ClickWorkerOptions {
   links: number;
@@ -120,12 +120,13 @@ export async function benchClickWorker(
       await sleep(10);
     }
   };
-  const window = async (clicks: RawClick[] | undefined, seconds: number): Promise<WorkerWindow> => {
+  /** A window of the part's length, with these clicks fed at the rate, or none. */
+  const window = async (clicks?: RawClick[]): Promise<WorkerWindow> => {
     const main0 = processCpuMs(process.pid, String(process.pid));
     const threads0 = threadCpuMs(process.pid);
     const broker0 = brokerPid === null ? 0 : processCpuMs(brokerPid);
     if (clicks) await feed(clicks);
-    else await sleep(seconds * 1000);
+    else await sleep(options.durationSeconds * 1000);
     // The last batch goes out within the queue's flush interval; the same wait for both windows.
     await sleep(1000);
     const main1 = processCpuMs(process.pid, String(process.pid));
@@ -134,9 +135,7 @@ export async function benchClickWorker(
     return {
       clicks: clicks?.length ?? 0,
       mainThreadCpuMs: main1 - main0,
-      otherThreadsCpuMs: Object.fromEntries(
-        Object.entries(threads1).map(([tid, ms]) => [tid, ms - (threads0[tid] ?? 0)]),
-      ),
+      otherThreadsCpuMs: threadCpuSince(threads0, threads1),
       brokerCpuMs: brokerPid === null ? null : broker1 - broker0,
     };
   };
@@ -148,9 +147,9 @@ export async function benchClickWorker(
     await feed(makeClicks(options.ratePerSecond * options.warmUpSeconds));
     await sink.flush();
     for (let r = 0; r < options.rounds; r++) {
-      const idle = await window(undefined, options.durationSeconds);
+      const idle = await window();
       const clicks = makeClicks(count);
-      const clicking = await window(clicks, options.durationSeconds);
+      const clicking = await window(clicks);
       runs.push({ idle, clicking });
     }
     await sink.flush();
@@ -158,11 +157,7 @@ export async function benchClickWorker(
     await sink.stop(10_000);
   }
 
-  const busiest = new Map<string, number>();
-  for (const { clicking } of runs) {
-    for (const [tid, ms] of Object.entries(clicking.otherThreadsCpuMs)) busiest.set(tid, (busiest.get(tid) ?? 0) + ms);
-  }
-  const worker = [...busiest].sort((a, b) => b[1] - a[1])[0]?.[0];
+  const worker = busiestThread(runs.map((run) => run.clicking.otherThreadsCpuMs));
   const workerMs = (w: WorkerWindow) => (worker === undefined ? 0 : (w.otherThreadsCpuMs[worker] ?? 0));
   const othersMs = (w: WorkerWindow) => Object.values(w.otherThreadsCpuMs).reduce((s, ms) => s + ms, 0) - workerMs(w);
   const clicks = runs.reduce((s, run) => s + run.clicking.clicks, 0);
