@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { clickEventIds, workerClickSink, type RawClick } from '@shortlink/service-redirector';
 import { clientAddressSampler, type ClientAddresses } from './client-addresses';
-import { round, sleep } from './measure';
+import { quiet, round, sleep } from './measure';
 import { CHROME_UA } from './redirect';
 import type { BenchStack } from './stack';
 import { busiestThread, localBrokerPid, processCpuMs, threadCpuMs, threadCpuSince } from './thread-cpu';
@@ -74,7 +74,6 @@ export async function benchClickWorker(
 ): Promise<ClickWorkerResult> {
   const brokers = stack.env.KAFKA_BROKERS ?? '127.0.0.1:9092';
   const eventIds = clickEventIds();
-  const quiet = { error: () => undefined, warn: () => undefined, info: () => undefined, debug: () => undefined };
   const sink = workerClickSink({
     brokers: brokers.split(','),
     clientId: 'bench-click-worker',

@@ -2,6 +2,9 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import type { LoadOptions, LoadSummary } from './load';
 
+/** A logger that says nothing: the bench reports its own figures, not its clients' logs. */
+export const quiet = { error() {}, warn() {}, info() {}, debug() {} };
+
 /** Runs the load generator in its own process and returns its summary. */
 export function runLoad(root: string, options: LoadOptions): Promise<LoadSummary> {
   return new Promise((resolve, reject) => {

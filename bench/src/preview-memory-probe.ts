@@ -31,6 +31,7 @@ import {
 import { createMetricsRegistry } from '@shortlink/metrics';
 import { composePreviewWorker } from '@shortlink/service-preview-worker';
 import { uniqueSuffix } from '@shortlink/testing';
+import { quiet, sleep } from './measure';
 
 export interface PreviewMemoryProbe {
   links: number;
@@ -48,8 +49,6 @@ export interface PreviewMemoryProbe {
 const HOSTS = 20;
 /** Pages per host when links share destinations (the previews part's shape: most links share one). */
 const SHARED_PAGES = 200;
-const quiet = { error() {}, warn() {}, info() {}, debug() {} };
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A page host that takes requests and never answers them: what it is asked for stays pending. */
 async function hangingHost(): Promise<{ origin: string; close(): void }> {

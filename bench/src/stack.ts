@@ -12,6 +12,7 @@ import {
   type InfraEnv,
   type RunningProcess,
 } from '@shortlink/testing';
+import { quiet } from './measure';
 
 export type ServiceName = 'redirector' | 'write-api' | 'projector' | 'analytics' | 'preview-worker';
 
@@ -125,8 +126,6 @@ export async function openBenchStack(
     },
   };
 }
-
-const quiet = { error() {}, warn() {}, info() {}, debug() {} };
 
 /** Creates links through the write API, `concurrency` at a time; returns slug → destination. */
 export async function createLinks(
