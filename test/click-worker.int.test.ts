@@ -125,7 +125,7 @@ describe('click worker thread', () => {
     } finally {
       await sink.stop(5000);
     }
-    expect(sink.stats).toEqual({ queued: 2500, sent: 2500, dropped: 0, failedSends: 0 });
+    expect(sink.stats).toEqual({ queued: 2500, sent: 2500, dropped: 0, rejected: 0, failedSends: 0 });
     expect(sink.depth).toBe(0);
     expect(sink.workerRestarts).toBe(0);
 
@@ -144,6 +144,27 @@ describe('click worker thread', () => {
     // Stopped: further clicks are refused and counted, not silently kept.
     sink.push(raw(link, 9999));
     expect(sink.stats.dropped).toBe(1);
+  });
+
+  it('leaves out a click it cannot write and sends the rest of its batch, without a retry or a restart', async () => {
+    // A click the capture should never have let through (issue 18's audit: an address unknown to Node).
+    const sink = workerClickSink(options());
+    const link = randomUUID();
+    const clicks = Array.from({ length: 300 }, (_, n) => raw(link, n));
+    const broken = { ...raw(link, 300), ip: undefined as unknown as string };
+    try {
+      await sink.start();
+      clicks.slice(0, 150).forEach((click) => sink.push(click));
+      sink.push(broken);
+      clicks.slice(150).forEach((click) => sink.push(click));
+      await eventually(async () => (sink.depth === 0 ? true : undefined), 30_000, 'every click settled');
+    } finally {
+      await sink.stop(5000);
+    }
+    expect(sink.stats).toEqual({ queued: 301, sent: 300, dropped: 0, rejected: 1, failedSends: 0 });
+    expect(sink.workerRestarts).toBe(0);
+    const seen = await onTopic(link, 300);
+    expect(seen.map((s) => s.eventId).sort()).toEqual(clicks.map(idOf).sort());
   });
 
   it('replaces a worker that dies after Kafka acknowledged a batch, and resends it as the same events', async () => {

@@ -49,6 +49,7 @@ const RUNS = Number(process.env.HOSTILE_RUNS ?? 1200);
 if (!Number.isInteger(RUNS) || RUNS < 1) throw new Error(`HOSTILE_RUNS must be a positive integer, not ${RUNS}`);
 const SEED = process.env.HOSTILE_SEED === undefined ? undefined : Number(process.env.HOSTILE_SEED);
 const BURST = 2000;
+const FIREFOX = 'Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0';
 const PUBLIC_BASE_URL = 'https://sho.rt';
 /** A request that is answered later than this is a hang. */
 const ANSWER_WITHIN_MS = 20_000;
@@ -680,6 +681,62 @@ describe('over TCP', () => {
     }
   }, 60_000);
 
+  it('a visitor who resets the connection while its link is looked up costs nobody else a click', async () => {
+    // New links are not cached: each redirect waits for Postgres, and the visitor is gone by the answer.
+    const all = fc.sample<string>(freshSlug, 21);
+    const [slug, ...slugs] = all as [string, ...string[]];
+    for (const customSlug of all) {
+      const [created] = await send(plainCreate('pro', { url: 'https://example.com/reset', customSlug }));
+      expect(created?.status).toBe(201);
+    }
+    const clickMetrics = async () => {
+      const [res] = await send(plainGet('/metrics', 'any', null));
+      const text = res?.body ?? '';
+      const metric = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1]);
+      return {
+        queued: metric('shortlink_clicks_queued_total'),
+        sent: metric('shortlink_clicks_sent_total'),
+        rejected: metric('shortlink_clicks_rejected_total'),
+        depth: metric('shortlink_click_queue_depth'),
+      };
+    };
+    const before = await clickMetrics();
+    await Promise.all(
+      slugs.map(
+        (slug) =>
+          new Promise<void>((resolve, reject) => {
+            const socket = connect(port, '127.0.0.1', () => {
+              socket.write(`GET /${slug} HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: ${FIREFOX}\r\n\r\n`);
+              setImmediate(() => {
+                socket.resetAndDestroy();
+                resolve();
+              });
+            });
+            socket.on('error', reject);
+          }),
+      ),
+    );
+    // Then people click a link that works, and each of their clicks is sent
+    const visits = Array.from({ length: 30 }, () => ({
+      ...plainGet(`/${slug}`, 'redirect', null, { slug }),
+      request: {
+        method: 'GET',
+        target: `/${slug}`,
+        headers: [
+          ['Host', '127.0.0.1'],
+          ['User-Agent', FIREFOX],
+        ] as [string, string][],
+      },
+    }));
+    for (const visit of visits) expect((await send(visit))[0]?.status).toBe(302);
+    const after = await eventually(async () => {
+      const now = await clickMetrics();
+      return now.depth === 0 && now.sent - before.sent >= visits.length ? now : undefined;
+    }, 30_000);
+    expect(after.sent - before.sent).toBe(after.queued - before.queued);
+    expect(after.rejected).toBe(0);
+  }, 60_000);
+
   it(`a burst of ${BURST} concurrent requests is answered: 2xx, 3xx, 4xx or a JSON 503, never a hang`, async () => {
     const hostile = fc.sample(fc.oneof(createCase(world), anyCase(world), redirectCase(world)), BURST / 10);
     const linked = [...links.entries()];
@@ -750,5 +807,6 @@ describe('afterwards', () => {
     expect(metric(metrics, 'shortlink_click_worker_restarts_total')).toBe(0);
     expect(metric(metrics, 'shortlink_clicks_dropped_total')).toBe(0);
     expect(metric(metrics, 'shortlink_clicks_sent_total')).toBe(metric(metrics, 'shortlink_clicks_queued_total'));
+    expect(metric(metrics, 'shortlink_clicks_rejected_total')).toBe(0);
   }, 60_000);
 });

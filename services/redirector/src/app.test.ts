@@ -15,7 +15,7 @@ describe('redirector metrics', () => {
     });
     const clickQueue = {
       depth: 2,
-      stats: { queued: 7, sent: 5, dropped: 1, failedSends: 0 },
+      stats: { queued: 7, sent: 5, dropped: 1, rejected: 2, failedSends: 0 },
       workerRestarts: 3,
       flush: async () => undefined,
     };
@@ -36,6 +36,7 @@ describe('redirector metrics', () => {
     expect(res.body).toContain('shortlink_clicks_queued_total 7\n');
     expect(res.body).toContain('shortlink_clicks_sent_total 5\n');
     expect(res.body).toContain('shortlink_clicks_dropped_total 1\n');
+    expect(res.body).toContain('shortlink_clicks_rejected_total 2\n');
     expect(res.body).toContain('shortlink_click_sends_failed_total 0\n');
     expect(res.body).toContain('shortlink_click_worker_restarts_total 3\n');
     expect(res.body).toContain('# TYPE shortlink_click_queue_depth gauge\nshortlink_click_queue_depth 2\n');
@@ -52,7 +53,7 @@ describe('redirector metrics', () => {
 
   it('keep counting up as the queue counts, and never go down when a sink stops', async () => {
     const metrics = createMetricsRegistry({ processMetrics: false });
-    const stats = { queued: 1, sent: 0, dropped: 0, failedSends: 0 };
+    const stats = { queued: 1, sent: 0, dropped: 0, rejected: 0, failedSends: 0 };
     const cache = { size: 0, stats: { hits: 0, misses: 0 } };
     const stop = registerRedirectorMetrics(metrics, { clicks: { depth: 0, stats, workerRestarts: 0 }, cache });
     const queued = async () => (await metrics.getSingleMetricAsString('shortlink_clicks_queued_total')).split('\n')[2];

@@ -45,6 +45,14 @@ export function registerRedirectorMetrics(registry: MetricsRegistry, counts: Red
     ),
     sampledCounter(
       registry,
+      {
+        name: 'shortlink_clicks_rejected_total',
+        help: 'Clicks left out of their batch because they could not be written as events (a bug; logged with the error).',
+      },
+      () => clicks.stats.rejected,
+    ),
+    sampledCounter(
+      registry,
       { name: 'shortlink_click_sends_failed_total', help: 'Failed batch sends (each retried).' },
       () => clicks.stats.failedSends,
     ),

@@ -39,7 +39,8 @@ async function clicksHeldBy(port: number): Promise<number> {
   return (
     value('shortlink_clicks_queued_total') -
     value('shortlink_clicks_sent_total') -
-    value('shortlink_clicks_dropped_total')
+    value('shortlink_clicks_dropped_total') -
+    value('shortlink_clicks_rejected_total')
   );
 }
 

@@ -88,6 +88,25 @@ describe('clicks as their events', () => {
     expect(new Set(eventsOf(v6.map(click)).map((e) => e.data.visitorHash)).size).toBe(1);
   });
 
+  it('leaves out a click that cannot be written, and writes its neighbours as if it had never been there', () => {
+    // Given a batch where some clicks hold what the capture should never let through
+    const good = [click('203.0.113.77'), click('198.51.100.1'), click('203.0.113.77'), click('2001:db8::1')];
+    const noAddress = { ...click('203.0.113.77'), ip: undefined as unknown as string };
+    const noInstant = { ...click('198.51.100.1'), clickedAt: Number.NaN };
+    const noAgent = { ...click('198.51.100.1'), userAgent: undefined as unknown as string };
+    const batch = [noAddress, good[0]!, noInstant, good[1]!, good[2]!, noAgent, good[3]!];
+    // When the batch is written
+    const written = linesOf(batch);
+    // Then each good click is the very line it is alone, in order, of its own link
+    expect(written.lines).toEqual(good.map((c) => linesOf([c]).lines[0]));
+    expect(Array.from(written.linkIndex, (i) => written.linkIds[i])).toEqual(good.map((c) => c.linkId));
+    // And the others are counted, with why the first could not be written
+    expect(written.rejected).toBe(3);
+    expect(written.rejection).toBeInstanceOf(TypeError);
+    expect(linesOf(good)).toMatchObject({ rejected: 0 });
+    expect(linesOf(good)).not.toHaveProperty('rejection');
+  });
+
   it('dates each click at its own instant, in capture order or not', () => {
     const at = Date.UTC(2026, 10, 23, 23, 59, 59, 999);
     const instants = [at, at, at + 1, at + 1, at, at - 86_400_000, at + 1];

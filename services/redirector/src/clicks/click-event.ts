@@ -26,11 +26,14 @@ const USER_AGENT_MAX = 1024;
 
 /** A batch's click events as the JSON lines of the clicks topic, and the link each is of. */
 export interface ClickEventLines {
-  /** Line i is click i's ClickRecorded event. */
+  /** Line i is the ClickRecorded event of the batch's i-th click that could be written. */
   lines: string[];
-  /** The batch's distinct link ids; `linkIndex[i]` is click i's. */
+  /** The batch's distinct link ids; `linkIndex[i]` is line i's. */
   linkIds: readonly string[];
   linkIndex: Uint32Array;
+  /** Clicks of the batch that could not be written as events, and why the first could not: none, unless a bug. */
+  rejected: number;
+  rejection?: unknown;
 }
 
 /**
@@ -43,43 +46,89 @@ export interface ClickEventLines {
  * that every click sharing it takes as it is. A click adds only its own id
  * and instant: no event object is built, and none is left for the garbage
  * collector (docs/performance.md).
+ *
+ * A batch is a shared round trip: a click that cannot be written (a value
+ * the capture should never have let through) is left out and counted, and its
+ * neighbours go. Thrown, it failed the whole batch on every retry, and every
+ * click queued behind it (issue 18's audit: an address unknown to Node).
  */
 export function clickEventLines(
   columns: ClickColumns,
   { factsOf, eventIdPrefix }: { factsOf: AddressFactsOf; eventIdPrefix: string },
 ): ClickEventLines {
+  let rejection: unknown;
+  const attempt = <T>(work: () => T): T | undefined => {
+    try {
+      return work();
+    } catch (err) {
+      rejection ??= err;
+      return undefined;
+    }
+  };
   const { links } = columns;
   const linkPieces = links.linkId.map((linkId, i) =>
-    clickRecordedPiece.link(linkId, links.accountId[i]!, links.slug[i]!),
+    attempt(() => clickRecordedPiece.link(linkId, links.accountId[i]!, links.slug[i]!)),
   );
-  const visitorPieces: string[] = [];
-  const countryPieces: string[] = [];
+  const visitorPieces: (string | undefined)[] = [];
+  const countryPieces: (string | undefined)[] = [];
   for (const ip of columns.ips) {
-    const facts = factsOf(ip);
-    visitorPieces.push(clickRecordedPiece.visitorHash(facts.visitorHash));
-    countryPieces.push(clickRecordedPiece.country(facts.country));
+    const facts = attempt(() => factsOf(ip));
+    visitorPieces.push(facts && clickRecordedPiece.visitorHash(facts.visitorHash));
+    countryPieces.push(facts && clickRecordedPiece.country(facts.country));
   }
   const referrerPieces = columns.referers.map((referer) =>
-    clickRecordedPiece.referrer(referrerOrigin(referer ?? undefined).slice(0, REFERRER_MAX)),
+    attempt(() => clickRecordedPiece.referrer(referrerOrigin(referer ?? undefined).slice(0, REFERRER_MAX))),
   );
-  const agentPieces = columns.userAgents.map((agent) => clickRecordedPiece.userAgent(agent.slice(0, USER_AGENT_MAX)));
+  const agentPieces = columns.userAgents.map((agent) =>
+    attempt(() => clickRecordedPiece.userAgent(agent.slice(0, USER_AGENT_MAX))),
+  );
   const n = columns.sequence.length;
-  const lines = new Array<string>(n);
+  const lines: string[] = [];
+  const linkIndex = new Uint32Array(n);
   for (let i = 0; i < n; i++) {
     const clickedAt = columns.clickedAt[i]!;
     const address = columns.ipIndex[i]!;
-    lines[i] = clickRecordedJson(
-      clickEventId(eventIdPrefix, clickedAt, columns.sequence[i]!),
-      isoInstant(clickedAt),
-      clickedAt,
-      linkPieces[columns.linkIndex[i]!]!,
-      visitorPieces[address]!,
-      referrerPieces[columns.refererIndex[i]!]!,
-      countryPieces[address]!,
-      agentPieces[columns.userAgentIndex[i]!]!,
-    );
+    const link = columns.linkIndex[i]!;
+    const linkPiece = linkPieces[link];
+    const visitorPiece = visitorPieces[address];
+    const referrerPiece = referrerPieces[columns.refererIndex[i]!];
+    const countryPiece = countryPieces[address];
+    const agentPiece = agentPieces[columns.userAgentIndex[i]!];
+    if (
+      linkPiece === undefined ||
+      visitorPiece === undefined ||
+      referrerPiece === undefined ||
+      countryPiece === undefined ||
+      agentPiece === undefined
+    ) {
+      continue;
+    }
+    // Not through `attempt`: a closure a click would be garbage a click.
+    try {
+      const line = clickRecordedJson(
+        clickEventId(eventIdPrefix, clickedAt, columns.sequence[i]!),
+        isoInstant(clickedAt),
+        clickedAt,
+        linkPiece,
+        visitorPiece,
+        referrerPiece,
+        countryPiece,
+        agentPiece,
+      );
+      linkIndex[lines.length] = link;
+      lines.push(line);
+    } catch (err) {
+      rejection ??= err;
+    }
   }
-  return { lines, linkIds: links.linkId, linkIndex: columns.linkIndex };
+  const rejected = n - lines.length;
+  return {
+    lines,
+    linkIds: links.linkId,
+    linkIndex: rejected === 0 ? linkIndex : linkIndex.subarray(0, lines.length),
+    rejected,
+    ...(rejected === 0 ? {} : { rejection }),
+  };
 }
 
 /** Events already built (the bench's producers, tests) as the lines the redirector writes. */
@@ -95,5 +144,5 @@ export function eventLinesOf(events: readonly ClickRecorded[]): ClickEventLines 
     }
     linkIndex[i] = link;
   });
-  return { lines: events.map(clickRecordedJsonOf), linkIds, linkIndex };
+  return { lines: events.map(clickRecordedJsonOf), linkIds, linkIndex, rejected: 0 };
 }

@@ -22,6 +22,22 @@ describe('ClickQueue', () => {
     expect(queue.stats).toMatchObject({ queued: 7, sent: 7, dropped: 0 });
   });
 
+  it('counts the clicks a sender left out of its batch as rejected, not sent, and says why', async () => {
+    const errors: object[] = [];
+    const queue = new ClickQueue<ClickRecorded>({
+      send: async (events) => ({ rejected: events.length > 2 ? 1 : 0, rejection: new TypeError('no address') }),
+      capacity: 100,
+      maxBatch: 3,
+      flushIntervalMs: 1,
+      logger: { ...silent, error: (obj) => void errors.push(obj) },
+    });
+    for (let i = 0; i < 5; i++) queue.push(captured(i));
+    await queue.close(1000);
+    expect(queue.stats).toMatchObject({ queued: 5, sent: 4, rejected: 1, failedSends: 0 });
+    expect(queue.depth).toBe(0);
+    expect(errors).toEqual([{ err: new TypeError('no address'), rejected: 1, sent: 2 }]);
+  });
+
   it('retries a failed batch with the same events, so a retry is never a second click', async () => {
     const attempts: string[][] = [];
     let fail = 2;
@@ -177,6 +193,6 @@ describe('ClickQueue', () => {
     });
     for (let i = 0; i < 3; i++) queue.push(captured(i));
     await queue.close(1000);
-    expect(infos).toEqual([{ queued: 3, sent: 3, dropped: 0, failedSends: 0, unsent: 0 }]);
+    expect(infos).toEqual([{ queued: 3, sent: 3, dropped: 0, rejected: 0, failedSends: 0, unsent: 0 }]);
   });
 });

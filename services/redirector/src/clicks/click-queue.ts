@@ -4,9 +4,19 @@ export interface QueueLogger {
   error(obj: object, msg: string): void;
 }
 
+/** What became of a batch that was sent: the clicks left out of it, if any, and why the first was. */
+export interface SentBatch {
+  rejected: number;
+  rejection?: unknown;
+}
+
 export interface ClickQueueOptions<T> {
-  /** Sends a batch; resolves once Kafka acknowledged it. A failed batch is sent again as it is. */
-  send: (items: T[]) => Promise<void>;
+  /**
+   * Sends a batch; resolves once Kafka acknowledged it. A failed batch is sent
+   * again as it is. A click that cannot be written as an event is left out by
+   * the sender, which says so, rather than failing its batch for ever.
+   */
+  send: (items: T[]) => Promise<SentBatch | void>;
   /** Most clicks held in memory; beyond it new clicks are dropped and counted. */
   capacity: number;
   maxBatch: number;
@@ -18,6 +28,8 @@ export interface ClickQueueStats {
   queued: number;
   sent: number;
   dropped: number;
+  /** Left out of their batch: they could not be written as events (a bug, logged), so they are never sent. */
+  rejected: number;
   failedSends: number;
 }
 
@@ -46,7 +58,7 @@ export class ClickQueue<T> {
   #stopped = false;
   #lastDropReport = -Infinity;
   #droppedReported = 0;
-  readonly stats: ClickQueueStats = { queued: 0, sent: 0, dropped: 0, failedSends: 0 };
+  readonly stats: ClickQueueStats = { queued: 0, sent: 0, dropped: 0, rejected: 0, failedSends: 0 };
 
   constructor(options: ClickQueueOptions<T>) {
     this.#options = options;
@@ -147,9 +159,17 @@ export class ClickQueue<T> {
         const batch = this.#pending.slice(0, this.#options.maxBatch);
         const sentAt = Date.now();
         try {
-          await this.#options.send(batch);
+          const outcome = await this.#options.send(batch);
           this.#pending = this.#pending.slice(batch.length);
-          this.stats.sent += batch.length;
+          const rejected = outcome?.rejected ?? 0;
+          this.stats.sent += batch.length - rejected;
+          if (rejected > 0) {
+            this.stats.rejected += rejected;
+            this.#options.logger.error(
+              { err: outcome?.rejection, rejected, sent: batch.length - rejected },
+              'clicks that could not be written as events were left out of their batch',
+            );
+          }
           backoff = 100;
           if (this.depth > 0) await this.#lingerAfter(sentAt);
         } catch (err) {

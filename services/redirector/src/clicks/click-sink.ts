@@ -60,7 +60,11 @@ export function inProcessClickSink(options: InProcessClickSinkOptions): ClickSin
     flushIntervalMs: CLICK_FLUSH_INTERVAL_MS,
     logger: options.logger,
     // Written a batch at a time, as in the click worker: the same columns, the same lines.
-    send: (clicks) => append(clickEventLines(toClickColumns(clicks), building)),
+    send: async (clicks) => {
+      const lines = clickEventLines(toClickColumns(clicks), building);
+      await append(lines);
+      return { rejected: lines.rejected, rejection: lines.rejection };
+    },
   });
   return {
     push: (click) => queue.push(click),

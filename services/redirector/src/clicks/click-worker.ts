@@ -55,8 +55,10 @@ port.on('message', (message: ToClickWorker) => {
     return;
   }
   const { batch, clicks } = message;
-  send(clickEventLines(clicks, building)).then(
-    () => post({ type: 'sent', batch }),
+  const lines = clickEventLines(clicks, building);
+  const rejection = lines.rejected === 0 ? {} : { rejection: messageOf(lines.rejection) };
+  send(lines).then(
+    () => post({ type: 'sent', batch, rejected: lines.rejected, ...rejection }),
     (err: unknown) => post({ type: 'send-failed', batch, message: messageOf(err) }),
   );
 });

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { KafkaLogger } from '@shortlink/kafka';
 import { toClickColumns } from './click-columns';
-import { ClickQueue } from './click-queue';
+import { ClickQueue, type SentBatch } from './click-queue';
 import { CLICK_BATCH, CLICK_CAPACITY, CLICK_FLUSH_INTERVAL_MS, type ClickSink } from './click-sink';
 import type { RawClick } from './raw-click';
 import type { ClickWorkerData, FromClickWorker, ToClickWorker } from './worker-protocol';
@@ -50,7 +50,7 @@ export function workerClickSink(options: WorkerClickSinkOptions): ClickSink {
     visitorSecret: options.visitorSecret,
     eventIdPrefix: options.eventIdPrefix,
   };
-  const inFlight = new Map<number, { resolve: () => void; reject: (err: Error) => void }>();
+  const inFlight = new Map<number, { resolve: (outcome: SentBatch) => void; reject: (err: Error) => void }>();
   let worker: Worker | undefined;
   let starting: Promise<Worker> | undefined;
   let started = false;
@@ -76,7 +76,10 @@ export function workerClickSink(options: WorkerClickSinkOptions): ClickSink {
             void candidate.terminate();
             return reject(new Error(`click worker could not connect to Kafka: ${message.message}`));
           case 'sent':
-            inFlight.get(message.batch)?.resolve();
+            inFlight.get(message.batch)?.resolve({
+              rejected: message.rejected,
+              rejection: message.rejection === undefined ? undefined : new Error(message.rejection),
+            });
             inFlight.delete(message.batch);
             return;
           case 'send-failed':
@@ -120,7 +123,7 @@ export function workerClickSink(options: WorkerClickSinkOptions): ClickSink {
     send: async (clicks) => {
       const target = await currentWorker();
       const batch = nextBatch++;
-      await new Promise<void>((resolve, reject) => {
+      return new Promise<SentBatch>((resolve, reject) => {
         inFlight.set(batch, { resolve, reject });
         target.postMessage({ type: 'clicks', batch, clicks: toClickColumns(clicks) } satisfies ToClickWorker);
       });

@@ -18,7 +18,7 @@ export type FromClickWorker =
   | { type: 'ready' }
   | { type: 'start-failed'; message: string }
   /** Kafka acknowledged every event of this batch. */
-  | { type: 'sent'; batch: number }
+  | { type: 'sent'; batch: number; rejected: number; rejection?: string }
   | { type: 'send-failed'; batch: number; message: string }
   | { type: 'stopped' }
   | { type: 'log'; level: WorkerLogLevel; fields: Record<string, unknown>; msg: string };

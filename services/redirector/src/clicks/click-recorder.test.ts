@@ -1,0 +1,53 @@
+import type { FastifyRequest } from 'fastify';
+import type { ResolvedLink } from '../link-cache';
+import { createClickRecorder } from './click-recorder';
+import type { ClickSink } from './click-sink';
+import type { RawClick } from './raw-click';
+
+const FIREFOX = 'Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0';
+const link: ResolvedLink = { slug: 'launch', location: 'https://example.com/', linkId: 'l-1', accountId: 'a-1' };
+
+function recorder() {
+  const taken: RawClick[] = [];
+  const sink = { push: (click: RawClick) => void taken.push(click) } as unknown as ClickSink;
+  let sequence = 0;
+  return { taken, onRedirect: createClickRecorder({ sink, nextSequence: () => ++sequence, now: () => 1_000 }) };
+}
+
+/** A GET as fastify hands it over after the redirect was answered; `ip` is what Node knew of the socket. */
+const request = (ip: string | undefined, socketDestroyed = false) =>
+  ({
+    method: 'GET',
+    headers: { 'user-agent': FIREFOX, referer: 'https://news.example/a' },
+    ip,
+    raw: { socket: { destroyed: socketDestroyed } },
+  }) as unknown as FastifyRequest;
+
+describe('the click recorder', () => {
+  it('takes a person’s redirect with its facts', () => {
+    const { taken, onRedirect } = recorder();
+    onRedirect(request('203.0.113.7'), link);
+    expect(taken).toEqual([
+      {
+        sequence: 1,
+        linkId: 'l-1',
+        accountId: 'a-1',
+        slug: 'launch',
+        clickedAt: 1_000,
+        ip: '203.0.113.7',
+        userAgent: FIREFOX,
+        referer: 'https://news.example/a',
+      },
+    ]);
+  });
+
+  it('takes no click from a visitor whose connection closed while the link was looked up', () => {
+    // Node no longer knows the address of a socket that is gone; the redirect never reached anyone.
+    const { taken, onRedirect } = recorder();
+    onRedirect(request(undefined, true), link);
+    onRedirect(request('203.0.113.7', true), link);
+    onRedirect(request(undefined), link);
+    onRedirect(request(''), link);
+    expect(taken).toEqual([]);
+  });
+});
