@@ -157,6 +157,44 @@ describe('text no store can hold', () => {
     expect(reached).toBe(false);
   });
 
+  it.each([
+    ['a byte that is never UTF-8', Buffer.from('{"url":"https://a.example/\xff\xfe"}', 'latin1')],
+    ['a lone surrogate written as raw bytes', Buffer.from('{"url":"https://a.example/\xed\xa0\x80"}', 'latin1')],
+    ['an overlong encoding of "/"', Buffer.from('{"url":"https://a.example/\xc0\xaf"}', 'latin1')],
+    ['a sequence cut short at the end', Buffer.from('{"url":"https://a.example/\xe2\x82"}', 'latin1')],
+  ])('refuses %s with 400, rather than store U+FFFD in its place', async (_name, payload) => {
+    const app = createServer({ logger: false, trustProxy: false });
+    app.post('/things', async (request) => request.body);
+    for (const contentType of ['application/json', 'application/json; charset=iso-8859-1']) {
+      const res = await app.inject({
+        method: 'POST',
+        url: '/things',
+        headers: { 'content-type': contentType },
+        payload,
+      });
+      expect([contentType, res.statusCode, res.json()]).toEqual([
+        contentType,
+        400,
+        { error: 'Invalid request body', code: 'invalid_body' },
+      ]);
+    }
+  });
+
+  it('takes UTF-8 text beyond ASCII as it was sent, with or without a byte order mark', async () => {
+    const app = createServer({ logger: false, trustProxy: false });
+    app.post('/things', async (request) => request.body);
+    const text = '{"url":"https://bücher.example/straße?q=日本語"}';
+    for (const payload of [Buffer.from(text), Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text)])]) {
+      const res = await app.inject({
+        method: 'POST',
+        url: '/things',
+        headers: { 'content-type': 'application/json' },
+        payload,
+      });
+      expect([res.statusCode, res.json()]).toEqual([200, { url: 'https://bücher.example/straße?q=日本語' }]);
+    }
+  });
+
   it("still refuses prototype poisoning, as fastify's own JSON parser does", async () => {
     const app = createServer({ logger: false, trustProxy: false });
     app.post('/things', async (request) => request.body);

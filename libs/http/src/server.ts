@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import Fastify, {
@@ -183,9 +184,15 @@ export function createServer(options: ServerOptions): FastifyInstance {
   // share. Only requests with a body pay for the check, never a redirect.
   app.removeContentTypeParser(['application/json', 'text/plain']);
   const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    // parseAs 'string' hands over a string; fastify's type allows a Buffer for other parsers.
-    void parseJson(request, body as string, (error, value) => {
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    // JSON is UTF-8 (RFC 8259 8.1), whatever charset the header names. Decoded
+    // as it came, bytes that are not UTF-8 became U+FFFD: a URL stored other
+    // than it was sent, and answered 201 as if it were.
+    if (!isUtf8(body as Buffer)) {
+      done(toHttpError(HTTP_ERRORS.invalidBody), undefined);
+      return;
+    }
+    void parseJson(request, (body as Buffer).toString('utf8'), (error, value) => {
       if (error) done(error, undefined);
       else if (!isStorableJson(value)) done(toHttpError(HTTP_ERRORS.invalidBody), undefined);
       else done(null, value);
