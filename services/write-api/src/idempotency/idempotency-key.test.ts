@@ -42,6 +42,13 @@ describe('canonicalJson', () => {
     expect(canonicalJson([1, 2])).not.toBe(canonicalJson([2, 1]));
   });
 
+  it('given a number too large for a double, then it is not null, nor the negative one', () => {
+    const [huge, negative, none] = ['{"tag":1e400}', '{"tag":-1e400}', '{"tag":null}'].map((text) =>
+      canonicalJson(JSON.parse(text)),
+    );
+    expect(new Set([huge, negative, none]).size).toBe(3);
+  });
+
   it('given a body nested a hundred thousand deep, then it is written without exhausting the stack', () => {
     const deep = JSON.parse('['.repeat(100_000) + ']'.repeat(100_000));
     expect(canonicalJson(deep)).toHaveLength(200_000);

@@ -9,8 +9,9 @@ import { LIMITS } from '../write-api-errors';
 const KEY = new RegExp(`^[\\x20-\\x7e]{1,${LIMITS.idempotencyKeyMaxLength}}$`);
 
 /**
- * The Idempotency-Key header: absent (null), a valid key, or invalid (sent
- * twice, empty, too long, or with other characters).
+ * The Idempotency-Key header: absent (null), a valid key, or invalid (empty,
+ * too long, or with other characters). Node joins a header sent twice into
+ * one value (`a, b`), which is then one key like any other.
  */
 export function parseIdempotencyKey(
   header: string | string[] | undefined,
@@ -25,7 +26,9 @@ type Task = { value: unknown } | { text: string };
 /**
  * JSON with every object's keys sorted (by UTF-16 code units, as RFC 8785
  * does): two bodies that differ only in key order or white space are one
- * request. Numbers take JavaScript's shortest form (`1.0` and `1e0` are `1`).
+ * request. Numbers take JavaScript's shortest form (`1.0` and `1e0` are `1`);
+ * one too large for a double (`1e400`) is written `Infinity`, not JSON's
+ * `null`, so a body holding it is never the same request as one with `null`.
  * Written with a stack of its own, not recursion, like `isStorableJson`: a body
  * nested a hundred thousand deep is hashed like any other.
  */
@@ -53,7 +56,7 @@ export function canonicalJson(value: unknown): string {
         );
       inOrder.push({ text: '}' });
     } else {
-      inOrder.push({ text: JSON.stringify(v) ?? 'null' });
+      inOrder.push({ text: typeof v === 'number' && !Number.isFinite(v) ? String(v) : (JSON.stringify(v) ?? 'null') });
     }
     for (let i = inOrder.length - 1; i >= 0; i--) stack.push(inOrder[i] as Task);
   }
