@@ -1,4 +1,6 @@
-import { Pool } from 'pg';
+import { Client, Pool } from 'pg';
+
+const originalQuery = Client.prototype.query;
 import { CHANNELS, migrate, MIGRATIONS_DIR } from '@shortlink/postgres';
 import { createScratchPostgres, eventually, infraEnv, type ScratchDatabase } from '@shortlink/testing';
 import { listenForLinkChanges, type LinkListener } from './invalidation';
@@ -75,6 +77,35 @@ describe('link notifications (real Postgres)', () => {
       await leased.stop();
     }
     expect(leased.trusted()).toBe(false);
+  });
+
+  it('sends one statement at a time on its connection, however confirmations, renewals and catch-ups overlap', async () => {
+    // pg 8 queues a query sent while others wait, with a deprecation warning; pg 9 refuses it.
+    // Its condition, checked as each statement is sent on the listening connection:
+    const sentWhileOthersWaited: string[] = [];
+    const query = jest.spyOn(Client.prototype, 'query').mockImplementation(function (this: Client, ...args: unknown[]) {
+      const self = this as unknown as { _queryQueue: unknown[]; connectionParameters: { application_name?: string } };
+      if (self.connectionParameters.application_name === 'redirector-listen' && self._queryQueue.length > 0) {
+        sentWhileOthersWaited.push(String(typeof args[0] === 'string' ? args[0] : 'a query object'));
+      }
+      return originalQuery.apply(this, args as never);
+    });
+    const own = new LinkCache({ lookup: async () => null, maxEntries: 100, negativeTtlMs: 60_000 });
+    const busy = listenForLinkChanges(db.url, own, quiet, { leaseMs: 3000, renewEveryMs: 5 });
+    try {
+      await busy.start();
+      await Promise.all([
+        ...Array.from({ length: 300 }, (_, i) =>
+          writer.query('SELECT pg_notify($1, $2)', [CHANNELS.linkChanged, `change-${i} slug-${i % 7}`]),
+        ),
+        ...Array.from({ length: 100 }, async () => expect(await busy.catchUp()).toBe(true)),
+      ]);
+      await new Promise((r) => setTimeout(r, 200));
+      expect(sentWhileOthersWaited.slice(0, 3)).toEqual([]);
+    } finally {
+      query.mockRestore();
+      await busy.stop();
+    }
   });
 
   it('listens again at once when told Postgres is back, not when its backoff ends', async () => {

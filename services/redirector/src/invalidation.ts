@@ -79,11 +79,31 @@ export function listenForLinkChanges(
   let pendingAcks: string[] = [];
 
   const trusted = () => performance.now() < trustedUntil;
+  /**
+   * Every statement on a listening connection, one at a time in the order
+   * asked: confirmations, lease renewals and catch-ups come when they will,
+   * and pg 8 queues a query sent while another waits only with a deprecation
+   * warning (pg 9 refuses it). The order is what the catch-up barrier needs.
+   */
+  const turns = new WeakMap<Client, <T>(statement: () => Promise<T>) => Promise<T>>();
+  function inTurn<T>(c: Client, statement: () => Promise<T>): Promise<T> {
+    let turn = turns.get(c);
+    if (!turn) {
+      let last: Promise<unknown> = Promise.resolve();
+      turn = <U>(next: () => Promise<U>): Promise<U> => {
+        const done = last.then(next, next);
+        last = done.catch(() => undefined);
+        return done;
+      };
+      turns.set(c, turn);
+    }
+    return turn(statement);
+  }
 
   /** Renews the lease on `c`; trust resumes only if it had lapsed after the cache is emptied. */
   async function renew(c: Client): Promise<void> {
     const sentAt = performance.now();
-    await renewRedirectorLease(c, listenerId, leaseMs);
+    await inTurn(c, () => renewRedirectorLease(c, listenerId, leaseMs));
     if (client !== c) return;
     if (!trusted()) cache.forgetAll();
     trustedUntil = sentAt + leaseMs - LEASE_MARGIN_MS;
@@ -96,7 +116,9 @@ export function listenForLinkChanges(
     setImmediate(() => {
       const acks = pendingAcks;
       pendingAcks = [];
-      c.query('SELECT pg_notify($1, ack) FROM unnest($2::text[]) AS ack', [CHANNELS.linkChangeApplied, acks]).catch(
+      inTurn(c, () =>
+        c.query('SELECT pg_notify($1, ack) FROM unnest($2::text[]) AS ack', [CHANNELS.linkChangeApplied, acks]),
+      ).catch(
         // The write API then waits for the lease to run out instead; ours ends when the connection does.
         (err: unknown) => logger.warn({ err }, 'could not confirm link changes'),
       );
@@ -127,8 +149,8 @@ export function listenForLinkChanges(
       schedule(firstRetryMs);
     });
     await c.connect();
-    await c.query(`LISTEN ${CHANNELS.linkCreated}`);
-    await c.query(`LISTEN ${CHANNELS.linkChanged}`);
+    await inTurn(c, () => c.query(`LISTEN ${CHANNELS.linkCreated}`));
+    await inTurn(c, () => c.query(`LISTEN ${CHANNELS.linkChanged}`));
     listenerId = randomUUID();
     pendingAcks = [];
     client = c;
@@ -171,7 +193,7 @@ export function listenForLinkChanges(
     async (callers: unknown[]) => {
       const c = client;
       const caughtUp = c
-        ? await c.query('SELECT 1').then(
+        ? await inTurn(c, () => c.query('SELECT 1')).then(
             () => true,
             () => false,
           )
@@ -198,7 +220,7 @@ export function listenForLinkChanges(
       client = undefined;
       trustedUntil = 0;
       // A clean stop: no change waits for this redirector's lease to run out.
-      if (c) await releaseRedirectorLease(c, listenerId).catch(() => undefined);
+      if (c) await inTurn(c, () => releaseRedirectorLease(c, listenerId)).catch(() => undefined);
       await c?.end().catch(() => undefined);
     },
   };
