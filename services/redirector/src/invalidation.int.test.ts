@@ -1,6 +1,10 @@
 import { Client, Pool } from 'pg';
 
-const originalQuery = Client.prototype.query;
+/** pg's own \`query\`, called through by the spy below. */
+const originalQuery = Object.getOwnPropertyDescriptor(Client.prototype, 'query')?.value as (
+  this: Client,
+  ...args: unknown[]
+) => unknown;
 import { CHANNELS, migrate, MIGRATIONS_DIR } from '@shortlink/postgres';
 import { createScratchPostgres, eventually, infraEnv, type ScratchDatabase } from '@shortlink/testing';
 import { listenForLinkChanges, type LinkListener } from './invalidation';
@@ -88,7 +92,7 @@ describe('link notifications (real Postgres)', () => {
       if (self.connectionParameters.application_name === 'redirector-listen' && self._queryQueue.length > 0) {
         sentWhileOthersWaited.push(String(typeof args[0] === 'string' ? args[0] : 'a query object'));
       }
-      return originalQuery.apply(this, args as never);
+      return originalQuery.apply(this, args) as never;
     });
     const own = new LinkCache({ lookup: async () => null, maxEntries: 100, negativeTtlMs: 60_000 });
     const busy = listenForLinkChanges(db.url, own, quiet, { leaseMs: 3000, renewEveryMs: 5 });
