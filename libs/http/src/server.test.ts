@@ -320,6 +320,25 @@ describe('errors of the HTTP layer, over a real socket', () => {
     });
   });
 
+  it.each([
+    [
+      'two Host lines',
+      'POST /echo HTTP/1.1\r\nHost: a\r\nhost: b\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}',
+    ],
+    [
+      'two Host lines, HTTP/1.0',
+      'POST /echo HTTP/1.0\r\nHOST: a\r\nHost: a\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}',
+    ],
+    ['a request line without a version (HTTP/0.9)', 'GET /echo\r\n\r\n'],
+    ['a request line without a version, and headers after it', 'GET /echo\r\nHost: a\r\n\r\n'],
+  ])('answers %s with a JSON 400 (RFC 9112 3.2; Node would serve it)', async (_name, data) => {
+    const answer = await raw([{ data }]);
+    expect(statusAndBody(answer)).toEqual({
+      status: 400,
+      body: { error: 'Malformed HTTP request', code: 'malformed_request' },
+    });
+  });
+
   it('still serves an HTTP/1.0 request without Host', async () => {
     const answer = await raw([
       { data: 'POST /echo HTTP/1.0\r\nContent-Type: application/json\r\nContent-Length: 7\r\n\r\n{"a":1}' },

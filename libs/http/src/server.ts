@@ -97,6 +97,16 @@ function answerBeforeFastify(res: ServerResponse, { status, error, code }: HttpE
   res.end(body);
 }
 
+/** How many Host lines a request has: a loop over its header names, with no string made unless one is four letters long. */
+function hostLines(rawHeaders: string[]): number {
+  let n = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i]!;
+    if (name.length === 4 && name.toLowerCase() === 'host') n++;
+  }
+  return n;
+}
+
 /**
  * Node's HTTP server under fastify. Node answers a few requests itself, before
  * any handler, with an empty body: an HTTP/1.1 request without Host (400), an
@@ -116,8 +126,13 @@ function createNodeServer(limits: HttpLimits, handler: (req: IncomingMessage, re
       requireHostHeader: false,
     },
     (req, res) => {
-      // RFC 9112 3.2: an HTTP/1.1 request without Host is refused with a 400.
-      if (req.headers.host === undefined && req.httpVersion === '1.1') {
+      // RFC 9112 3.2: an HTTP/1.1 request without Host, and any with two, is
+      // refused with a 400 (Node keeps the first of two). A request line
+      // without a version is HTTP/0.9, which Node serves: not HTTP/1.x either.
+      if (
+        req.httpVersionMajor !== 1 ||
+        (req.headers.host === undefined ? req.httpVersion === '1.1' : hostLines(req.rawHeaders) > 1)
+      ) {
         answerBeforeFastify(res, HTTP_ERRORS.malformedRequest);
         return;
       }
