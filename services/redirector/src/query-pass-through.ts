@@ -16,6 +16,9 @@
 export function passQueryThrough(location: string, requestUrl: string): string {
   const mark = requestUrl.indexOf('?');
   if (mark === -1 || mark === requestUrl.length - 1) return location;
+  // A `?` after a `#` is in the fragment (RFC 3986 3.5), as the router reads the path: there is no query.
+  const fragmentMark = requestUrl.indexOf('#');
+  if (fragmentMark !== -1 && fragmentMark < mark) return location;
   // A `#` the client sent is data here; as it is it would cut the query and replace the destination's fragment.
   const given = requestUrl
     .slice(mark + 1)
@@ -32,7 +35,8 @@ export function passQueryThrough(location: string, requestUrl: string): string {
   const own = queryStart === -1 ? '' : beforeFragment.slice(queryStart + 1);
 
   const replaced = new Set(given.map(keyOf));
-  const kept = own === '' ? [] : own.split('&').filter((p) => p !== '' && !replaced.has(keyOf(p)));
+  // The destination's own spelling, empty parameters (`a=1&&b=2`) included.
+  const kept = own === '' ? [] : own.split('&').filter((p) => p === '' || !replaced.has(keyOf(p)));
   try {
     return new URL(`${target}?${[...kept, ...given].join('&')}${fragment}`).href;
   } catch {
@@ -46,10 +50,8 @@ export function keyOf(parameter: string): string {
   const eq = parameter.indexOf('=');
   const raw = eq === -1 ? parameter : parameter.slice(0, eq);
   if (!raw.includes('%') && !raw.includes('+')) return raw;
-  const spaced = raw.replaceAll('+', ' ');
-  try {
-    return decodeURIComponent(spaced);
-  } catch {
-    return spaced;
-  }
+  // As a form decoder reads it, escape by escape: one that does not decode
+  // (`%zz`) stays as it is without keeping the others from being decoded, and
+  // bytes that are not UTF-8 are U+FFFD, as the destination's server will read them.
+  return new URLSearchParams(raw).keys().next().value ?? raw;
 }
