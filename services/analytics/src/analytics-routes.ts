@@ -276,7 +276,7 @@ export const ANALYTICS_ROUTE: ApiRoute = {
             ],
             browsers: [
               { name: 'Chrome', count: 2 },
-              { name: 'Mobile Safari', count: 1 },
+              { name: 'Safari', count: 1 },
             ],
           },
         ],
