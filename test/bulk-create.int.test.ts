@@ -87,6 +87,23 @@ describe('POST /api/v1/links/bulk', () => {
     expect(await claimsFor('https://example.com/bulk/')).toBe(100 - Object.keys(poison).length);
   });
 
+  it('refuses a body that is not UTF-8 whole, and creates none of its links', async () => {
+    // One link's bytes are Latin-1: read as UTF-8 they would have been stored with U+FFFD in their place.
+    const payload = Buffer.concat([
+      Buffer.from('{"links":[{"url":"https://example.com/utf8/ok"},{"url":"https://example.com/utf8/caf'),
+      Buffer.from([0xe9]),
+      Buffer.from('"}]}'),
+    ]);
+    const res = await system.app.inject({
+      method: 'POST',
+      url: '/api/v1/links/bulk',
+      headers: { 'content-type': 'application/json; charset=iso-8859-1', authorization: `Bearer ${system.proKey}` },
+      payload,
+    });
+    expect([res.statusCode, res.json()]).toEqual([400, { error: 'Invalid request body', code: 'invalid_body' }]);
+    expect(await claimsFor('https://example.com/utf8/')).toBe(0);
+  });
+
   it('answers each link of one account against the slugs of another', async () => {
     await create({ url: 'https://example.com/other', customSlug: 'bulk-other' }, system.freeKey);
     const res = await bulk({

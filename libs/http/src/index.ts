@@ -1,4 +1,4 @@
-export { createServer, type ServerOptions } from './server';
+export { addJsonBodyParser, createServer, type ServerOptions } from './server';
 export { HttpError, errorBody, type ErrorBody } from './errors';
 export { healthRoutes, HEALTH_ROUTE, type HealthOptions } from './health';
 export {

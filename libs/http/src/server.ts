@@ -163,6 +163,34 @@ function answerFrameworkError(error: FastifyError, request: FastifyRequest, repl
 }
 
 /**
+ * The API's JSON bodies. JSON is UTF-8 (RFC 8259 8.1), whatever charset the
+ * header names: decoded as it came, bytes that are not UTF-8 became U+FFFD, a
+ * URL stored other than it was sent and answered 201 as if it were. With
+ * `refuseUnstorable`, text no store can hold is refused as the body is
+ * parsed: before any route, and so before any I/O, it can never fail a
+ * statement that other requests share. Only requests with a body pay for
+ * either check, never a redirect. A scope that checks the parts of a body on
+ * their own (a bulk create, link by link) replaces the process's parser with
+ * one that does not refuse them whole.
+ */
+export function addJsonBodyParser(app: FastifyInstance, { refuseUnstorable }: { refuseUnstorable: boolean }): void {
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    // parseAs 'buffer' hands over a Buffer; fastify's type allows a string for other parsers.
+    const bytes = body as Buffer;
+    if (!isUtf8(bytes)) {
+      done(toHttpError(HTTP_ERRORS.invalidBody), undefined);
+      return;
+    }
+    void parseJson(request, bytes.toString('utf8'), (error, value) => {
+      if (error) done(error, undefined);
+      else if (refuseUnstorable && !isStorableJson(value)) done(toHttpError(HTTP_ERRORS.invalidBody), undefined);
+      else done(null, value);
+    });
+  });
+}
+
+/**
  * The one place that shapes HTTP errors: every error, from any route of any
  * service or from the HTTP layer beneath them, leaves as
  * `{"error": text, "code": code}` with a 4xx or 5xx status.
@@ -194,25 +222,8 @@ export function createServer(options: ServerOptions): FastifyInstance {
     logController: new LogController({ disableRequestLogging: true }),
   });
   // The API speaks JSON only; any other body is refused as a client error.
-  // Text no store can hold is refused as the body is parsed: before any route,
-  // and so before any I/O, it can never fail a statement that other requests
-  // share. Only requests with a body pay for the check, never a redirect.
   app.removeContentTypeParser(['application/json', 'text/plain']);
-  const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
-    // JSON is UTF-8 (RFC 8259 8.1), whatever charset the header names. Decoded
-    // as it came, bytes that are not UTF-8 became U+FFFD: a URL stored other
-    // than it was sent, and answered 201 as if it were.
-    if (!isUtf8(body as Buffer)) {
-      done(toHttpError(HTTP_ERRORS.invalidBody), undefined);
-      return;
-    }
-    void parseJson(request, (body as Buffer).toString('utf8'), (error, value) => {
-      if (error) done(error, undefined);
-      else if (!isStorableJson(value)) done(toHttpError(HTTP_ERRORS.invalidBody), undefined);
-      else done(null, value);
-    });
-  });
+  addJsonBodyParser(app, { refuseUnstorable: true });
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof HttpError) {

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { accountOf, requireApiKey, type Authenticate, type RateLimiter } from '@shortlink/accounts';
-import { HttpError, servedSchema, type Dependency, type ServiceModule } from '@shortlink/http';
+import { addJsonBodyParser, HttpError, servedSchema, type Dependency, type ServiceModule } from '@shortlink/http';
 import { SLUG_PATTERN } from '@shortlink/events';
 import { idempotentRequests, type IdempotencyDeps } from './idempotency/idempotent-requests';
 import { assembleBulkResults, bulkItems, validateBulkItem } from './links/bulk-create';
@@ -65,11 +65,7 @@ export function createWriteApi(deps: WriteApiDeps): ServiceModule {
       // store can hold: each link is checked on its own (validateBulkItem).
       await app.register(async (scope) => {
         scope.removeContentTypeParser('application/json');
-        scope.addContentTypeParser(
-          'application/json',
-          { parseAs: 'string' },
-          scope.getDefaultJsonParser('error', 'error'),
-        );
+        addJsonBodyParser(scope, { refuseUnstorable: false });
         scope.post(
           BULK_CREATE_ROUTE.url,
           {

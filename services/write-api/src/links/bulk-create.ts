@@ -11,13 +11,15 @@ export type BulkResult = { status: 201; link: LinkResource } | { status: number;
 
 /**
  * The items of `{"links": [...]}`. A body of another shape is refused whole
- * (400 Invalid request body), and so is a batch of no link or of more than
- * the limit; each item is then validated on its own, as a single create is.
+ * (400 Invalid request body), and so is one with text no store can hold
+ * outside its links, or a batch of no link or of more than the limit; each item is then validated on its own, as a single create is.
  */
 export function bulkItems(body: unknown): { ok: true; items: unknown[] } | { ok: false; error: HttpError } {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return invalid();
-  const { links } = body as { links?: unknown };
+  const { links, ...rest } = body as { links?: unknown };
   if (!Array.isArray(links)) return invalid();
+  // The links are checked one by one (validateBulkItem); the rest of the body as any body is.
+  if (!isStorableJson(rest)) return invalid();
   if (links.length === 0 || links.length > LIMITS.bulkMaxLinks) return { ok: false, error: BULK_SIZE };
   return { ok: true, items: links };
 
