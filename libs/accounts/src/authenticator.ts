@@ -1,5 +1,5 @@
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
-import { HttpError } from '@shortlink/http';
+import { headerLines, HttpError } from '@shortlink/http';
 import { bearerToken, hashApiKey, looksLikeApiKey } from './api-key';
 import { enforceRateLimit, type RateLimiter } from './rate-limit';
 import type { Account, ActiveKey } from './store';
@@ -50,13 +50,16 @@ declare module 'fastify' {
 export const UNAUTHORIZED = new HttpError(401, 'Unauthorized', 'unauthorized', { 'WWW-Authenticate': 'Bearer' });
 
 /**
- * An onRequest hook that sets `request.account` or answers 401, then counts
+ * An onRequest hook that sets `request.account` or answers 401 (a request
+ * with two Authorization lines included), then counts
  * the request against the key's rate limit (429 past it). It runs before the
  * body is read, so neither an unauthenticated nor a refused request costs any
  * parsing. A 401 carries no rate-limit headers: there is no key to count for.
  */
 export function requireApiKey(authenticate: Authenticate, rateLimiter: RateLimiter): onRequestAsyncHookHandler {
   return async (request: FastifyRequest, reply) => {
+    // Node keeps the first of two Authorization lines; two keys may be two accounts' keys.
+    if (headerLines(request.raw.rawHeaders, 'authorization') > 1) throw UNAUTHORIZED;
     const key = await authenticate(request.headers.authorization);
     if (!key) throw UNAUTHORIZED;
     request.account = key.account;

@@ -159,6 +159,19 @@ describe('requireApiKey with a rate limit', () => {
     expect(refused.headers['ratelimit-reset']).toBe(refused.headers['retry-after']);
   });
 
+  it('given two Authorization lines, valid keys both, then 401: Node would keep the first', async () => {
+    const app = build({ free: 10, pro: 10 });
+
+    for (const twice of [
+      [`Bearer ${key}`, `Bearer ${key}`],
+      [`Bearer ${key}`, `Bearer ${generateApiKey().key}`],
+    ]) {
+      const res = await app.inject({ method: 'GET', url: '/ok', headers: { authorization: twice } });
+      expect([res.statusCode, res.json()]).toEqual([401, { error: 'Unauthorized', code: 'unauthorized' }]);
+    }
+    expect((await app.inject({ method: 'GET', url: '/ok', headers: auth })).statusCode).toBe(200);
+  });
+
   it('given no valid key, then 401 without rate-limit headers, and nothing is counted', async () => {
     const app = build();
 

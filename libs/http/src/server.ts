@@ -11,6 +11,7 @@ import Fastify, {
 } from 'fastify';
 import { isStorableJson } from '@shortlink/events';
 import { isDependencyOutage } from './dependency-outage';
+import { headerLines } from './header-lines';
 import { errorBody, HttpError } from './errors';
 import { HTTP_ERRORS, type HttpErrorText } from './http-errors';
 import { HTTP_LIMITS, type HttpLimits } from './http-limits';
@@ -97,16 +98,6 @@ function answerBeforeFastify(res: ServerResponse, { status, error, code }: HttpE
   res.end(body);
 }
 
-/** How many Host lines a request has: a loop over its header names, with no string made unless one is four letters long. */
-function hostLines(rawHeaders: string[]): number {
-  let n = 0;
-  for (let i = 0; i < rawHeaders.length; i += 2) {
-    const name = rawHeaders[i]!;
-    if (name.length === 4 && name.toLowerCase() === 'host') n++;
-  }
-  return n;
-}
-
 /**
  * Node's HTTP server under fastify. Node answers a few requests itself, before
  * any handler, with an empty body: an HTTP/1.1 request without Host (400), an
@@ -131,7 +122,7 @@ function createNodeServer(limits: HttpLimits, handler: (req: IncomingMessage, re
       // without a version is HTTP/0.9, which Node serves: not HTTP/1.x either.
       if (
         req.httpVersionMajor !== 1 ||
-        (req.headers.host === undefined ? req.httpVersion === '1.1' : hostLines(req.rawHeaders) > 1)
+        (req.headers.host === undefined ? req.httpVersion === '1.1' : headerLines(req.rawHeaders, 'host') > 1)
       ) {
         answerBeforeFastify(res, HTTP_ERRORS.malformedRequest);
         return;
