@@ -5,6 +5,7 @@ import { addressFacts } from './address-facts';
 import { toClickColumns } from './click-columns';
 import { clickEventLines } from './click-event';
 import { clickEventId, clickEventIds } from './click-event-id';
+import { headerText } from './header-text';
 import { canonicalClientAddress } from './client-address';
 import { referrerOrigin } from './referrer-origin';
 import { visitorHash } from './visitor-hash';
@@ -65,9 +66,9 @@ describe('clicks as their events', () => {
               slug: c.slug,
               clickedAt: c.clickedAt,
               visitorHash: visitorHash(secret, ip),
-              referrer: referrerOrigin(c.referer).slice(0, 512),
+              referrer: referrerOrigin(c.referer === undefined ? undefined : headerText(c.referer)).slice(0, 512),
               country: ip === '203.0.113.77' ? 'GB' : 'XX',
-              userAgent: c.userAgent.slice(0, 1024),
+              userAgent: headerText(c.userAgent).slice(0, 1024),
             },
           };
         });
@@ -105,6 +106,15 @@ describe('clicks as their events', () => {
     expect(written.rejection).toBeInstanceOf(TypeError);
     expect(linesOf(good)).toMatchObject({ rejected: 0 });
     expect(linesOf(good)).not.toHaveProperty('rejection');
+  });
+
+  it('writes a user agent and a referer sent in UTF-8 as their text, not as the bytes Node read', () => {
+    const latin1 = (text: string) => Buffer.from(text).toString('latin1');
+    const agent = 'Mozilla/5.0 (X11; Linux x86_64) Büro/1.0';
+    const [event] = eventsOf([
+      { ...click('203.0.113.77'), userAgent: latin1(agent), referer: latin1('https://bücher.example/straße') },
+    ]);
+    expect(event?.data).toMatchObject({ userAgent: agent, referrer: 'https://xn--bcher-kva.example' });
   });
 
   it('dates each click at its own instant, in capture order or not', () => {

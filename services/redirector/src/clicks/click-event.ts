@@ -2,6 +2,7 @@ import { clickRecordedJson, clickRecordedJsonOf, clickRecordedPiece, type ClickR
 import type { AddressFactsOf } from './address-facts';
 import type { ClickColumns } from './click-columns';
 import { clickEventId } from './click-event-id';
+import { headerText } from './header-text';
 import { referrerOrigin } from './referrer-origin';
 
 /**
@@ -77,10 +78,14 @@ export function clickEventLines(
     countryPieces.push(facts && clickRecordedPiece.country(facts.country));
   }
   const referrerPieces = columns.referers.map((referer) =>
-    attempt(() => clickRecordedPiece.referrer(referrerOrigin(referer ?? undefined).slice(0, REFERRER_MAX))),
+    attempt(() =>
+      clickRecordedPiece.referrer(
+        referrerOrigin(referer === null ? undefined : headerText(referer)).slice(0, REFERRER_MAX),
+      ),
+    ),
   );
   const agentPieces = columns.userAgents.map((agent) =>
-    attempt(() => clickRecordedPiece.userAgent(agent.slice(0, USER_AGENT_MAX))),
+    attempt(() => clickRecordedPiece.userAgent(headerText(agent).slice(0, USER_AGENT_MAX))),
   );
   const n = columns.sequence.length;
   const lines: string[] = [];
