@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import * as zlib from 'node:zlib';
 import { fetchPreview, type PreviewOutcome } from '../preview/fetch-preview';
+import { eventually } from '@shortlink/testing';
 import { createPageFetcher, DEFAULT_FETCH_POLICY, type FetchPolicy } from './fetch-page';
 
 /** A local web server whose routes the tests define; it counts requests per path. */
@@ -65,6 +66,24 @@ describe('fetching a preview (private networks allowed, as for local testing)', 
   let other: TestSite;
   let bigPageBytesSent = 0;
   let bigPageFinished = false;
+  let brotliAsked: string | undefined;
+  /** Bytes of an endless body written, by path, and whether its connection has closed. */
+  const endlessBodies = new Map<string, { written: number; closed: boolean }>();
+  function endless(res: http.ServerResponse, status: number, headers: http.OutgoingHttpHeaders): void {
+    const path = res.req.url ?? '';
+    const body = { written: 0, closed: false };
+    endlessBodies.set(path, body);
+    res.writeHead(status, headers);
+    res.on('close', () => (body.closed = true));
+    const chunk = Buffer.alloc(64 * 1024, 0x20);
+    const writeMore = (): void => {
+      while (!body.closed && body.written < 256 * 1024 * 1024) {
+        body.written += chunk.length;
+        if (!res.write(chunk)) return void res.once('drain', writeMore);
+      }
+    };
+    writeMore();
+  }
 
   beforeAll(async () => {
     other = await startSite({
@@ -127,6 +146,18 @@ describe('fetching a preview (private networks allowed, as for local testing)', 
           : html('<title>Second time lucky</title>')(_req, res),
       '/always-503': (_req, res) => res.writeHead(503).end(),
       '/gone': (_req, res) => res.writeHead(410, { 'content-type': 'text/html' }).end('<title>Gone</title>'),
+      '/switch': (req) => {
+        // A 101 nobody asked for, then silence: the socket stays open.
+        req.socket.write('HTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\nConnection: Upgrade\r\n\r\n');
+      },
+      '/endless-redirect': (_req, res) => endless(res, 302, { location: '/bare' }),
+      '/endless-404': (_req, res) => endless(res, 404, { 'content-type': 'text/html' }),
+      '/brotli': (req, res) => {
+        brotliAsked = req.headers['accept-encoding'] ?? '';
+        res
+          .writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'br' })
+          .end(zlib.brotliCompressSync('<title>Brotli</title>'));
+      },
       '/latin1': (_req, res) =>
         res
           .writeHead(200, { 'content-type': 'text/html; charset=iso-8859-1' })
@@ -222,6 +253,40 @@ describe('fetching a preview (private networks allowed, as for local testing)', 
     // Not a timing assertion on our speed: proof the default limit, not some other, ended it.
     expect(Date.now() - started).toBeGreaterThanOrEqual(DEFAULT_FETCH_POLICY.timeoutMs - 50);
     expect(DEFAULT_FETCH_POLICY.timeoutMs).toBe(5000);
+  });
+
+  it('settles a 101 it did not ask for at once, rather than hold its slot for ever', async () => {
+    // Given no retries, the first answer is the outcome: never a timeout, which would prove nothing settled it.
+    await expect(preview(`${site.origin}/switch`, { timeoutMs: 60_000 }, 1)).resolves.toMatchObject({
+      kind: 'failed',
+      reason: expect.stringMatching(/^bad_response: the server switched protocols/),
+    });
+  });
+
+  it('never downloads the body of a redirect or an error page it does not read', async () => {
+    await expect(preview(`${site.origin}/endless-redirect`, { timeoutMs: 60_000 })).resolves.toMatchObject({
+      kind: 'fetched',
+      title: 'Just a title',
+    });
+    await expect(preview(`${site.origin}/endless-404`, { timeoutMs: 60_000 }, 1)).resolves.toMatchObject({
+      kind: 'failed',
+      reason: expect.stringMatching(/^http_404/),
+    });
+    for (const path of ['/endless-redirect', '/endless-404']) {
+      const body = endlessBodies.get(path)!;
+      // The server learns of it when its writes fail; resumed, the connection would read 256 MiB first.
+      await eventually(async () => (body.closed ? true : undefined), 10_000);
+      expect([path, body.written < 32 * 1024 * 1024]).toEqual([path, true]);
+    }
+  });
+
+  it('asks for no Brotli, and refuses a Brotli body sent anyway (its decoder holds up to 16 MiB)', async () => {
+    await expect(preview(`${site.origin}/brotli`)).resolves.toMatchObject({
+      kind: 'failed',
+      reason: expect.stringMatching(/^bad_encoding: Brotli was not asked for/),
+      attempts: 1,
+    });
+    expect(brotliAsked).toBe('gzip, deflate');
   });
 
   it('refuses a response that is not HTML, without retrying', async () => {

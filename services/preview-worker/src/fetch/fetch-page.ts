@@ -72,8 +72,10 @@ export function createPageFetcher(policy: FetchPolicy): PageFetcher {
     for (let redirects = 0; ; redirects++) {
       const response = await get(url, agents[url.protocol as 'http:' | 'https:'], policy.userAgent, signal);
       const status = response.statusCode ?? 0;
+      // A body not read is not downloaded: destroyed, not resumed (a hostile
+      // redirect or error page can be endless, and the fetch's slot is free by then).
       if (REDIRECTS.has(status)) {
-        response.resume();
+        response.destroy();
         const location = response.headers.location;
         if (!location) throw new PreviewFetchError('bad_redirect', false, `HTTP ${status} without a Location header`);
         if (redirects >= policy.maxRedirects) {
@@ -83,7 +85,7 @@ export function createPageFetcher(policy: FetchPolicy): PageFetcher {
         continue;
       }
       if (status < 200 || status > 299) {
-        response.resume();
+        response.destroy();
         throw new PreviewFetchError(
           `http_${status}`,
           TRANSIENT_STATUSES.has(status),
@@ -136,11 +138,21 @@ function get(url: URL, agent: http.Agent, userAgent: string, signal: AbortSignal
       headers: {
         'user-agent': userAgent,
         accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.8',
-        'accept-encoding': 'gzip, deflate, br',
+        // Not br: a Brotli stream makes its decoder hold a window of up to
+        // 16 MiB whatever the body's size, 17 MiB a fetch at 256 at once.
+        'accept-encoding': 'gzip, deflate',
       },
     });
     req.once('response', resolve);
     req.once('error', (err) => reject(classifyError(err, signal)));
+    // A 101 nobody asked for: Node emits no response and no error, only the
+    // close, and an abort of a request already closed settles nothing. Without
+    // these, one such page held its fetch slot for ever (issue 18's audit).
+    req.once('upgrade', (_response, socket) => {
+      socket.destroy();
+      reject(new PreviewFetchError('bad_response', false, 'the server switched protocols'));
+    });
+    req.once('close', () => reject(classifyError(new Error('socket hang up'), signal)));
     req.end();
   });
 }
@@ -152,14 +164,16 @@ function mediaType(contentType: string): string {
 /** The body stream with its Content-Encoding undone; the cap applies to what comes out. */
 function decoded(response: http.IncomingMessage): Readable {
   const encoding = (response.headers['content-encoding'] ?? '').trim().toLowerCase();
+  if (encoding === 'br') {
+    response.destroy();
+    throw new PreviewFetchError('bad_encoding', false, 'Brotli was not asked for');
+  }
   const decoder =
     encoding === 'gzip' || encoding === 'x-gzip'
       ? zlib.createGunzip()
       : encoding === 'deflate'
         ? zlib.createInflate()
-        : encoding === 'br'
-          ? zlib.createBrotliDecompress()
-          : null;
+        : null;
   if (!decoder) return response;
   response.on('error', (err) => decoder.destroy(err));
   decoder.on('close', () => response.destroy());

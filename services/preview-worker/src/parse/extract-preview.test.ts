@@ -1,4 +1,4 @@
-import { extractPreview, LIMITS } from './extract-preview';
+import { PARSE_LIMITS, extractPreview, LIMITS } from './extract-preview';
 
 const page = (head: string, body = '') => `<!doctype html><html><head>${head}</head><body>${body}</body></html>`;
 const FINAL = 'https://example.com/articles/42?ref=x';
@@ -88,6 +88,32 @@ describe('extractPreview', () => {
     const html = `<HTML><HEAD><META PROPERTY="OG:DESCRIPTION" CONTENT="Upper"></HEAD>
       <body><svg><title>icon</title></svg><title>Late title</title></body></HTML>`;
     expect(extractPreview(html, FINAL)).toEqual({ title: 'Late title', description: 'Upper', image: null });
+  });
+
+  it('stops at tags nested deeper than any page nests them, with what it read before', () => {
+    // htmlparser2's cost for unclosed tags grows with the square of their depth; 1 KB of gzip held the loop 30 s.
+    const deep = '<b>'.repeat(PARSE_LIMITS.depth);
+    expect(extractPreview(`<title>Before</title>${deep}<meta property="og:title" content="After">`, FINAL)).toEqual({
+      title: 'Before',
+      description: null,
+      image: null,
+    });
+    expect(extractPreview(`${'<b>'.repeat(PARSE_LIMITS.depth - 1)}<title>Deep</title>`, FINAL).title).toBe('Deep');
+  });
+
+  it('counts elements closed by the parser as closed: void tags and implied ends do not nest', () => {
+    const page = `<html><head>${'<meta name="x"><link rel="y"><br><img src="z">'.repeat(400)}</head><body><ul>${'<li>item'.repeat(400)}</ul>${'<p>text'.repeat(400)}<table>${'<tr><td>a<td>b'.repeat(400)}</table><title>After many</title></body></html>`;
+    expect(extractPreview(page, FINAL).title).toBe('After many');
+  });
+
+  it('stops after as many open tags as any page has', () => {
+    const page = `${'<i></i>'.repeat(PARSE_LIMITS.openTags)}<title>Too late</title>`;
+    expect(extractPreview(page, FINAL).title).toBeNull();
+  });
+
+  it('drops characters that change how a title reads without being seen, and keeps emoji whole', () => {
+    const html = '<title>a\u202Egnp.exe\u200B\u2066x\u2069 \ufeffok 👨\u200D👩\u200D👧</title>';
+    expect(extractPreview(html, FINAL).title).toBe('agnp.exex ok 👨\u200D👩\u200D👧');
   });
 
   it('survives broken markup', () => {

@@ -14,20 +14,40 @@ const DESCRIPTION_KEYS = ['og:description', 'twitter:description', 'description'
 const IMAGE_KEYS = ['og:image', 'og:image:url', 'og:image:secure_url', 'twitter:image', 'twitter:image:src'];
 
 /**
+ * Where the parser stops. htmlparser2 keeps its stack of open elements with
+ * `unshift`, so tags that never close cost time quadratic in their depth, on
+ * the worker's event loop: 1 KB of gzip (`<b>` 350,000 times) held it for 30 s
+ * (issue 18's audit). Real pages nest a few dozen deep and open a few
+ * thousand tags; past either bound, what was read so far is the preview.
+ */
+export const PARSE_LIMITS = { depth: 500, openTags: 50_000 } as const;
+
+/**
  * Reads preview fields from a page: Open Graph first, then Twitter cards, then
  * the document's own `<title>` and `<meta name="description">`. The parser
  * decodes entities; values are whitespace-collapsed, trimmed and capped to the
  * event's limits, and the image is made absolute against the page's final URL.
+ * Parsing stops past PARSE_LIMITS.
  */
 export function extractPreview(html: string, finalUrl: string): PreviewFields {
   const meta = new Map<string, string>();
   let documentTitle: string | null = null;
   let titleText: string | null = null;
   let svgDepth = 0;
+  let openTags = 0;
+  let depth = 0;
+  let stopped = false;
 
   const parser = new Parser(
     {
       onopentag(name, attributes) {
+        if (stopped) return;
+        // The parser reports every element it closes, implied closes included: `depth` is its stack's.
+        if (++openTags > PARSE_LIMITS.openTags || ++depth > PARSE_LIMITS.depth) {
+          stopped = true;
+          parser.pause();
+          return;
+        }
         if (name === 'svg') svgDepth++;
         else if (name === 'title' && svgDepth === 0 && documentTitle === null) titleText = '';
         else if (name === 'meta') {
@@ -41,6 +61,7 @@ export function extractPreview(html: string, finalUrl: string): PreviewFields {
         if (titleText !== null) titleText += text;
       },
       onclosetag(name) {
+        depth--;
         if (name === 'svg') svgDepth = Math.max(0, svgDepth - 1);
         else if (name === 'title' && titleText !== null) {
           documentTitle = titleText;
@@ -51,7 +72,7 @@ export function extractPreview(html: string, finalUrl: string): PreviewFields {
     { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true },
   );
   parser.write(html);
-  parser.end();
+  if (!stopped) parser.end();
 
   const first = (keys: string[]) => keys.map((k) => meta.get(k)).find((v) => v !== undefined) ?? null;
   return {
@@ -64,12 +85,21 @@ export function extractPreview(html: string, finalUrl: string): PreviewFields {
   };
 }
 
-/** Collapses runs of whitespace (and drops control characters); empty is absent. */
+/**
+ * Characters that change how text around them is shown without being seen:
+ * bidirectional overrides, embeddings, isolates and marks (a title of
+ * `\u202Egnp.exe` reads `exe.png`), zero-width spaces, word joiners and
+ * byte order marks. Zero-width joiners stay: emoji and many scripts need them.
+ */
+const INVISIBLE = /[\u061c\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
+
+/** Collapses runs of whitespace (and drops control and invisible formatting characters); empty is absent. */
 function clean(value: string | null): string | null {
   if (value === null) return null;
   const text = value
     .replace(/\s+/g, ' ')
     .replace(/\p{Cc}/gu, '')
+    .replace(INVISIBLE, '')
     .trim();
   return text === '' ? null : text;
 }
