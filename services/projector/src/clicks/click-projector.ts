@@ -78,7 +78,7 @@ export async function runClickProjector(options: ClickProjectorOptions) {
     for (let attempt = 0; ; attempt++) {
       const timer = projected.insertDuration.startTimer({ projection: 'clicks' });
       try {
-        const uncounted = await withoutCountedClicks(options.clickhouse, rows);
+        const uncounted = await withoutCountedClicks(options.clickhouse, rows, range);
         if (uncounted.length > 0) await insertClickBatch(options.clickhouse, uncounted, { topic, partition, range });
         timer();
         return uncounted.length;
