@@ -74,7 +74,12 @@ const DEFAULT_TAIL_BYTES = 8 * 1024 * 1024;
  * written and flushed to disk (`fdatasync`) before they resolve: that is the
  * `acks=all` of a one-node log. A process killed mid-write leaves at most a
  * partial last line, which is cut off when the file is next opened; it was
- * never acknowledged.
+ * never acknowledged. An append that fails (a short write, an `fdatasync`
+ * error) is taken back out of the file before the next one: left there, the
+ * next record would be written after it under the same offset, and the file
+ * reopened would keep the refused record and cut the acknowledged one. If it
+ * cannot be taken out, the partition refuses every append until it is opened
+ * again.
  */
 export class PartitionLog {
   /** Byte position of each record's line, by offset. */
@@ -85,6 +90,8 @@ export class PartitionLog {
   private recent: StoredRecord[] = [];
   private recentStart = 0;
   private recentBytes = 0;
+  /** Set when a failed append could not be taken back out: the file's end is not known. */
+  private broken: Error | undefined;
 
   private constructor(
     private readonly file: FileHandle,
@@ -138,11 +145,18 @@ export class PartitionLog {
   /** Appends records in order; resolves with the first one's offset once they are on disk. */
   append(records: readonly NewRecord[], now: number): Promise<bigint> {
     const result = this.tail.then(async () => {
+      if (this.broken) throw this.broken;
       const base = this.endOffset;
       const lines = records.map((r, i) => toLine(base + BigInt(i), now, r));
       const bytes = Buffer.from(lines.join(''), 'utf8');
-      await this.file.write(bytes, 0, bytes.length, null);
-      await this.file.datasync();
+      try {
+        const { bytesWritten } = await this.file.write(bytes, 0, bytes.length, null);
+        if (bytesWritten !== bytes.length) throw new Error(`short write: ${bytesWritten} of ${bytes.length} bytes`);
+        await this.file.datasync();
+      } catch (err) {
+        await this.takeBack(err);
+        throw err;
+      }
       let position = this.size;
       for (const line of lines) {
         this.positions.push(position);
@@ -154,6 +168,19 @@ export class PartitionLog {
     });
     this.tail = result.catch(() => undefined);
     return result;
+  }
+
+  /** Cuts the file back to its last acknowledged record, or marks the partition broken. */
+  private async takeBack(cause: unknown): Promise<void> {
+    try {
+      await this.file.truncate(this.size);
+      await this.file.datasync();
+    } catch {
+      this.broken = new Error(
+        `${this.path}: a failed append could not be taken back out of the file; open the log again to recover it`,
+        { cause },
+      );
+    }
   }
 
   private remember(records: readonly NewRecord[], base: bigint, timestamp: number, bytes: number): void {
