@@ -47,6 +47,8 @@ runMain(async () => {
       ...settings,
       DATABASE_URL: stack.databaseUrl,
       CLICKHOUSE_URL: stack.clickhouseUrl,
+      CLICKHOUSE_USER: 'default',
+      CLICKHOUSE_PASSWORD: stack.clickhousePassword,
       CLICK_PATH: 'event-loop',
     };
     kafka = stack.log;

@@ -122,3 +122,63 @@ describe('chdb HTTP endpoint', () => {
     expect(answers).toEqual(['1', '2', '3', '4', '5', '6']);
   });
 });
+
+describe('chdb HTTP endpoint with a password', () => {
+  let dataPath: string;
+  let handle: ChdbHttpServer;
+  let base: string;
+  const password = 'a-secret-of-this-process';
+
+  beforeAll(async () => {
+    dataPath = await mkdtemp(join(tmpdir(), 'chdb-server-auth-'));
+    handle = await startChdbHttpServer({ dataPath, host: '127.0.0.1', port: 0, password });
+    const address = handle.server.address();
+    if (address === null || typeof address === 'string') throw new Error('no port');
+    base = `http://127.0.0.1:${address.port}`;
+  });
+
+  afterAll(async () => {
+    await handle.close();
+    await rm(dataPath, { recursive: true, force: true });
+  });
+
+  const post = (query: string, headers: Record<string, string> = {}, params = '') =>
+    fetch(`${base}/?${params}`, { method: 'POST', body: query, headers });
+
+  it('runs nothing for a request without the password, or with another', async () => {
+    const attempts: Record<string, string>[] = [
+      {},
+      { 'x-clickhouse-key': 'wrong' },
+      { authorization: 'Basic ZGVmYXVsdDp3cm9uZw==' },
+    ];
+    for (const headers of attempts) {
+      const res = await post("SELECT * FROM file('/etc/hostname', 'LineAsString')", headers);
+      expect([res.status, (await res.text()).trim()]).toEqual([
+        401,
+        'Code: 516. DB::Exception: default: Authentication failed: password is incorrect. (AUTHENTICATION_FAILED)',
+      ]);
+    }
+    expect(await (await fetch(`${base}/ping`)).text()).toBe('Ok.\n');
+  });
+
+  it('answers the ClickHouse client that sends it, however it is sent', async () => {
+    const client = createClient({ url: base, username: 'default', password });
+    try {
+      const rows = await (await client.query({ query: 'SELECT 1 AS one', format: 'JSONEachRow' })).json();
+      expect(rows).toEqual([{ one: 1 }]);
+    } finally {
+      await client.close();
+    }
+    expect((await (await post('SELECT 2', { 'x-clickhouse-key': password })).text()).trim()).toBe('2');
+    expect((await (await post('SELECT 3', {}, `password=${password}`)).text()).trim()).toBe('3');
+  });
+
+  it('changes nothing through a GET, as a server does', async () => {
+    const create = await post('CREATE TABLE t (n UInt8) ENGINE = Memory', { 'x-clickhouse-key': password });
+    expect(create.status).toBe(200);
+    const insert = await fetch(`${base}/?password=${password}&query=${encodeURIComponent('INSERT INTO t VALUES (1)')}`);
+    expect(insert.status).not.toBe(200);
+    expect(await insert.text()).toMatch(/readonly/i);
+    expect((await (await post('SELECT count() FROM t', { 'x-clickhouse-key': password })).text()).trim()).toBe('0');
+  });
+});

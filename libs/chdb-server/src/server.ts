@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { promisify } from 'node:util';
 import { brotliDecompress, deflate, gunzip, gzip, inflate } from 'node:zlib';
@@ -12,8 +12,13 @@ import { decodeParams, ParamError } from './params';
  * `param_*` query parameters, per-request settings, the `database` parameter,
  * inserts whose data follows a `query=` URL parameter, gzip both ways, and
  * errors as non-200 responses carrying ClickHouse's own `Code: N.
- * DB::Exception` text. It is for development, tests and the embedded mode; it
- * has no authentication and runs one query at a time.
+ * DB::Exception` text. It is for development, tests and the embedded mode,
+ * and runs one query at a time. Given a password, it answers only requests
+ * that carry it (as ClickHouse takes one: basic auth, `X-ClickHouse-Key` or
+ * the `password` parameter), `/ping` aside: on a loopback port any local user
+ * could otherwise run any SQL as this process, `file()` reads and writes
+ * included. A GET runs read-only, as on a server, so a page in a browser
+ * cannot change anything through it.
  */
 
 /** URL parameters that steer the HTTP layer rather than being engine settings. */
@@ -59,6 +64,8 @@ const deflateAsync = promisify(deflate);
 export interface ChdbHttpServerOptions {
   /** The on-disk data directory of the engine. */
   dataPath: string;
+  /** Required of every query when set (any user name). */
+  password?: string;
   /** Called once per failed query, for logging. */
   onError?: (error: Error, sql: string) => void;
 }
@@ -129,6 +136,23 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
   }
 }
 
+/** The password a request carries, however ClickHouse's HTTP interface takes one. */
+function passwordOf(req: IncomingMessage, url: URL): string | undefined {
+  const key = req.headers['x-clickhouse-key'];
+  if (typeof key === 'string') return key;
+  const basic = /^Basic\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
+  if (basic) {
+    const decoded = Buffer.from(basic, 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    return colon === -1 ? undefined : decoded.slice(colon + 1);
+  }
+  return url.searchParams.get('password') ?? undefined;
+}
+
+const digest = (text: string) => createHash('sha256').update(text).digest();
+const samePassword = (given: string | undefined, expected: string) =>
+  given !== undefined && timingSafeEqual(digest(given), digest(expected));
+
 function contentTypeFor(format: string): string {
   if (/^JSON/i.test(format)) return 'application/json; charset=UTF-8';
   if (/^CSV/i.test(format)) return 'text/csv; charset=UTF-8';
@@ -145,6 +169,12 @@ export async function startChdbHttpServer(
     if (url.pathname === '/ping' || (url.pathname === '/' && req.method !== 'POST' && !url.searchParams.has('query'))) {
       res.writeHead(200, { 'Content-Type': 'text/plain; charset=UTF-8' }).end('Ok.\n');
       return;
+    }
+    if (options.password !== undefined && !samePassword(passwordOf(req, url), options.password)) {
+      throw new HttpFailure(
+        401,
+        exceptionText(516, 'default: Authentication failed: password is incorrect', 'AUTHENTICATION_FAILED'),
+      );
     }
     if (url.pathname !== '/') {
       throw new HttpFailure(404, exceptionText(36, `No handler for ${url.pathname}`, 'BAD_ARGUMENTS'));
@@ -165,6 +195,8 @@ export async function startChdbHttpServer(
       if (name.startsWith('param_')) textParams[name.slice('param_'.length)] = value;
       else if (!CONTROL_PARAMS.has(name) && !HTTP_ONLY_SETTINGS.has(name)) settings[name] = value;
     }
+    // As ClickHouse's HTTP interface: a GET changes nothing.
+    if (req.method === 'GET') settings.readonly = '1';
     const format = url.searchParams.get('default_format') ?? 'TabSeparated';
     const database = url.searchParams.get('database') ?? 'default';
     const queryId = url.searchParams.get('query_id') ?? randomUUID();

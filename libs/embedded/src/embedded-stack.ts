@@ -1,4 +1,5 @@
-import { access, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { access, readFile, rm, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { startChdbHttpServer } from '@shortlink/chdb-server';
@@ -14,6 +15,7 @@ import { embeddedLogClient } from './event-log/embedded-client';
 import { EventLog } from './event-log/event-log';
 import { startPostgresOnThread } from './postgres/postgres-on-thread';
 import { startPostgres } from './postgres/start-postgres';
+import { privateDataDir } from './private-data-dir';
 import { isAlive, listRunning, registerRunning, type RunningServer } from './running-servers';
 
 /** What a running embedded installation tells other processes (the `apikey` command) about itself. */
@@ -21,6 +23,8 @@ export interface EmbeddedState {
   pid: number;
   databaseUrl: string;
   clickhouseUrl: string;
+  /** The ClickHouse endpoint's password, made for this run (any user name). */
+  clickhousePassword: string;
 }
 
 export interface EmbeddedStack extends EmbeddedState {
@@ -74,7 +78,9 @@ async function claimDataDir(dataDir: string): Promise<(state: EmbeddedState) => 
   const path = join(dataDir, STATE_FILE);
   for (let attempt = 0; ; attempt++) {
     try {
-      await writeFile(path, JSON.stringify({ pid: process.pid, databaseUrl: '', clickhouseUrl: '' }), { flag: 'wx' });
+      const claim: EmbeddedState = { pid: process.pid, databaseUrl: '', clickhouseUrl: '', clickhousePassword: '' };
+      // Its owner's alone: it will hold the ClickHouse endpoint's password.
+      await writeFile(path, JSON.stringify(claim), { flag: 'wx', mode: 0o600 });
       break;
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 2) throw e;
@@ -106,7 +112,7 @@ export interface EmbeddedOptions {
  */
 export async function startEmbeddedStack(options: EmbeddedOptions): Promise<EmbeddedStack> {
   const dataDir = resolve(options.dataDir);
-  await mkdir(dataDir, { recursive: true });
+  await privateDataDir(dataDir);
   const publish = await claimDataDir(dataDir);
   const closers: (() => Promise<void>)[] = [() => releaseDataDir(dataDir)];
   const close = async () => {
@@ -117,10 +123,13 @@ export async function startEmbeddedStack(options: EmbeddedOptions): Promise<Embe
     // its own, so that statements do not stall the requests on this one.
     const pg = await startPostgresOnThread(join(dataDir, 'postgres'), { onExit: options.onEngineLost });
     closers.push(() => pg.close());
+    // Made for this run: on its loopback port the endpoint runs any SQL, file() included, for whoever has it.
+    const clickhousePassword = randomBytes(24).toString('base64url');
     const ch = await startChdbHttpServer({
       dataPath: join(dataDir, 'clickhouse'),
       host: '127.0.0.1',
       port: 0,
+      password: clickhousePassword,
       onError: options.onClickHouseError,
     });
     closers.push(() => ch.close());
@@ -133,6 +142,7 @@ export async function startEmbeddedStack(options: EmbeddedOptions): Promise<Embe
       pid: process.pid,
       databaseUrl: pg.url,
       clickhouseUrl: `http://127.0.0.1:${(ch.server.address() as AddressInfo).port}`,
+      clickhousePassword,
     };
     await publish(state);
     closers.push(await registerRunning({ pid: process.pid, dataDir }));
@@ -160,7 +170,7 @@ export async function embeddedPostgresFor(dataDir: string): Promise<{ url: strin
     () => false,
   );
   if (!hasStore) throw new NoEmbeddedStoreError(dir, await listRunning());
-  await mkdir(dir, { recursive: true });
+  await privateDataDir(dir);
   await claimDataDir(dir);
   try {
     const pg = await startPostgres(join(dir, 'postgres'));
