@@ -14,6 +14,13 @@ import { createMetricsRegistry } from '@shortlink/metrics';
 import { openServiceDatabase } from '@shortlink/postgres';
 import { composeSystem, systemConfig } from './system';
 
+/** A URL to log: the passwords are made for this run and stay in DATA_DIR/embedded.json. */
+function withoutPassword(url: string): string {
+  const parsed = new URL(url);
+  parsed.password = '';
+  return parsed.href;
+}
+
 runMain(async () => {
   const deployment = deploymentFrom(process.env);
   const settings = loadConfig(systemConfig, process.env);
@@ -39,7 +46,7 @@ runMain(async () => {
       },
     });
     logger.info(
-      { dataDir: stack.dataDir, postgres: stack.databaseUrl, clickhouse: stack.clickhouseUrl },
+      { dataDir: stack.dataDir, postgres: withoutPassword(stack.databaseUrl), clickhouse: stack.clickhouseUrl },
       'embedded mode: PGlite, chdb and the event log, state in DATA_DIR (set KAFKA_BROKERS, DATABASE_URL and CLICKHOUSE_URL to use servers)',
     );
     // The embedded log lives in this process, so clicks are produced on its event loop.

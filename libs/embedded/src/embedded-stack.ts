@@ -14,7 +14,7 @@ import {
 import { embeddedLogClient } from './event-log/embedded-client';
 import { EventLog } from './event-log/event-log';
 import { startPostgresOnThread } from './postgres/postgres-on-thread';
-import { startPostgres } from './postgres/start-postgres';
+import { newPostgresPassword, startPostgres } from './postgres/start-postgres';
 import { privateDataDir } from './private-data-dir';
 import { isAlive, listRunning, registerRunning, type RunningServer } from './running-servers';
 
@@ -173,7 +173,7 @@ export async function embeddedPostgresFor(dataDir: string): Promise<{ url: strin
   await privateDataDir(dir);
   await claimDataDir(dir);
   try {
-    const pg = await startPostgres(join(dir, 'postgres'));
+    const pg = await startPostgres(join(dir, 'postgres'), newPostgresPassword());
     return {
       url: pg.url,
       async close() {

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { FromPostgresThread, ToPostgresThread } from './postgres-thread-messages';
-import { postgresUrl, type EmbeddedPostgres } from './start-postgres';
+import type { FromPostgresThread, PostgresThreadData, ToPostgresThread } from './postgres-thread-messages';
+import { newPostgresPassword, postgresUrl, type EmbeddedPostgres } from './start-postgres';
 
 export interface PostgresThreadOptions {
   /** A session-server failure, for the log. */
@@ -26,7 +26,8 @@ function builtThreadFile(): string {
  * its own; resolves once the socket accepts connections.
  */
 export function startPostgresOnThread(dir: string, options: PostgresThreadOptions = {}): Promise<EmbeddedPostgres> {
-  const worker = new Worker(builtThreadFile(), { workerData: { dir } });
+  const password = newPostgresPassword();
+  const worker = new Worker(builtThreadFile(), { workerData: { dir, password } satisfies PostgresThreadData });
   const send = (message: ToPostgresThread) => worker.postMessage(message);
   let closing: Promise<void> | undefined;
   let onClosed: (() => void) | undefined;
@@ -37,7 +38,7 @@ export function startPostgresOnThread(dir: string, options: PostgresThreadOption
       switch (message.type) {
         case 'ready':
           ready = true;
-          return resolve({ port: message.port, url: postgresUrl(message.port), close });
+          return resolve({ port: message.port, url: postgresUrl(message.port, password), close });
         case 'start-failed':
           void worker.terminate();
           return reject(new Error(`embedded Postgres could not start: ${message.message}`));

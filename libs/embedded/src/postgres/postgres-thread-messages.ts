@@ -1,5 +1,6 @@
 /** What the main thread and the Postgres thread say to each other. */
-export type PostgresThreadData = { dir: string };
+/** The data directory, and the password its socket asks of every connection. */
+export type PostgresThreadData = { dir: string; password: string };
 
 export type ToPostgresThread = { type: 'close' };
 

@@ -12,10 +12,10 @@ import type { FromPostgresThread, PostgresThreadData, ToPostgresThread } from '.
 
 const port = parentPort;
 if (!port) throw new Error('postgres-thread.js runs as a worker thread');
-const { dir } = workerData as PostgresThreadData;
+const { dir, password } = workerData as PostgresThreadData;
 const post = (message: FromPostgresThread) => port.postMessage(message);
 
-startPostgres(dir, (error) => post({ type: 'error', message: error.message })).then(
+startPostgres(dir, password, (error) => post({ type: 'error', message: error.message })).then(
   (pg) => {
     port.on('message', (message: ToPostgresThread) => {
       if (message.type !== 'close') return;

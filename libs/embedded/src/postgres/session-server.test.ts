@@ -189,3 +189,48 @@ describe('PGlite session server', () => {
     }
   });
 });
+
+describe('PGlite session server with a password', () => {
+  let locked: SessionServer;
+  const password = 'made-for-this-run';
+  const at = (secret: string | null) =>
+    `postgres://postgres${secret === null ? '' : `:${secret}`}@127.0.0.1:${locked.port}/postgres`;
+
+  beforeAll(async () => {
+    locked = await startSessionServer({ db, host: '127.0.0.1', port: 0, maxConnections: 8, password });
+  });
+  afterAll(() => locked?.close());
+
+  it('serves a client that gives it', async () => {
+    const client = new Client({ connectionString: at(password) });
+    await client.connect();
+    try {
+      expect((await client.query<{ n: number }>('SELECT 41 + 1 AS n')).rows).toEqual([{ n: 42 }]);
+    } finally {
+      await client.end();
+    }
+  });
+
+  it('runs nothing for a client that gives another, or none', async () => {
+    for (const secret of ['wrong', '']) {
+      const client = new Client({ connectionString: at(secret) });
+      await expect(client.connect()).rejects.toMatchObject({ code: '28P01' });
+      await client.end().catch(() => undefined);
+    }
+  });
+
+  it('runs nothing a client sends before its password', async () => {
+    // Startup, then a query where the password should be: refused, and the query never reaches the session.
+    const socket = connect(locked.port, '127.0.0.1');
+    const answers: string[] = [];
+    void parseBackend(socket, (message) => answers.push(message.name));
+    socket.write(serialize.startup({ user: 'postgres', database: 'postgres' }));
+    socket.write(serialize.query('CREATE TABLE sneaked (n int)'));
+    await new Promise((resolve) => socket.once('close', resolve));
+    expect(answers).toEqual(['authenticationCleartextPassword', 'error']);
+    const tables = await db.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM pg_tables WHERE tablename = 'sneaked'",
+    );
+    expect(tables.rows).toEqual([{ n: 0 }]);
+  });
+});

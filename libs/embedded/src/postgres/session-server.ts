@@ -1,3 +1,4 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import type { PGlite } from '@electric-sql/pglite';
 import {
@@ -32,6 +33,12 @@ export interface SessionServerOptions {
   host: string;
   port: number;
   maxConnections: number;
+  /**
+   * Asked of every connection before it reaches the session (any user name),
+   * in clear: the socket is on loopback. Without one, on that port any local
+   * user could read the key hashes and the visitor-hash secret, or make keys.
+   */
+  password?: string;
   onError?: (error: Error) => void;
 }
 
@@ -51,6 +58,8 @@ interface Exchange {
 class Connection {
   buffer: Buffer = Buffer.alloc(0);
   started = false;
+  /** The startup packet of a connection asked for its password, held until the password is right. */
+  awaitingPassword: Uint8Array | undefined;
   readonly exchanges: Exchange[] = [];
   current: Uint8Array[] = [];
   readonly listening = new Set<string>();
@@ -75,14 +84,29 @@ function simpleQuery(sql: string): Uint8Array {
   return new Uint8Array(message);
 }
 
-/** ErrorResponse 53300, as Postgres answers a connection over its limit. */
-function tooManyConnections(): Buffer {
-  const fields = Buffer.from('SFATAL\0C53300\0Msorry, too many clients already\0\0', 'utf8');
+/** A FATAL ErrorResponse, as Postgres ends a connection it will not serve. */
+function fatal(code: string, text: string): Buffer {
+  const fields = Buffer.from(`SFATAL\0VFATAL\0C${code}\0M${text}\0\0`, 'utf8');
   const message = Buffer.alloc(5 + fields.length);
   message[0] = 0x45;
   message.writeInt32BE(4 + fields.length, 1);
   fields.copy(message, 5);
   return message;
+}
+
+/** ErrorResponse 53300, as Postgres answers a connection over its limit. */
+const tooManyConnections = (): Buffer => fatal('53300', 'sorry, too many clients already');
+
+/** AuthenticationCleartextPassword. */
+const ASK_PASSWORD = Buffer.from([0x52, 0, 0, 0, 8, 0, 0, 0, 3]);
+const PASSWORD_MESSAGE = 0x70; // 'p'
+
+const digest = (bytes: Uint8Array | string) => createHash('sha256').update(bytes).digest();
+
+/** The password of a PasswordMessage, as bytes: what follows the header, up to its terminating NUL. */
+function passwordIn(message: Uint8Array): Uint8Array {
+  const end = message.indexOf(0, 5);
+  return message.subarray(5, end < 0 ? message.length : end);
 }
 
 export async function startSessionServer(options: SessionServerOptions): Promise<SessionServer> {
@@ -196,7 +220,20 @@ export async function startSessionServer(options: SessionServerOptions): Promise
         conn.socket.end(); // not supported: the query runs to its end
       else if (frame.kind === 'startup') {
         conn.started = true;
-        conn.exchanges.push({ messages: [frame.bytes], holds: false });
+        if (options.password === undefined) conn.exchanges.push({ messages: [frame.bytes], holds: false });
+        else {
+          conn.awaitingPassword = frame.bytes;
+          conn.socket.write(ASK_PASSWORD);
+        }
+      } else if (conn.awaitingPassword) {
+        const given = frame.type === PASSWORD_MESSAGE ? passwordIn(frame.bytes) : undefined;
+        if (given === undefined || !timingSafeEqual(digest(given), digest(options.password ?? ''))) {
+          conn.socket.end(fatal('28P01', 'password authentication failed'));
+          return;
+        }
+        // Now the session answers the startup itself: AuthenticationOk, its parameters, ReadyForQuery.
+        conn.exchanges.push({ messages: [conn.awaitingPassword], holds: false });
+        conn.awaitingPassword = undefined;
       } else if (isTerminate(frame.type)) {
         conn.socket.end();
         return;
