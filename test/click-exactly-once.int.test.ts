@@ -159,6 +159,15 @@ async function firstRows(count: number): Promise<{ partition: number; rows: Clic
   return first!;
 }
 
+/** The first `count` records of a partition, claimed in the ledger as the projector claims a batch. */
+async function claimedBatch(count: number) {
+  const { partition, rows } = await firstRows(count);
+  const range = { first: 0n, last: BigInt(rows.at(-1)!.source_offset) };
+  const ledger = postgresBatchLedger(infra.pool, infra.names.groups.clickProjector, infra.names.topics.clicks);
+  await ledger.claim(partition, range);
+  return { partition, rows, range, ledger };
+}
+
 describe('click projection, exactly once', () => {
   it('re-forms a batch that was inserted but not committed, and ClickHouse drops it', async () => {
     // What a projector that died after its insert and before its commit left behind.
@@ -187,19 +196,11 @@ describe('click projection, exactly once', () => {
     // A ClickHouse insert fills `clicks`, then each materialized view: a death in between leaves the
     // facts without their aggregates. Made here by detaching the views for the batch's insert.
     await send(0, 100);
-    const first = await firstRows(10);
-    const rows = first.rows;
-    const range = { first: 0n, last: BigInt(rows.at(-1)!.source_offset) };
-    const ledger = postgresBatchLedger(infra.pool, infra.names.groups.clickProjector, infra.names.topics.clicks);
-    await ledger.claim(first.partition, range);
+    const { partition, rows, range } = await claimedBatch(10);
     const views = ['link_daily_mv', 'link_daily_breakdown_mv', 'link_visitors_mv', 'link_uniques_mv'];
     for (const view of views) await infra.clickhouse.command({ query: `DETACH TABLE ${view}` });
     try {
-      await insertClickBatch(infra.clickhouse, rows, {
-        topic: infra.names.topics.clicks,
-        partition: first.partition,
-        range,
-      });
+      await insertClickBatch(infra.clickhouse, rows, { topic: infra.names.topics.clicks, partition, range });
     } finally {
       for (const view of views) await infra.clickhouse.command({ query: `ATTACH TABLE ${view}` });
     }
@@ -213,17 +214,9 @@ describe('click projection, exactly once', () => {
   it('skips a batch the ledger has as inserted though its offsets were never committed', async () => {
     // What a projector killed between marking its batch inserted and committing to Kafka leaves.
     await send(0, 100);
-    const first = await firstRows(15);
-    const rows = first.rows;
-    const range = { first: 0n, last: BigInt(rows.at(-1)!.source_offset) };
-    const ledger = postgresBatchLedger(infra.pool, infra.names.groups.clickProjector, infra.names.topics.clicks);
-    await ledger.claim(first.partition, range);
-    await insertClickBatch(infra.clickhouse, rows, {
-      topic: infra.names.topics.clicks,
-      partition: first.partition,
-      range,
-    });
-    expect(await ledger.settle(first.partition, range)).toBe(true);
+    const { partition, rows, range, ledger } = await claimedBatch(15);
+    await insertClickBatch(infra.clickhouse, rows, { topic: infra.names.topics.clicks, partition, range });
+    expect(await ledger.settle(partition, range)).toBe(true);
 
     await projectUntil(100, 1000);
     expect(await totals()).toEqual(expected(100));

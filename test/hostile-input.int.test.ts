@@ -467,6 +467,18 @@ function plainGet(target: string, endpoint: Endpoint, account: Account | null, e
   } satisfies HostileCase;
 }
 
+/** A person's redirect: a browser's GET of the slug, counted as a click. */
+function browserVisit(slug: string, extra: [string, string][] = []): HostileCase {
+  return {
+    ...plainGet(`/${slug}`, 'redirect', null, { slug }),
+    request: {
+      method: 'GET',
+      target: `/${slug}`,
+      headers: [['Host', '127.0.0.1'], ['User-Agent', FIREFOX], ...extra],
+    },
+  };
+}
+
 const property = (arbitrary: fc.Arbitrary<HostileCase>, numRuns: number) =>
   fc.assert(
     fc.asyncProperty(
@@ -717,17 +729,7 @@ describe('over TCP', () => {
       ),
     );
     // Then people click a link that works, and each of their clicks is sent
-    const visits = Array.from({ length: 30 }, () => ({
-      ...plainGet(`/${slug}`, 'redirect', null, { slug }),
-      request: {
-        method: 'GET',
-        target: `/${slug}`,
-        headers: [
-          ['Host', '127.0.0.1'],
-          ['User-Agent', FIREFOX],
-        ] as [string, string][],
-      },
-    }));
+    const visits = Array.from({ length: 30 }, () => browserVisit(slug));
     for (const visit of visits) expect((await send(visit))[0]?.status).toBe(302);
     const after = await eventually(async () => {
       const now = await clickMetrics();
@@ -747,18 +749,7 @@ describe('over TCP', () => {
         case 1:
         case 2:
         case 3:
-          return {
-            ...plainGet(`/${slug}`, 'redirect', null, { slug }),
-            request: {
-              method: 'GET',
-              target: `/${slug}`,
-              headers: [
-                ['Host', '127.0.0.1'],
-                ['User-Agent', 'Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0.0.0 Safari/537.36'],
-                ['X-Forwarded-For', `203.0.113.${i % 250}`],
-              ],
-            },
-          };
+          return browserVisit(slug, [['X-Forwarded-For', `203.0.113.${i % 250}`]]);
         case 4:
         case 5:
           return plainCreate(i % 4 === 0 ? 'pro' : 'free', { url: `https://example.com/burst/${i}` });
