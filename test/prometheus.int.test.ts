@@ -4,7 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseYaml, stringify } from 'yaml';
 import { eventually } from '@shortlink/testing';
-import { checkedInQueries, OBSERVABILITY, RULES_FILE } from '../deploy/observability/src/observability-queries';
+import {
+  alertRules,
+  checkedInQueries,
+  OBSERVABILITY,
+  RULES_FILE,
+} from '../deploy/observability/src/observability-queries';
 import { issueKey, openTestInfra, startServersProcess, type TestInfra } from './support/link-system';
 import { freePort, type RunningProcess } from './support/processes';
 
@@ -111,7 +116,11 @@ describe('Prometheus on the all-in-one process', () => {
       return all.length > 0 && all.every((r) => r.health !== 'unknown') ? all : undefined;
     }, 15_000);
     expect(rules.filter((r) => r.health !== 'ok').map((r) => `${r.name}: ${r.lastError}`)).toEqual([]);
-    expect(rules).toHaveLength(11);
+    expect(rules.map((r) => r.name).sort()).toEqual(
+      alertRules()
+        .map((r) => r.alert)
+        .sort(),
+    );
 
     // And the process is up and ready as Prometheus sees it
     const value = async (query: string) =>
