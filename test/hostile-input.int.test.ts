@@ -12,11 +12,11 @@ import {
   cleanUrl,
   createCase,
   deleteCase,
-  freshSlug,
   healthCase,
   listCase,
   readCase,
   redirectCase,
+  unusedSlug,
   updateCase,
   type Account,
   type Endpoint,
@@ -634,7 +634,7 @@ describe('hostile input, generated (fast-check)', () => {
 describe('over TCP', () => {
   /** A clean create and its redirect, read and analytics: what must keep working. */
   async function normalTraffic(): Promise<void> {
-    const slug = fc.sample(freshSlug, 1)[0] as string;
+    const slug = unusedSlug();
     const url = fc.sample(cleanUrl, 1)[0] as string;
     const tag = fc.sample(cleanTag, 1)[0] as string;
     const [created] = await send(plainCreate('pro', { url, customSlug: slug, tag }));
@@ -695,7 +695,7 @@ describe('over TCP', () => {
 
   it('a visitor who resets the connection while its link is looked up costs nobody else a click', async () => {
     // New links are not cached: each redirect waits for Postgres, and the visitor is gone by the answer.
-    const all = fc.sample<string>(freshSlug, 21);
+    const all = Array.from({ length: 21 }, unusedSlug);
     const [slug, ...slugs] = all as [string, ...string[]];
     for (const customSlug of all) {
       const [created] = await send(plainCreate('pro', { url: 'https://example.com/reset', customSlug }));
@@ -784,7 +784,7 @@ describe('afterwards', () => {
     expect(() => process.kill(server.pid, 0)).not.toThrow();
     const [health] = await send(plainGet('/healthz', 'health', null));
     expect(health?.status).toBe(200);
-    const slug = fc.sample(freshSlug, 1)[0] as string;
+    const slug = unusedSlug();
     const [created] = await send(plainCreate('free', { url: 'https://example.com/after', customSlug: slug }));
     expect(created?.status).toBe(201);
     const [redirected] = await send(plainGet(`/${slug}`, 'redirect', null, { slug }));

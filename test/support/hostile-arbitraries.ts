@@ -107,8 +107,16 @@ const hugeText = (min: number, max: number): fc.Arbitrary<string> =>
 
 // ---------------------------------------------------------------- slugs, URLs, tags
 
-/** Slugs no link can have yet: a prefix no reserved word starts with keeps them off the reserved list. */
+/**
+ * Slugs of the right shape that are off the reserved list (no reserved word starts with `zq`). Drawn
+ * again they can repeat (fast-check favours short strings), so a test that must create one uses
+ * `unusedSlug` instead.
+ */
 export const freshSlug = fc.stringMatching(/^[a-z0-9-]{2,28}$/).map((s) => `zq${s}`);
+
+let unusedSlugs = 0;
+/** A slug no link has: no generated slug starts with `zr`, and the clock and a count make it new. */
+export const unusedSlug = (): string => `zr${Date.now().toString(36)}-${(unusedSlugs++).toString(36)}`;
 
 const RESERVED = ['api', 'admin', 'docs', 'healthz', 'metrics', 'login', 'favicon.ico', 'robots.txt', '.well-known'];
 
