@@ -302,6 +302,63 @@ describe('errors of the HTTP layer, over a real socket', () => {
     });
   }, 10_000);
 
+  /**
+   * Sends `head`, then `pieces` more bytes every 100 ms with the answer unread, then reads: the
+   * server's answers, in the order given.
+   */
+  function lateReader(head: string, pieces: string[], then = '', closeAfterMs = 300): Promise<string> {
+    return new Promise<string>((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1');
+      socket.pause();
+      let received = '';
+      socket.on('data', (d) => (received += d.toString('latin1')));
+      socket.on('close', () => resolve(received));
+      socket.on('error', (e) => reject(new Error(`${e.message} after ${JSON.stringify(received)}`)));
+      socket.write(head);
+      let sent = 0;
+      const more = setInterval(() => {
+        const piece = pieces[sent++];
+        if (piece !== undefined) {
+          socket.write(piece);
+          return;
+        }
+        clearInterval(more);
+        if (then) socket.write(then);
+        socket.resume();
+        setTimeout(() => socket.end(), closeAfterMs);
+      }, 100);
+    });
+  }
+  const answers = (received: string) =>
+    received
+      .split(/(?=HTTP\/1\.1 )/)
+      .map((answer) => ({ status: Number(answer.split(' ')[1]), body: answer.slice(answer.indexOf('\r\n\r\n') + 4) }));
+
+  it('reads and drops a refused body while its client sends it, so a client that reads late gets the 413, and the connection serves on', async () => {
+    // A body over the limit is refused before it is read; closed while the client still sends,
+    // the connection is reset, and the reset discards an answer the client has not read yet.
+    const body = 'a'.repeat(200 * 1024);
+    const received = await lateReader(
+      `POST /echo HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\nContent-Length: ${body.length * 2}\r\n\r\n`,
+      [body.slice(0, 1000), body, body.slice(1000)],
+      'GET /echo HTTP/1.1\r\nHost: a\r\n\r\n',
+    );
+    expect(answers(received)).toEqual([
+      { status: 413, body: JSON.stringify({ error: 'Request body too large', code: 'body_too_large' }) },
+      { status: 404, body: JSON.stringify({ error: 'Not found', code: 'not_found' }) },
+    ]);
+  }, 10_000);
+
+  it('answers a request once: a body that never finishes after its answer closes the connection without a 408', async () => {
+    const received = await lateReader(
+      `POST /echo HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\nContent-Length: ${65 * 1024}\r\n\r\n`,
+      ['a'.repeat(2000)],
+      '',
+      2500,
+    );
+    expect(answers(received).map((a) => a.status)).toEqual([413]);
+  }, 10_000);
+
   it('answers a malformed request line with a JSON 400', async () => {
     const answer = await raw([{ data: 'NOT HTTP AT ALL\r\n\r\n' }]);
     expect(statusAndBody(answer)).toEqual({

@@ -87,6 +87,26 @@ function writeOnSocket(socket: Socket, { status, error, code }: HttpErrorText): 
   });
 }
 
+/** What Node's HTTP server keeps on a socket about the exchange under way. */
+interface HttpSocketState {
+  _httpMessage?: ServerResponse | null;
+  parser?: { incoming?: IncomingMessage | null } | null;
+}
+
+/**
+ * Whether the request now arriving on the socket has had its answer, or has
+ * it being sent: a request answered before its body (a 413, a redirect of a
+ * GET that came with a body) whose body then stalls must not get a second
+ * answer, a 408, that its client would take for the next request's. Node's
+ * default handler only checks that no answer has begun, and so writes one.
+ */
+function answered(socket: Socket): boolean {
+  const { _httpMessage: response, parser } = socket as Socket & HttpSocketState;
+  if (response) return response.headersSent;
+  const request = parser?.incoming;
+  return request !== null && request !== undefined && !request.complete;
+}
+
 /** An error answered by Node's HTTP server before fastify sees the request; the connection is closed after it. */
 function answerBeforeFastify(res: ServerResponse, { status, error, code }: HttpErrorText): void {
   const body = JSON.stringify(errorBody(error, code));
@@ -200,7 +220,8 @@ export function createServer(options: ServerOptions): FastifyInstance {
     serverFactory: (handler: (req: IncomingMessage, res: ServerResponse) => void) => createNodeServer(limits, handler),
     clientErrorHandler: (error: NodeJS.ErrnoException, socket: Socket) => {
       if (error.code === 'ECONNRESET' || socket.destroyed) return;
-      writeOnSocket(socket, parserError(error));
+      if (answered(socket)) socket.destroy();
+      else writeOnSocket(socket, parserError(error));
     },
     frameworkErrors: answerFrameworkError,
     // Slugs are case-sensitive in the contract; a trailing slash is not a
@@ -217,6 +238,12 @@ export function createServer(options: ServerOptions): FastifyInstance {
   addJsonBodyParser(app, { refuseUnstorable: true });
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
+    // fastify closes the connection after a body it refused, even one not read
+    // yet; closed while the client still sends, the connection is reset, and
+    // the reset discards an answer the client has not read. Kept open, Node
+    // reads and drops the rest of the body (within the request timeout), and
+    // the connection serves on, as after any request answered before its body.
+    if (reply.getHeader('connection') === 'close') reply.removeHeader('connection');
     if (error instanceof HttpError) {
       void reply.code(error.statusCode).headers(error.headers).send(errorBody(error.message, error.code));
       return;
