@@ -349,15 +349,21 @@ describe('errors of the HTTP layer, over a real socket', () => {
     ]);
   }, 10_000);
 
-  it('answers a request once: a body that never finishes after its answer closes the connection without a 408', async () => {
-    const received = await lateReader(
+  it.each([
+    [
+      'a body refused',
       `POST /echo HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\nContent-Length: ${65 * 1024}\r\n\r\n`,
-      ['a'.repeat(2000)],
-      '',
-      2500,
-    );
-    expect(answers(received).map((a) => a.status)).toEqual([413]);
-  }, 10_000);
+      413,
+    ],
+    ['a GET answered without its body', 'GET /elsewhere HTTP/1.1\r\nHost: a\r\nContent-Length: 5000\r\n\r\n', 404],
+  ])(
+    'answers a request once: %s, then never finished, closes the connection without a 408',
+    async (_name, head, status) => {
+      const received = await lateReader(head, ['a'.repeat(2000)], '', 2500);
+      expect(answers(received).map((a) => a.status)).toEqual([status]);
+    },
+    10_000,
+  );
 
   it('answers a malformed request line with a JSON 400', async () => {
     const answer = await raw([{ data: 'NOT HTTP AT ALL\r\n\r\n' }]);
