@@ -19,7 +19,7 @@ export {
 } from './events';
 export { envelopeOf, isoUtcMillis, type EventMeta } from './envelope';
 export { createEvent, encodeEvent, decodeEvent, type DecodeResult } from './codec';
-export { isStorableText, isStorableJson } from './storable-text';
+export { isStorableText, isStorableJson, storablePrefix } from './storable-text';
 export {
   encodeClickRecord,
   encodeClickLines,

@@ -1,4 +1,5 @@
-import { isStorableJson, isStorableText } from './storable-text';
+import fc from 'fast-check';
+import { isStorableJson, isStorableText, storablePrefix } from './storable-text';
 
 describe('storable text', () => {
   it.each([
@@ -24,5 +25,22 @@ describe('storable text', () => {
       JSON.parse('['.repeat(depth) + JSON.stringify(leaf) + ']'.repeat(depth));
     expect(isStorableJson(deep(200_000, 'fine'))).toBe(true);
     expect(isStorableJson(deep(200_000, 'x\u0000'))).toBe(false);
+  });
+
+  it('cuts text at a length without splitting a character in two', () => {
+    expect(storablePrefix('ab🚀', 3)).toBe('ab');
+    expect(storablePrefix('ab🚀', 4)).toBe('ab🚀');
+    expect(storablePrefix('abc🚀', 3)).toBe('abc');
+    expect(storablePrefix('short', 1024)).toBe('short');
+    fc.assert(
+      // Whole characters, emoji and other pairs among them.
+      fc.property(fc.string({ unit: 'grapheme', maxLength: 40 }), fc.integer({ min: 1, max: 80 }), (text, max) => {
+        const cut = storablePrefix(text, max);
+        expect(isStorableText(cut)).toBe(true);
+        expect(text.startsWith(cut)).toBe(true);
+        expect(cut.length).toBeLessThanOrEqual(max);
+        expect(cut.length).toBeGreaterThanOrEqual(Math.min(text.length, max) - 1);
+      }),
+    );
   });
 });

@@ -13,6 +13,19 @@ export function isStorableText(text: string): boolean {
 }
 
 /**
+ * The text's first `max` UTF-16 code units (the unit JavaScript, and the
+ * events' schema, count length in), one fewer where the cut would split a
+ * character in two: half of a surrogate pair (an emoji, say) is text no JSON
+ * reader outside JavaScript accepts, and it would cost a data team the whole
+ * record it is in.
+ */
+export function storablePrefix(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const last = text.charCodeAt(max - 1);
+  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
+}
+
+/**
  * True when every string in a parsed JSON value, keys included, is storable.
  * Walked with a stack of its own, not recursion: a body nested a hundred
  * thousand deep is answered like any other, without relying on the caller to

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { clickRecorded, type ClickRecorded } from '@shortlink/events';
+import { clickRecorded, storablePrefix, type ClickRecorded } from '@shortlink/events';
 import fc from 'fast-check';
 import { addressFacts } from './address-facts';
 import { toClickColumns } from './click-columns';
@@ -66,9 +66,12 @@ describe('clicks as their events', () => {
               slug: c.slug,
               clickedAt: c.clickedAt,
               visitorHash: visitorHash(secret, ip),
-              referrer: referrerOrigin(c.referer === undefined ? undefined : headerText(c.referer)).slice(0, 512),
+              referrer: storablePrefix(
+                referrerOrigin(c.referer === undefined ? undefined : headerText(c.referer)),
+                512,
+              ),
               country: ip === '203.0.113.77' ? 'GB' : 'XX',
-              userAgent: headerText(c.userAgent).slice(0, 1024),
+              userAgent: storablePrefix(headerText(c.userAgent), 1024),
             },
           };
         });
@@ -115,6 +118,20 @@ describe('clicks as their events', () => {
       { ...click('203.0.113.77'), userAgent: latin1(agent), referer: latin1('https://bücher.example/straße') },
     ]);
     expect(event?.data).toMatchObject({ userAgent: agent, referrer: 'https://xn--bcher-kva.example' });
+  });
+
+  it('never cuts a user agent or referrer inside a character, so every JSON reader takes the line', () => {
+    // An emoji whose two UTF-16 halves straddle the 1,024th unit, sent in UTF-8 as browsers send it
+    const agent = `Mozilla/5.0 ${'a'.repeat(1023 - 'Mozilla/5.0 '.length)}😀 tail`;
+    const latin1 = (text: string) => Buffer.from(text).toString('latin1');
+    const { lines } = linesOf([{ ...click('203.0.113.77'), userAgent: latin1(agent) }]);
+    const line = lines[0] ?? '';
+    // A lone half is written as the escape `\ud83d`, which ClickHouse's JSONEachRow, jq and
+    // Python's encoders refuse; the whole line must be text of whole characters
+    expect(line).not.toMatch(/\\ud8[0-9a-f]{2}/i);
+    const event = JSON.parse(line) as ClickRecorded;
+    expect(event.data.userAgent).toBe(agent.slice(0, 1023));
+    expect(clickRecorded.safeParse(event).success).toBe(true);
   });
 
   it('dates each click at its own instant, in capture order or not', () => {

@@ -1,4 +1,10 @@
-import { clickRecordedJson, clickRecordedJsonOf, clickRecordedPiece, type ClickRecorded } from '@shortlink/events';
+import {
+  clickRecordedJson,
+  clickRecordedJsonOf,
+  clickRecordedPiece,
+  storablePrefix,
+  type ClickRecorded,
+} from '@shortlink/events';
 import type { AddressFactsOf } from './address-facts';
 import type { ClickColumns } from './click-columns';
 import { clickEventId } from './click-event-id';
@@ -21,7 +27,7 @@ function isoInstant(ms: number): string {
   return lastIsoInstant;
 }
 
-/** Kept to their columns' bounds (the events' schema): an origin of 512 characters, an agent of 1,024. */
+/** Kept to their columns' bounds (the events' schema): an origin of 512 UTF-16 units, an agent of 1,024. */
 const REFERRER_MAX = 512;
 const USER_AGENT_MAX = 1024;
 
@@ -80,12 +86,12 @@ export function clickEventLines(
   const referrerPieces = columns.referers.map((referer) =>
     attempt(() =>
       clickRecordedPiece.referrer(
-        referrerOrigin(referer === null ? undefined : headerText(referer)).slice(0, REFERRER_MAX),
+        storablePrefix(referrerOrigin(referer === null ? undefined : headerText(referer)), REFERRER_MAX),
       ),
     ),
   );
   const agentPieces = columns.userAgents.map((agent) =>
-    attempt(() => clickRecordedPiece.userAgent(headerText(agent).slice(0, USER_AGENT_MAX))),
+    attempt(() => clickRecordedPiece.userAgent(storablePrefix(headerText(agent), USER_AGENT_MAX))),
   );
   const n = columns.sequence.length;
   const lines: string[] = [];
