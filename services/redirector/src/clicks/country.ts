@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Reader, type Response } from 'maxmind';
+import { isPublicAddress } from './public-address';
 
 /**
  * IP → country from the geo-whois-asn-country database (CC0), shipped through
@@ -13,9 +14,14 @@ export function loadCountryLookup(): CountryOf {
 
 export type CountryOf = (ip: string) => string;
 
-/** ISO 3166-1 alpha-2 codes only; anything else, or no answer, is `XX`. */
+/**
+ * ISO 3166-1 alpha-2 codes only; anything else, or no answer, is `XX`, and so
+ * is every address no visitor on the public internet has (private, loopback,
+ * documentation, reserved …), whatever the database says of its block.
+ */
 export function countryFrom(lookup: (ip: string) => { country_code?: string } | null): CountryOf {
   return (ip) => {
+    if (!isPublicAddress(ip)) return 'XX';
     try {
       const code = lookup(ip)?.country_code;
       return code && /^[A-Z]{2}$/.test(code) ? code : 'XX';
