@@ -30,6 +30,14 @@ describe('the list query string', () => {
     },
   );
 
+  it('takes a tag or a search as long as the longest a link can have, counted in characters (an emoji is one)', () => {
+    const tag = '😀'.repeat(LIST_LIMITS.tagMaxLength);
+    const search = 'é😀'.repeat(LIST_LIMITS.searchMaxLength / 2);
+    expect(parseListRequest({ tag, search })).toEqual({ ok: true, request: { limit: 20, tag, search } });
+    expect(parseListRequest({ tag: `${tag}😀` })).toEqual({ ok: false, error: INVALID_TAG_FILTER });
+    expect(parseListRequest({ search: `${search}😀` })).toEqual({ ok: false, error: INVALID_SEARCH });
+  });
+
   it.each([[''], ['a\u0000b'], ['a\nb'], ['\ud800'], ['x'.repeat(LIST_LIMITS.tagMaxLength + 1)], [['a', 'b']]])(
     'refuses tag=%j',
     (tag) => {

@@ -17,8 +17,20 @@ const WHOLE_NUMBER = /^[1-9][0-9]{0,2}$/;
 // eslint-disable-next-line no-control-regex -- control characters are what it finds
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
+/**
+ * Characters (Unicode code points, an emoji one), as the write API measures a
+ * tag and JSON Schema's `maxLength` measures a string: a filter as long as the
+ * longest tag stored is taken. Only text of whole characters gets here.
+ */
+function characters(value: string, atMost: number): number {
+  if (value.length <= atMost) return value.length;
+  let count = 0;
+  for (const _ of value) count++;
+  return count;
+}
+
 const filterText = (value: string, max: number): boolean =>
-  value.length >= 1 && value.length <= max && !CONTROL.test(value) && isStorableText(value);
+  value.length >= 1 && !CONTROL.test(value) && isStorableText(value) && characters(value, max) <= max;
 
 /**
  * The list's query string, checked whole: each parameter given at most once

@@ -154,6 +154,7 @@ describe('validateCreateLink', () => {
   it.each([
     ['empty', ''],
     ['too long', 'x'.repeat(LIMITS.tagMaxLength + 1)],
+    ['too long in characters', '😀'.repeat(LIMITS.tagMaxLength + 1)],
     ['a control character', 'a\nb'],
     ['not a string', 7],
   ])('refuses a tag that is %s', (_name, tag) => {
@@ -163,5 +164,7 @@ describe('validateCreateLink', () => {
   it('accepts any printable tag up to the limit, unicode included', () => {
     expect(ok({ url: 'https://example.com', tag: 'Été 2026 — email #3' }).ok).toBe(true);
     expect(ok({ url: 'https://example.com', tag: 'x'.repeat(LIMITS.tagMaxLength) }).ok).toBe(true);
+    // Characters, as the list's tag filter counts them: an emoji is one (two UTF-16 units)
+    expect(ok({ url: 'https://example.com', tag: '😀'.repeat(LIMITS.tagMaxLength) }).ok).toBe(true);
   });
 });

@@ -47,7 +47,7 @@ export const tagField = z
   .max(LIMITS.tagMaxLength)
   .regex(NO_CONTROL)
   .meta({
-    description: `Any text of 1-${LIMITS.tagMaxLength} UTF-16 code units without control characters.`,
+    description: `Any text of 1-${LIMITS.tagMaxLength} characters (Unicode code points: an emoji is one) without control characters.`,
     examples: ['launch'],
   });
 
