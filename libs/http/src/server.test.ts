@@ -7,6 +7,7 @@ function build(ready = true) {
   const app = createServer({ logger: false, trustProxy: false, bodyLimit: 1024 });
   void app.register(healthRoutes, { service: 'test', ready: () => ready });
   app.post('/echo', { schema: { body: { type: 'object' } } }, async (request) => request.body);
+  app.delete('/thing', async (_request, reply) => reply.code(204).send());
   app.get('/teapot', async () => {
     throw new HttpError(418, 'I am a teapot', 'teapot', { 'x-brewing': 'no' });
   });
@@ -42,6 +43,23 @@ describe('createServer', () => {
     expect(res.statusCode).toBe(400);
     expect(res.json()).toEqual({ error: 'Invalid request body', code: 'invalid_body' });
   });
+
+  it.each([['application/json'], ['application/json; charset=utf-8'], ['text/plain'], ['application/x-anything']])(
+    'runs a route that takes no body when a request without one names a media type (%s)',
+    async (contentType) => {
+      const res = await build().inject({ method: 'DELETE', url: '/thing', headers: { 'content-type': contentType } });
+      expect(res.statusCode).toBe(204);
+    },
+  );
+
+  it.each([['application/json'], ['text/plain']])(
+    'still refuses an empty body where the route needs one (%s)',
+    async (contentType) => {
+      const res = await build().inject({ method: 'POST', url: '/echo', headers: { 'content-type': contentType } });
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toEqual({ error: 'Invalid request body', code: 'invalid_body' });
+    },
+  );
 
   it('turns an unsupported content type into a 400 JSON error', async () => {
     const res = await build().inject({

@@ -189,6 +189,12 @@ export function addJsonBodyParser(app: FastifyInstance, { refuseUnstorable }: { 
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     // parseAs 'buffer' hands over a Buffer; fastify's type allows a string for other parsers.
     const bytes = body as Buffer;
+    // No body at all (a DELETE from a client that sends Content-Type on every
+    // request): the route's schema decides whether it needed one.
+    if (bytes.length === 0) {
+      done(null, undefined);
+      return;
+    }
     if (!isUtf8(bytes)) {
       done(toHttpError(HTTP_ERRORS.invalidBody), undefined);
       return;
@@ -236,6 +242,12 @@ export function createServer(options: ServerOptions): FastifyInstance {
   // The API speaks JSON only; any other body is refused as a client error.
   app.removeContentTypeParser(['application/json', 'text/plain']);
   addJsonBodyParser(app, { refuseUnstorable: true });
+  // Any other media type: refused, unless there is no body to refuse (an
+  // empty DELETE sent with `Content-Type: text/plain` deletes).
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => {
+    if ((body as Buffer).length === 0) done(null, undefined);
+    else done(toHttpError(HTTP_ERRORS.invalidBody), undefined);
+  });
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     // fastify closes the connection after a body it refused, even one not read
