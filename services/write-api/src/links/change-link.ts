@@ -34,12 +34,13 @@ export async function changeLink(
   command: LinkCommand,
 ): Promise<LinkResource> {
   const eventId = deps.newId();
-  const now = deps.now();
   const expectation = deps.redirectors.expect(eventId);
   let decision;
   try {
+    // The clock is read once the link's row is locked: a change that waited
+    // for another is dated after it.
     decision = await deps.changes.change(slug, (current) =>
-      decideLinkChange(current, account.id, command, { eventId, now }),
+      decideLinkChange(current, account.id, command, { eventId, now: deps.now() }),
     );
   } catch (error) {
     expectation.cancel();

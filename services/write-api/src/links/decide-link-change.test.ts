@@ -74,6 +74,46 @@ describe('decideLinkChange', () => {
       .then({ kind: 'unchanged', state: live });
   });
 
+  it('dates a change no earlier than the state it follows (a slower clock, or a wait for the row lock)', () => {
+    const later = new Date(NOW.getTime() + 5_000);
+    const changed = { ...live, updatedAt: later, version: 2 };
+    given(changed)
+      .when({ kind: 'update', changes: { tag: 'autumn' } })
+      .then({
+        kind: 'changed',
+        state: { ...changed, tag: 'autumn', updatedAt: later, version: 3 },
+        event: {
+          eventId: EVENT_ID,
+          type: 'LinkUpdated',
+          schemaVersion: 1,
+          occurredAt: later.toISOString(),
+          data: {
+            linkId: live.linkId,
+            accountId: OWNER,
+            slug: 'spring',
+            version: 3,
+            destinationUrl: live.destinationUrl,
+            tag: 'autumn',
+            changedFields: ['tag'],
+          },
+        },
+      });
+    const created = { ...live, createdAt: later };
+    given(created)
+      .when({ kind: 'delete' })
+      .then({
+        kind: 'changed',
+        state: { ...created, deletedAt: later, updatedAt: later, version: 2 },
+        event: {
+          eventId: EVENT_ID,
+          type: 'LinkDeleted',
+          schemaVersion: 1,
+          occurredAt: later.toISOString(),
+          data: { linkId: live.linkId, accountId: OWNER, slug: 'spring', version: 2 },
+        },
+      });
+  });
+
   it('deletes: LinkDeleted with the next version, and the state marked deleted', () => {
     given(live)
       .when({ kind: 'delete' })

@@ -26,7 +26,10 @@ export type LinkDecision =
 /**
  * What a change request does to a link. Only the owner may change it; an
  * unknown slug, a deleted link and another account's link are the same
- * "not found". Pure: the event's id and the clock come in.
+ * "not found". Pure: the event's id and the clock come in. A change is dated
+ * no earlier than the state it follows: two processes' clocks differ, so a
+ * link's `updatedAt` and its events' `occurredAt` would otherwise go back in
+ * time while its version goes forward.
  */
 export function decideLinkChange(
   current: LinkState | null,
@@ -36,13 +39,15 @@ export function decideLinkChange(
 ): LinkDecision {
   if (current === null || current.deletedAt !== null || current.accountId !== accountId) return { kind: 'not-found' };
   const version = current.version + 1;
-  const eventMeta: EventMeta = { eventId: meta.eventId, occurredAt: meta.now.toISOString() };
+  const previous = current.updatedAt ?? current.createdAt;
+  const now = meta.now.getTime() < previous.getTime() ? previous : meta.now;
+  const eventMeta: EventMeta = { eventId: meta.eventId, occurredAt: now.toISOString() };
   const { linkId, slug } = current;
 
   if (command.kind === 'delete') {
     return {
       kind: 'changed',
-      state: { ...current, deletedAt: meta.now, updatedAt: meta.now, version },
+      state: { ...current, deletedAt: now, updatedAt: now, version },
       event: createEvent<LinkDeleted>('LinkDeleted', 1, { linkId, accountId, slug, version }, eventMeta),
     };
   }
@@ -59,7 +64,7 @@ export function decideLinkChange(
   const tag = changes.tag === undefined ? current.tag : changes.tag;
   return {
     kind: 'changed',
-    state: { ...current, destinationUrl, tag, updatedAt: meta.now, version },
+    state: { ...current, destinationUrl, tag, updatedAt: now, version },
     event: createEvent<LinkUpdated>(
       'LinkUpdated',
       1,
