@@ -164,9 +164,9 @@ export function previewPipeline(deps: PreviewPipelineDeps): PreviewPipeline {
     perHostConcurrency: deps.perHostConcurrency,
     freshMs: FRESH_MS,
     now: () => now().getTime(),
-    attempt: async (url, attempt) => {
+    attempt: async (url, attempt, enterHost) => {
       try {
-        const result = await attemptPreview(url, attempt, deps.fetchPage, deps.retry);
+        const result = await attemptPreview(url, attempt, deps.fetchPage, deps.retry, enterHost);
         if (result.kind === 'failed') {
           deps.logger.info({ host: hostOf(url), reason: result.reason }, 'preview could not be fetched');
         }

@@ -215,6 +215,33 @@ describe('fetching a preview (private networks allowed, as for local testing)', 
     });
   });
 
+  it('asks for a slot on each other host a redirect goes to before following it, and times out waiting', async () => {
+    const fetchPage = createPageFetcher({ ...DEFAULT_FETCH_POLICY, allowPrivateNetworks: true, userAgent: 'x' });
+    const entered: string[] = [];
+    // Three hops on the first host, the fourth to the other one
+    const page = await fetchPage(`${site.origin}/hop1`, async (host) => void entered.push(host));
+    expect(page.finalUrl).toBe(`${other.origin}/landing`);
+    expect(entered).toEqual([new URL(other.origin).host]);
+    // A slot that never comes: the fetch's time runs out, a transient failure to try again later
+    const waiting = createPageFetcher({
+      ...DEFAULT_FETCH_POLICY,
+      timeoutMs: 300,
+      allowPrivateNetworks: true,
+      userAgent: 'x',
+    });
+    const hitsBefore = other.hits.get('/landing') ?? 0;
+    await expect(
+      waiting(
+        `${site.origin}/hop1`,
+        (_host, signal) =>
+          new Promise((_resolve, reject) =>
+            signal.addEventListener('abort', () => reject(new Error('no slot in time'))),
+          ),
+      ),
+    ).rejects.toMatchObject({ code: 'timeout', transient: true });
+    expect(other.hits.get('/landing') ?? 0).toBe(hitsBefore);
+  });
+
   it('gives up after 5 redirects, and refuses a redirect to another scheme', async () => {
     await expect(preview(`${site.origin}/loop`)).resolves.toMatchObject({
       kind: 'failed',

@@ -39,7 +39,14 @@ export interface FetchedPage {
   truncated: boolean;
 }
 
-export type PageFetcher = (url: string) => Promise<FetchedPage>;
+/**
+ * Called before a redirect to another host (`host:port`) is followed; the hop
+ * waits for it (a fetch slot on that host). Rejects, with the signal's
+ * reason, if the fetch runs out of time first.
+ */
+export type EnterHost = (host: string, signal: AbortSignal) => Promise<void>;
+
+export type PageFetcher = (url: string, enterHost?: EnterHost) => Promise<FetchedPage>;
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 /** Worth asking again later: the server said so, or was overloaded or restarting. */
@@ -66,7 +73,7 @@ export function createPageFetcher(policy: FetchPolicy): PageFetcher {
     'https:': new RequestFilteringHttpsAgent(agentOptions),
   };
 
-  return async (startUrl) => {
+  return async (startUrl, enterHost) => {
     const signal = AbortSignal.timeout(policy.timeoutMs);
     let url = parseTarget(startUrl);
     for (let redirects = 0; ; redirects++) {
@@ -81,7 +88,15 @@ export function createPageFetcher(policy: FetchPolicy): PageFetcher {
         if (redirects >= policy.maxRedirects) {
           throw new PreviewFetchError('too_many_redirects', false, `more than ${policy.maxRedirects} redirects`);
         }
+        const from = url.host;
         url = parseTarget(location, url);
+        if (enterHost && url.host !== from) {
+          try {
+            await enterHost(url.host, signal);
+          } catch (err) {
+            throw classifyError(err, signal);
+          }
+        }
         continue;
       }
       if (status < 200 || status > 299) {

@@ -1,4 +1,4 @@
-import type { PageFetcher } from '../fetch/fetch-page';
+import type { EnterHost, PageFetcher } from '../fetch/fetch-page';
 import { PreviewFetchError } from '../fetch/fetch-errors';
 import { decodeHtml } from '../parse/decode-html';
 import { extractPreview, type PreviewFields } from '../parse/extract-preview';
@@ -38,9 +38,10 @@ export async function attemptPreview(
   attempt: number,
   fetchPage: PageFetcher,
   retry: RetryPolicy,
+  enterHost?: EnterHost,
 ): Promise<PreviewAttempt> {
   try {
-    const page = await fetchPage(url);
+    const page = await fetchPage(url, enterHost);
     const html = decodeHtml(page.body, page.contentType);
     return { kind: 'fetched', finalUrl: page.finalUrl, ...extractPreview(html, page.finalUrl) };
   } catch (err) {

@@ -162,4 +162,118 @@ describe('createFetchScheduler', () => {
     expect(() => scheduler.done(fetches[0]!)).toThrow('done with a fetch done');
     expect(scheduler.inFlight).toBe(1);
   });
+
+  describe('a fetch redirected to another host', () => {
+    /** Fetches that end, or move, when the test says so; `host` is where each holds (or waits for) its slot. */
+    function movable(options: { concurrency: number; perHostConcurrency: number }) {
+      const running = new Map<string, { fetch: QueuedFetch<string>; host: string; moving?: Promise<void> }>();
+      const started: string[] = [];
+      const scheduler = createFetchScheduler<string>({
+        freshMs: 10_000,
+        now: () => 0,
+        ...options,
+        start: (fetch) => {
+          started.push(fetch.item);
+          running.set(fetch.item, { fetch, host: fetch.item[0]! });
+        },
+      });
+      const move = (name: string, host: string, signal?: AbortSignal) => {
+        const fetch = running.get(name)!;
+        fetch.host = host;
+        const moving = scheduler.moveTo(fetch.fetch, host, signal);
+        fetch.moving = moving;
+        moving.then(
+          () => fetch.moving === moving && (fetch.moving = undefined),
+          () => undefined,
+        );
+        return moving;
+      };
+      const finish = async (name: string) => {
+        const { fetch } = running.get(name)!;
+        running.delete(name);
+        scheduler.done(fetch);
+        await flush();
+      };
+      return { scheduler, running, started, move, finish };
+    }
+
+    it('waits for a slot on its new host, ahead of the fetches queued there, and frees its old one at once', async () => {
+      // Given one slot a host: a1 runs on a with a2 queued behind it, b1 runs on b with b2 behind it
+      const { scheduler, started, move, finish } = movable({ concurrency: 10, perHostConcurrency: 1 });
+      for (const name of ['a1', 'a2', 'b1', 'b2']) scheduler.schedule(name[0]!, 0, name);
+      expect(started).toEqual(['a1', 'b1']);
+      // When b1 is redirected to a
+      let moved = false;
+      void move('b1', 'a').then(() => (moved = true));
+      await flush();
+      // Then b2 takes b's slot at once, and b1 waits for a's
+      expect(started).toEqual(['a1', 'b1', 'b2']);
+      expect(moved).toBe(false);
+      // And a's next slot is b1's, not a2's
+      await finish('a1');
+      expect(moved).toBe(true);
+      expect(started).toEqual(['a1', 'b1', 'b2']);
+      await finish('b1');
+      expect(started).toEqual(['a1', 'b1', 'b2', 'a2']);
+      await finish('a2');
+      await finish('b2');
+      expect([scheduler.inFlight, scheduler.queued]).toEqual([0, 0]);
+    });
+
+    it('gives up waiting when its fetch is aborted, and holds no slot after', async () => {
+      const { scheduler, started, move, finish } = movable({ concurrency: 10, perHostConcurrency: 1 });
+      for (const name of ['a1', 'b1', 'a2']) scheduler.schedule(name[0]!, 0, name);
+      const abort = new AbortController();
+      const moving = move('b1', 'a', abort.signal);
+      abort.abort(new Error('timed out'));
+      await expect(moving).rejects.toThrow('timed out');
+      await finish('b1');
+      // a's slot goes to a2 when a1 ends, as if b1 had never asked for it
+      await finish('a1');
+      expect(started).toEqual(['a1', 'b1', 'a2']);
+      await finish('a2');
+      expect([scheduler.inFlight, scheduler.queued]).toEqual([0, 0]);
+    });
+
+    it('never runs more than the caps on any host, whatever moves where, and runs every fetch', async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(fc.constantFrom('a', 'b', 'c'), { maxLength: 60 }),
+          fc.integer({ min: 1, max: 6 }),
+          fc.integer({ min: 1, max: 3 }),
+          fc.infiniteStream(fc.tuple(fc.nat(), fc.constantFrom('a', 'b', 'c', 'end', 'end'))),
+          async (hosts, concurrency, perHostConcurrency, steps) => {
+            const { scheduler, running, started, move, finish } = movable({ concurrency, perHostConcurrency });
+            /** The fetches holding a slot on their host; the others wait to move there. */
+            const holding = new Set<string>();
+            const scheduled = hosts.map((host, i) => `${host}${i}`);
+            scheduled.forEach((name) => scheduler.schedule(name[0]!, 0, name));
+            const step = steps[Symbol.iterator]();
+            while (running.size > 0) {
+              for (const name of running.keys()) if (!running.get(name)!.moving) holding.add(name);
+              expect(running.size).toBeLessThanOrEqual(concurrency);
+              for (const host of ['a', 'b', 'c']) {
+                const there = [...running.entries()].filter(([name, r]) => r.host === host && holding.has(name));
+                expect(there.length).toBeLessThanOrEqual(perHostConcurrency);
+              }
+              const [pick, what] = step.next().value;
+              const names = [...running.keys()];
+              const name = names[pick % names.length]!;
+              if (what === 'end' || !holding.has(name)) {
+                holding.delete(name);
+                await finish(name); // a fetch waiting to move can end too (aborted)
+              } else {
+                holding.delete(name);
+                void move(name, what).then(() => holding.add(name));
+                await flush();
+              }
+            }
+            expect(started.sort()).toEqual(scheduled.sort());
+            expect([scheduler.inFlight, scheduler.queued]).toEqual([0, 0]);
+          },
+        ),
+        { numRuns: 200 },
+      );
+    });
+  });
 });

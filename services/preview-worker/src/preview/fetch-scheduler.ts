@@ -26,12 +26,24 @@ export interface FetchScheduler<T> {
   schedule(host: string, createdAt: number, item: T): QueuedFetch<T>;
   /** A link created at `createdAt` waits for `fetch` too: moves it up if that is newer than what it waits for. */
   promote(fetch: QueuedFetch<T>, createdAt: number): void;
+  /**
+   * The fetch started is redirected to `host`: it gives up its slot on the
+   * host it had and waits for one on `host` (ahead of the fetches queued
+   * there), keeping its slot in all. Resolves once it has the slot; rejects
+   * with `signal`'s reason if that aborts first, the fetch then holding no
+   * host slot (`done` must still be called).
+   */
+  moveTo(fetch: QueuedFetch<T>, host: string, signal?: AbortSignal): Promise<void>;
   /** The fetch started ended: its slots are free. */
   done(fetch: QueuedFetch<T>): void;
   /** Fetches running, and waiting. */
   readonly inFlight: number;
   readonly queued: number;
 }
+
+/** Why a signal aborted, as an Error (`AbortSignal.timeout`'s is a DOMException, one already). */
+const abortReason = (signal: AbortSignal | undefined): Error =>
+  signal?.reason instanceof Error ? signal.reason : new Error(String(signal?.reason ?? 'aborted'));
 
 /**
  * A fetch in line: a plain object, no closure nor promise, since a backlog
@@ -40,8 +52,12 @@ export interface FetchScheduler<T> {
 class Entry<T> implements QueuedFetch<T> {
   /** An entry promoted is queued twice; whichever copy is reached first runs it, the other is skipped. */
   state: 'queued' | 'running' | 'done' = 'queued';
+  /** Running: whether it holds a slot on `host` (not while it waits to move there). */
+  holdsHost = false;
+  /** Running and waiting to move to `host`: what gives it the slot there. */
+  moving: (() => void) | undefined;
   constructor(
-    readonly host: HostQueue<T>,
+    public host: HostQueue<T>,
     public createdAt: number,
     readonly item: T,
   ) {}
@@ -52,6 +68,8 @@ interface HostQueue<T> {
   /** Oldest first, by arrival; links arrive nearly in creation order. */
   entries: Denque<Entry<T>>;
   inFlight: number;
+  /** Fetches redirected here, running already, waiting for a slot: served before `entries`. */
+  movers: Denque<() => void>;
 }
 
 /**
@@ -59,7 +77,10 @@ interface HostQueue<T> {
  * and a backlog never holds up a new link:
  *
  * - at most `perHostConcurrency` fetches to a host, and `concurrency` in all;
- *   a slow or failing host holds its own slots only, never the others';
+ *   a slow or failing host holds its own slots only, never the others'; a
+ *   fetch redirected to another host moves to a slot there (`moveTo`), so
+ *   links on many hosts that all redirect to one are no more fetches at once
+ *   to it than the cap;
  * - fresh first: while any host with a free slot has a fetch for a link
  *   younger than `freshMs`, the newest such fetch runs next (the hosts with
  *   one taking turns), so a link created during a bulk import's backlog
@@ -83,7 +104,38 @@ export function createFetchScheduler<T>(options: FetchSchedulerOptions<T>): Fetc
   let pumping = false;
 
   const isFresh = (entry: Entry<T>) => now() - entry.createdAt < options.freshMs;
-  const hasRoom = (host: HostQueue<T>) => host.inFlight < options.perHostConcurrency;
+  const hasRoom = (host: HostQueue<T>) => host.inFlight + host.movers.length < options.perHostConcurrency;
+
+  function hostNamed(name: string): HostQueue<T> {
+    let host = hosts.get(name);
+    if (!host) {
+      host = { name, entries: new Denque<Entry<T>>(), inFlight: 0, movers: new Denque<() => void>() };
+      hosts.set(name, host);
+    }
+    return host;
+  }
+
+  /** A fetch that waited to move to its host waits no more (its fetch was aborted, or ended). */
+  function stopMoving(entry: Entry<T>): void {
+    const waiting = entry.moving;
+    if (!waiting) return;
+    entry.moving = undefined;
+    const movers = entry.host.movers;
+    const at = movers.toArray().indexOf(waiting);
+    if (at >= 0) movers.removeOne(at);
+    requeue(entry.host);
+  }
+
+  /** A slot on `host` is free: a fetch moving there takes it first, else the host takes its turn again. */
+  function release(host: HostQueue<T>): void {
+    host.inFlight--;
+    const mover = host.movers.shift();
+    if (mover) {
+      host.inFlight++;
+      mover();
+    }
+    requeue(host);
+  }
 
   /** The newest (or oldest) entry not yet started, dropping started copies off that end. */
   function peek(host: HostQueue<T>, end: 'newest' | 'oldest'): Entry<T> | undefined {
@@ -101,7 +153,7 @@ export function createFetchScheduler<T>(options: FetchSchedulerOptions<T>): Fetc
     fresh.delete(host);
     const newest = peek(host, 'newest');
     if (!newest) {
-      if (host.inFlight === 0) hosts.delete(host.name);
+      if (host.inFlight === 0 && host.movers.isEmpty() && hosts.get(host.name) === host) hosts.delete(host.name);
       return;
     }
     if (!hasRoom(host)) return;
@@ -138,6 +190,7 @@ export function createFetchScheduler<T>(options: FetchSchedulerOptions<T>): Fetc
         queued--;
         inFlight++;
         entry.host.inFlight++;
+        entry.holdsHost = true;
         requeue(entry.host);
         options.start(entry);
       }
@@ -153,11 +206,7 @@ export function createFetchScheduler<T>(options: FetchSchedulerOptions<T>): Fetc
 
   return {
     schedule(hostName, createdAt, item) {
-      let host = hosts.get(hostName);
-      if (!host) {
-        host = { name: hostName, entries: new Denque<Entry<T>>(), inFlight: 0 };
-        hosts.set(hostName, host);
-      }
+      const host = hostNamed(hostName);
       const entry = new Entry(host, createdAt, item);
       host.entries.push(entry);
       queued++;
@@ -173,13 +222,54 @@ export function createFetchScheduler<T>(options: FetchSchedulerOptions<T>): Fetc
       requeue(entry.host);
       pump();
     },
+    moveTo(fetch, hostName, signal) {
+      const entry = entryOf(fetch);
+      if (entry.state !== 'running' || !entry.holdsHost) throw new Error('only a running fetch with its slot moves');
+      const to = hostNamed(hostName);
+      if (to === entry.host) return Promise.resolve();
+      entry.holdsHost = false;
+      release(entry.host);
+      entry.host = to;
+      if (to.movers.isEmpty() && to.inFlight < options.perHostConcurrency) {
+        to.inFlight++;
+        entry.holdsHost = true;
+        requeue(to);
+        pump();
+        return Promise.resolve();
+      }
+      pump();
+      return new Promise<void>((resolve, reject) => {
+        if (signal?.aborted) {
+          reject(abortReason(signal));
+          return;
+        }
+        const aborted = () => {
+          stopMoving(entry);
+          pump();
+          reject(abortReason(signal));
+        };
+        const granted = () => {
+          entry.moving = undefined;
+          signal?.removeEventListener('abort', aborted);
+          entry.holdsHost = true;
+          resolve();
+        };
+        entry.moving = granted;
+        to.movers.push(granted);
+        requeue(to);
+        signal?.addEventListener('abort', aborted, { once: true });
+      });
+    },
     done(fetch) {
       const entry = entryOf(fetch);
       if (entry.state !== 'running') throw new Error(`done with a fetch ${entry.state}`);
       entry.state = 'done';
       inFlight--;
-      entry.host.inFlight--;
-      requeue(entry.host);
+      // A fetch whose move was given up, or is still waiting, holds no host slot.
+      if (entry.holdsHost) {
+        entry.holdsHost = false;
+        release(entry.host);
+      } else stopMoving(entry);
       pump();
     },
     get inFlight() {

@@ -33,11 +33,14 @@ function previewsOver(
     concurrency: 16,
     perHostConcurrency: options.perHostConcurrency ?? 4,
     freshMs: 10_000,
-    attempt: (url, attempt) =>
-      attemptPreview(url, attempt, fetchPage, {
-        maxAttempts: options.maxAttempts ?? 2,
-        firstBackoffMs: options.backoffMs ?? 0,
-      }),
+    attempt: (url, attempt, enterHost) =>
+      attemptPreview(
+        url,
+        attempt,
+        fetchPage,
+        { maxAttempts: options.maxAttempts ?? 2, firstBackoffMs: options.backoffMs ?? 0 },
+        enterHost,
+      ),
     deliver: (links, outcome) => {
       deliveries.push([...links]);
       for (const link of links) {
@@ -196,6 +199,27 @@ describe('createSharedPreviews', () => {
     expect(fetched).toEqual(['https://retrying.example.com/retry', 'https://example.com/slow']);
     expect(outcomes.size).toBe(0);
     expect(previews.destinations).toBe(0);
+  });
+
+  it('counts a fetch redirected to another host against that host: links on many hosts sending to one wait their turn there', async () => {
+    // Given one slot a host, and ten links on ten hosts that all redirect to one site
+    let atOnce = 0;
+    let most = 0;
+    const fetchPage: PageFetcher = async (url, enterHost) => {
+      if (!url.includes('target.example')) await enterHost?.('target.example', AbortSignal.timeout(5000));
+      atOnce++;
+      most = Math.max(most, atOnce);
+      await sleep(20);
+      atOnce--;
+      return page('Target');
+    };
+    const { previews, outcomeOf } = previewsOver(fetchPage, { perHostConcurrency: 1 });
+    const links = Array.from({ length: 10 }, (_, i) => `https://short${i}.example/go`);
+    links.forEach((url, i) => previews.request(url, Date.now(), `link${i}`));
+    // When every preview is in, the site was asked one at a time
+    for (let i = 0; i < links.length; i++)
+      await expect(outcomeOf(`link${i}`)).resolves.toMatchObject({ title: 'Target' });
+    expect(most).toBe(1);
   });
 
   it('counts a destination against its host and port', () => {

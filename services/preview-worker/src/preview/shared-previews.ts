@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import type { EnterHost } from '../fetch/fetch-page';
 import type { PreviewAttempt, PreviewOutcome } from './fetch-preview';
 import { createFetchScheduler, type FetchScheduler, type QueuedFetch } from './fetch-scheduler';
 
@@ -17,8 +18,12 @@ export interface SharedPreviewsOptions<L> {
   perHostConcurrency: number;
   freshMs: number;
   now?: () => number;
-  /** One attempt at a destination (see attemptPreview); a rejection is recorded as an `internal_error` failure. */
-  attempt: (url: string, attempt: number) => Promise<PreviewAttempt>;
+  /**
+   * One attempt at a destination (see attemptPreview); a rejection is
+   * recorded as an `internal_error` failure. `enterHost` moves the fetch to a
+   * slot on the host a redirect goes to (see `FetchScheduler.moveTo`).
+   */
+  attempt: (url: string, attempt: number, enterHost: EnterHost) => Promise<PreviewAttempt>;
   /** Gets a destination's outcome with the links that waited for it (or one link, remembered), once each. */
   deliver: (links: readonly L[], outcome: PreviewOutcome, url: string) => void;
   /** Gets the links still waiting when `stop` is called. */
@@ -57,7 +62,7 @@ interface Job<L> {
   backoff: NodeJS.Timeout | undefined;
 }
 
-/** The host a destination's fetches count against; the initial URL's, redirects included. */
+/** The host a destination's fetch counts against first (`host:port`); a redirect moves it to its own. */
 export function hostOf(url: string): string {
   try {
     return new URL(url).host;
@@ -107,7 +112,8 @@ export function createSharedPreviews<L>(options: SharedPreviewsOptions<L>): Shar
       const job = fetch.item;
       if (stopped) return scheduler.done(fetch); // its links were abandoned
       const attempt = ++job.attempts;
-      void options.attempt(job.url, attempt).then(
+      const enterHost: EnterHost = (host, signal) => scheduler.moveTo(fetch, host, signal);
+      void options.attempt(job.url, attempt, enterHost).then(
         (result) => ended(job, fetch, result),
         (err: unknown) => ended(job, fetch, internalFailure(err, attempt)),
       );
