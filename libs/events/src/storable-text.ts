@@ -13,12 +13,11 @@ export function isStorableText(text: string): boolean {
 }
 
 /**
- * The text's first `max` UTF-16 code units (the unit JavaScript counts
- * length in; the events' schema counts characters, of which that is never
- * more), one fewer where the cut would split a
- * character in two: half of a surrogate pair (an emoji, say) is text no JSON
- * reader outside JavaScript accepts, and it would cost a data team the whole
- * record it is in.
+ * The text's first `max` UTF-16 code units (the unit JavaScript counts length
+ * in; the events' schema counts characters, never more), one fewer where the
+ * cut would split a character in two: half of a surrogate pair (an emoji,
+ * say) is text no JSON reader outside JavaScript accepts, and it would cost a
+ * data team the whole record it is in.
  */
 export function storablePrefix(text: string, max: number): string {
   if (text.length <= max) return text;
