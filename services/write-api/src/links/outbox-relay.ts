@@ -11,8 +11,10 @@ export interface RelayLogger {
  * Appends the link changes left in the outbox: committed in Postgres, but the
  * writer's append failed or the writer stopped before it was confirmed. An
  * event may so reach the topic twice; every consumer applies a link's events
- * by version, so the second copy changes nothing. A link's events go in
- * version order, one at a time, and each leaves the outbox once confirmed.
+ * by version, so the second copy changes nothing. The relay sends a link's
+ * events in version order, one at a time, and each leaves the outbox once
+ * confirmed; a writer's own append of a later version can still land before
+ * them (README, "Events").
  */
 export function createOutboxRelay(options: {
   pool: Pool;
