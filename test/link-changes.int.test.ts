@@ -17,6 +17,8 @@ import { buildOnce, startProcess, type RunningProcess } from './support/processe
 describe('link changes across processes', () => {
   let infra: TestInfra;
   let writeApi: RunningProcess;
+  /** A second write API on the same stores: two processes changing one link at once. */
+  let secondWriteApi: RunningProcess;
   let redirectors: RunningProcess[];
   let key: string;
   let otherKey: string;
@@ -32,11 +34,12 @@ describe('link changes across processes', () => {
     };
     const started = await Promise.all([
       startProcess('services/write-api/dist/main.js', { ...common, PUBLIC_BASE_URL: 'https://sho.rt' }),
+      startProcess('services/write-api/dist/main.js', { ...common, PUBLIC_BASE_URL: 'https://sho.rt' }),
       startProcess('services/redirector/dist/main.js', common),
       startProcess('services/redirector/dist/main.js', common),
     ]);
-    writeApi = started[0];
-    redirectors = started.slice(1);
+    [writeApi, secondWriteApi] = started;
+    redirectors = started.slice(2);
     // Both redirectors hold their lease before the first change (each takes it as it starts listening).
     await eventually(async () => {
       const { rows } = await infra.pool.query(
@@ -47,13 +50,17 @@ describe('link changes across processes', () => {
   }, 120_000);
 
   afterAll(async () => {
-    const codes = await Promise.all([writeApi?.stop(), ...(redirectors ?? []).map((r) => r.stop())]);
+    const codes = await Promise.all([
+      writeApi?.stop(),
+      secondWriteApi?.stop(),
+      ...(redirectors ?? []).map((r) => r.stop()),
+    ]);
     await infra?.close();
-    expect(codes).toEqual([0, 0, 0]);
+    expect(codes).toEqual([0, 0, 0, 0]);
   });
 
-  const api = (method: string, path: string, body?: unknown, as = key) =>
-    fetch(`${writeApi.url}${path}`, {
+  const api = (method: string, path: string, body?: unknown, as = key, via = writeApi) =>
+    fetch(`${via.url}${path}`, {
       method,
       headers: { authorization: `Bearer ${as}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
       body: body === undefined ? undefined : JSON.stringify(body),
@@ -152,6 +159,37 @@ describe('link changes across processes', () => {
       },
       { type: 'LinkDeleted', data: { slug, version: 3 } },
     ]);
+  });
+
+  it('appends a link’s changes in version order when two processes change it at once', async () => {
+    // Given a link, and 40 changes of it sent at once, half through each write API
+    const slug = 'chg-concurrent';
+    expect((await api('POST', '/api/v1/links', { url: 'https://example.com/c0', customSlug: slug })).status).toBe(201);
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        api('PATCH', `/api/v1/links/${slug}`, { tag: `t${i}` }, key, i % 2 === 0 ? writeApi : secondWriteApi),
+      ),
+    );
+    expect(answers.map((res) => res.status)).toEqual(answers.map(() => 200));
+    // When the topic is read, as a data team reads it
+    const versions: number[] = [];
+    const consumer = infra.kafka.consumer({ groupId: `${infra.topicPrefix}order-${Date.now()}` });
+    await consumer.connect();
+    await consumer.subscribe({ topic: infra.names.topics.links, fromBeginning: true });
+    await consumer.run({
+      eachMessage: async ({ message }) => {
+        if (message.key?.toString() !== slug) return;
+        const decoded = decodeEvent(linkEvent, message.value);
+        if (decoded.ok && decoded.event.type === 'LinkUpdated') versions.push(decoded.event.data.version);
+      },
+    });
+    try {
+      await eventually(async () => (versions.length >= 40 ? true : undefined));
+    } finally {
+      await consumer.disconnect();
+    }
+    // Then each change is there once, in the order of its version
+    expect(versions).toEqual(Array.from({ length: 40 }, (_, i) => i + 2));
   });
 
   it('answers another account 404, exactly like a missing link, and changes nothing', async () => {

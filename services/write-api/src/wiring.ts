@@ -61,7 +61,14 @@ export function composeWriteApi(settings: WriteApiSettings, stores: WriteApiStor
   // A create is answered within 5 s (201, or 503 with Retry-After): the append gets 4 of them.
   const appendLinkEvents = kafkaLinkAppender(producer, names.topics.links, 4000);
   const appendLinkEvent = oneEvent(appendLinkEvents);
-  const relay = createOutboxRelay({ pool, append: appendLinkEvent, staleAfterMs: 30_000, logger });
+  const changes = postgresLinkChangeStore(pool);
+  const relay = createOutboxRelay({
+    pool,
+    publish: (slug, append) => changes.publish(slug, append),
+    append: appendLinkEvent,
+    staleAfterMs: 30_000,
+    logger,
+  });
   const redirectors = redirectorAcks({ connectionString: settings.DATABASE_URL, pool, logger });
   const eventLog = eventLogProbe(kafka, names.topics.links);
   let timer: NodeJS.Timeout | undefined;
@@ -79,7 +86,7 @@ export function composeWriteApi(settings: WriteApiSettings, stores: WriteApiStor
     },
     appendLinkCreated: appendLinkEvents,
     appendLinkEvent,
-    changes: postgresLinkChangeStore(pool),
+    changes,
     redirectors,
     now: () => new Date(),
     newId: randomUUID,
@@ -88,7 +95,6 @@ export function composeWriteApi(settings: WriteApiSettings, stores: WriteApiStor
     onLinkCommitted: stores.onLinkCommitted,
     onLinkChanged: stores.onLinkChanged,
     onClaimError: (err, slug) => logger.error({ err, slug }, 'slug claim could not be committed'),
-    onOutboxError: (err, slug) => logger.warn({ err, slug }, 'a confirmed link change stays in the outbox'),
     dependencies: [
       { name: 'postgres', check: postgresReachable(pool) },
       { name: 'kafka', check: eventLog.check },

@@ -15,8 +15,6 @@ export interface ChangeLinkDeps {
   publicBaseUrl: string;
   /** Called once a change committed. A process that also runs the redirector drops its cache entry at once. */
   onLinkChanged?: (slug: string) => void;
-  /** Called when a confirmed event could not be taken out of the outbox; the relay appends it once more, harmlessly. */
-  onOutboxError: (error: unknown, slug: string) => void;
 }
 
 /**
@@ -52,10 +50,14 @@ export async function changeLink(
   }
   if (decision.kind === 'changed') {
     deps.onLinkChanged?.(slug);
-    const [appended] = await Promise.allSettled([deps.appendLinkEvent(decision.event), expectation.settle()]);
+    // The link's events waiting in the outbox go in version order, this one
+    // among them (unless another change's publish took it already).
+    const [appended] = await Promise.allSettled([
+      deps.changes.publish(slug, deps.appendLinkEvent),
+      expectation.settle(),
+    ]);
     // Committed and visible already; the outbox keeps the event until the log takes it.
     if (appended.status === 'rejected') throw changeNotConfirmed(appended.reason);
-    await deps.changes.confirmed(eventId).catch((e: unknown) => deps.onOutboxError(e, slug));
   } else {
     expectation.cancel();
   }

@@ -1,7 +1,8 @@
 import type { Pool } from 'pg';
-import { encodeEvent, linkEvent } from '@shortlink/events';
+import { decodeEvent, encodeEvent, linkEvent } from '@shortlink/events';
 import { CHANNELS, linkChangedPayload } from '@shortlink/postgres';
 import type { LinkDecision, LinkState } from './decide-link-change';
+import type { AppendLinkEvent, LinkWriteEvent } from './link-created-appender';
 
 /**
  * The write model's side of a link change: the claim row (`slug_claims`) holds
@@ -15,8 +16,13 @@ export interface LinkChangeStore {
    * moment it commits, and every listening redirector is told in that commit.
    */
   change(slug: string, decide: (current: LinkState | null) => LinkDecision): Promise<LinkDecision>;
-  /** The event log acknowledged the event: it leaves the outbox. */
-  confirmed(eventId: string): Promise<void>;
+  /**
+   * Appends the link's events waiting in the outbox, in version order, each
+   * leaving the outbox once the log took it, with the link locked throughout:
+   * its next change commits only after, so a link's events reach the topic in
+   * version order, whichever process changed it. Resolves with how many went.
+   */
+  publish(slug: string, append: AppendLinkEvent): Promise<number>;
 }
 
 interface ClaimRow {
@@ -86,8 +92,35 @@ export function postgresLinkChangeStore(pool: Pool): LinkChangeStore {
         client.release(broken instanceof Error ? broken : undefined);
       }
     },
-    async confirmed(eventId) {
-      await pool.query('DELETE FROM link_change_outbox WHERE event_id = $1', [eventId]);
+    async publish(slug, append) {
+      const client = await pool.connect();
+      let broken: unknown;
+      try {
+        await client.query('BEGIN');
+        await client.query('SELECT 1 FROM slug_claims WHERE slug = $1 FOR UPDATE', [slug]);
+        const { rows } = await client.query<{ event_id: string; event: string }>(
+          'SELECT event_id, event FROM link_change_outbox WHERE slug = $1 ORDER BY version',
+          [slug],
+        );
+        let published = 0;
+        for (const row of rows) {
+          const decoded = decodeEvent(linkEvent, row.event);
+          // Only what `change` checked ever enters the outbox; anything else stays, in place, for a person.
+          if (!decoded.ok || !isWriteEvent(decoded.event))
+            throw new Error(`outbox entry ${row.event_id} is not a link change`);
+          await append(decoded.event);
+          await client.query('DELETE FROM link_change_outbox WHERE event_id = $1', [row.event_id]);
+          published++;
+        }
+        await client.query('COMMIT');
+        return published;
+      } catch (error) {
+        broken = error;
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      } finally {
+        client.release(broken instanceof Error ? broken : undefined);
+      }
     },
   };
 }
@@ -104,4 +137,8 @@ function stateOf(slug: string, row: ClaimRow): LinkState {
     deletedAt: row.deleted_at,
     version: row.version,
   };
+}
+
+function isWriteEvent(event: { type: string }): event is LinkWriteEvent {
+  return event.type === 'LinkUpdated' || event.type === 'LinkDeleted';
 }
