@@ -14,3 +14,4 @@ export {
   type LiveLease,
 } from './redirector-leases';
 export { postgresReachable } from './reachable';
+export { inTransaction } from './transaction';

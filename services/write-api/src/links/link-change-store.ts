@@ -1,6 +1,6 @@
 import type { Pool } from 'pg';
 import { decodeEvent, encodeEvent, linkEvent } from '@shortlink/events';
-import { CHANNELS, linkChangedPayload } from '@shortlink/postgres';
+import { CHANNELS, inTransaction, linkChangedPayload } from '@shortlink/postgres';
 import type { LinkDecision, LinkState } from './decide-link-change';
 import type { AppendLinkEvent, LinkWriteEvent } from './link-created-appender';
 
@@ -39,11 +39,8 @@ interface ClaimRow {
 
 export function postgresLinkChangeStore(pool: Pool): LinkChangeStore {
   return {
-    async change(slug, decide) {
-      const client = await pool.connect();
-      let broken: unknown;
-      try {
-        await client.query('BEGIN');
+    change(slug, decide) {
+      return inTransaction(pool, async (client) => {
         // A claim still pending whose LinkCreated the projector has already
         // applied is a link (its 201 was sent; only the writer's commit was lost).
         const { rows } = await client.query<ClaimRow>(
@@ -81,22 +78,11 @@ export function postgresLinkChangeStore(pool: Pool): LinkChangeStore {
             ],
           );
         }
-        await client.query('COMMIT');
         return decision;
-      } catch (error) {
-        broken = error;
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw error;
-      } finally {
-        // A connection that failed mid-transaction is not handed to the next caller.
-        client.release(broken instanceof Error ? broken : undefined);
-      }
+      });
     },
-    async publish(slug, append) {
-      const client = await pool.connect();
-      let broken: unknown;
-      try {
-        await client.query('BEGIN');
+    publish(slug, append) {
+      return inTransaction(pool, async (client) => {
         await client.query('SELECT 1 FROM slug_claims WHERE slug = $1 FOR UPDATE', [slug]);
         const { rows } = await client.query<{ event_id: string; event: string }>(
           'SELECT event_id, event FROM link_change_outbox WHERE slug = $1 ORDER BY version',
@@ -112,15 +98,8 @@ export function postgresLinkChangeStore(pool: Pool): LinkChangeStore {
           await client.query('DELETE FROM link_change_outbox WHERE event_id = $1', [row.event_id]);
           published++;
         }
-        await client.query('COMMIT');
         return published;
-      } catch (error) {
-        broken = error;
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw error;
-      } finally {
-        client.release(broken instanceof Error ? broken : undefined);
-      }
+      });
     },
   };
 }
