@@ -1,7 +1,7 @@
 import type { Producer } from 'kafkajs';
 import { createHash, randomUUID } from 'node:crypto';
 import { createEvent, encodeEvent, type ClickRecorded } from '@shortlink/events';
-import { clickRows, insertClickBatch, postgresBatchLedger, type ClickRow } from '@shortlink/service-projector';
+import { clickRows, insertUncountedClicks, postgresBatchLedger, type ClickRow } from '@shortlink/service-projector';
 import { eventually, infraEnv } from '@shortlink/testing';
 import { openTestInfra, type TestInfra } from './support/link-system';
 import { buildOnce, startProcess, type RunningProcess } from './support/processes';
@@ -54,6 +54,18 @@ afterEach(async () => {
 
 async function send(from: number, count: number): Promise<ClickRecorded[]> {
   return resend(Array.from({ length: count }, (_, i) => click(from + i)));
+}
+
+/**
+ * Appends clicks 0..count-1, the first of each link twice in a row: kafkajs
+ * sends a whole produce request again when part of it failed (a topic only
+ * just created, on a loaded machine), so a partition's first batch can hold
+ * a click twice. A projector inserts it once; so must these tests' stand-ins
+ * for a projector that died (CI once counted 103 of 100 where they did not).
+ */
+async function sendRepeatingFirst(count: number): Promise<void> {
+  await resend(await send(0, LINKS.length));
+  await send(LINKS.length, count - LINKS.length);
 }
 
 /** Appends these events (again): what a redirector does when it cannot know whether Kafka took a batch. */
@@ -171,7 +183,7 @@ async function claimedBatch(count: number) {
 describe('click projection, exactly once', () => {
   it('re-forms a batch that was inserted but not committed, and ClickHouse drops it', async () => {
     // What a projector that died after its insert and before its commit left behind.
-    await send(0, 100);
+    await sendRepeatingFirst(100);
     const first = await firstRows(10);
     const rows = first.rows;
     const last = BigInt(rows.at(-1)!.source_offset);
@@ -180,13 +192,14 @@ describe('click projection, exactly once', () => {
       kind: 'insert',
       range: { first: 0n, last },
     });
-    // As the projector inserts a batch: the same function, so the same token.
-    await insertClickBatch(infra.clickhouse, rows, {
+    // As the projector inserts a batch: the same function, so the same rows and token.
+    const inserted = await insertUncountedClicks(infra.clickhouse, rows, {
       topic: infra.names.topics.clicks,
       partition: first.partition,
       range: { first: 0n, last },
     });
-    expect((await totals()).raw).toBe(10);
+    expect(inserted).toBeLessThan(rows.length);
+    expect((await totals()).raw).toBe(inserted);
 
     await projectUntil(100, 1000);
     expect(await totals()).toEqual(expected(100));
@@ -195,16 +208,22 @@ describe('click projection, exactly once', () => {
   it('fills the aggregates of a batch whose clicks went in and whose aggregates did not (killed between the two)', async () => {
     // A ClickHouse insert fills `clicks`, then each materialized view: a death in between leaves the
     // facts without their aggregates. Made here by detaching the views for the batch's insert.
-    await send(0, 100);
+    await sendRepeatingFirst(100);
     const { partition, rows, range } = await claimedBatch(10);
     const views = ['link_daily_mv', 'link_daily_breakdown_mv', 'link_visitors_mv', 'link_uniques_mv'];
     for (const view of views) await infra.clickhouse.command({ query: `DETACH TABLE ${view}` });
+    let inserted = 0;
     try {
-      await insertClickBatch(infra.clickhouse, rows, { topic: infra.names.topics.clicks, partition, range });
+      inserted = await insertUncountedClicks(infra.clickhouse, rows, {
+        topic: infra.names.topics.clicks,
+        partition,
+        range,
+      });
     } finally {
       for (const view of views) await infra.clickhouse.command({ query: `ATTACH TABLE ${view}` });
     }
-    expect((await totals()).raw).toBe(10);
+    expect(inserted).toBeLessThan(rows.length);
+    expect((await totals()).raw).toBe(inserted);
     expect((await totals()).daily).toBe(0);
 
     await projectUntil(100, 1000);
@@ -213,9 +232,11 @@ describe('click projection, exactly once', () => {
 
   it('skips a batch the ledger has as inserted though its offsets were never committed', async () => {
     // What a projector killed between marking its batch inserted and committing to Kafka leaves.
-    await send(0, 100);
+    await sendRepeatingFirst(100);
     const { partition, rows, range, ledger } = await claimedBatch(15);
-    await insertClickBatch(infra.clickhouse, rows, { topic: infra.names.topics.clicks, partition, range });
+    expect(
+      await insertUncountedClicks(infra.clickhouse, rows, { topic: infra.names.topics.clicks, partition, range }),
+    ).toBeLessThan(rows.length);
     expect(await ledger.settle(partition, range)).toBe(true);
 
     await projectUntil(100, 1000);

@@ -9,3 +9,4 @@ export { clickRows, type ClickRow } from './clicks/click-rows';
 export { composeProjector, type ProjectorSettings, type ProjectorStores } from './wiring';
 export { projectorConfig, type ProjectorConfig } from './config';
 export { insertClickBatch, deduplicationToken, type ClickBatchSource } from './clicks/deduplicated-insert';
+export { insertUncountedClicks } from './clicks/already-counted';

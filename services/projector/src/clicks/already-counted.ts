@@ -1,6 +1,7 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { OffsetRange } from './batch-ledger';
 import type { ClickRow } from './click-rows';
+import { insertClickBatch, type ClickBatchSource } from './deduplicated-insert';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -57,4 +58,18 @@ export async function withoutCountedClicks(
   });
   const counted = new Set((await result.json<{ id: string }>()).map((r) => r.id));
   return counted.size === 0 ? unique : unique.filter((row) => !counted.has(row.event_id));
+}
+
+/**
+ * What the projector writes for a batch: its clicks not yet counted, under
+ * the batch's token. Returns how many went in (none: nothing was sent).
+ */
+export async function insertUncountedClicks(
+  clickhouse: ClickHouseClient,
+  rows: ClickRow[],
+  source: ClickBatchSource,
+): Promise<number> {
+  const uncounted = await withoutCountedClicks(clickhouse, rows, source.range);
+  if (uncounted.length > 0) await insertClickBatch(clickhouse, uncounted, source);
+  return uncounted.length;
 }

@@ -14,8 +14,7 @@ import {
   type RecordBatch,
 } from '@shortlink/kafka';
 import { clickRows, clicksInRecord, type ClickRow } from './click-rows';
-import { insertClickBatch } from './deduplicated-insert';
-import { withoutCountedClicks } from './already-counted';
+import { insertUncountedClicks } from './already-counted';
 import type { BatchLedger, OffsetRange } from './batch-ledger';
 import { projectorMetrics } from '../projector-metrics';
 
@@ -78,10 +77,9 @@ export async function runClickProjector(options: ClickProjectorOptions) {
     for (let attempt = 0; ; attempt++) {
       const timer = projected.insertDuration.startTimer({ projection: 'clicks' });
       try {
-        const uncounted = await withoutCountedClicks(options.clickhouse, rows, range);
-        if (uncounted.length > 0) await insertClickBatch(options.clickhouse, uncounted, { topic, partition, range });
+        const inserted = await insertUncountedClicks(options.clickhouse, rows, { topic, partition, range });
         timer();
-        return uncounted.length;
+        return inserted;
       } catch (err) {
         timer();
         // The range stays recorded: whoever owns the partition next inserts it with the same token.
