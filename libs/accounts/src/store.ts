@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
+import { inTransaction } from '@shortlink/postgres';
 import { generateApiKey } from './api-key';
 import type { Plan } from './plans';
 
@@ -32,23 +33,14 @@ export async function createAccountWithKey(
   input: { accountName: string; keyName: string; plan: Plan },
 ): Promise<IssuedKey> {
   const account: Account = { id: randomUUID(), name: input.accountName, plan: input.plan };
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
+  return inTransaction(pool, async (client) => {
     await client.query('INSERT INTO accounts (id, name, plan) VALUES ($1, $2, $3)', [
       account.id,
       account.name,
       account.plan,
     ]);
-    const issued = await insertKey(client, account, input.keyName);
-    await client.query('COMMIT');
-    return issued;
-  } catch (e) {
-    await client.query('ROLLBACK');
-    throw e;
-  } finally {
-    client.release();
-  }
+    return insertKey(client, account, input.keyName);
+  });
 }
 
 /** Adds a key to an existing account, for rotation. */

@@ -1,4 +1,5 @@
 import type { Pool } from 'pg';
+import { inTransaction } from '@shortlink/postgres';
 
 export interface OffsetRange {
   first: bigint;
@@ -47,10 +48,8 @@ export function postgresBatchLedger(pool: Pool, groupId: string, topic: string):
   type Row = { first_offset: string; last_offset: string; state: 'pending' | 'inserted' };
   const toRange = (row: Row) => ({ first: BigInt(row.first_offset), last: BigInt(row.last_offset), state: row.state });
   return {
-    async claim(partition, proposed) {
-      const client = await pool.connect();
-      try {
-        await client.query('BEGIN');
+    claim(partition, proposed) {
+      return inTransaction(pool, async (client) => {
         for (;;) {
           // The row lock makes concurrent claims on one partition take turns.
           const { rows } = await client.query<Row>(
@@ -80,15 +79,9 @@ export function postgresBatchLedger(pool: Pool, groupId: string, topic: string):
             );
             if (inserted.rowCount !== 1) continue;
           }
-          await client.query('COMMIT');
           return claim;
         }
-      } catch (err) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw err;
-      } finally {
-        client.release();
-      }
+      });
     },
     async settle(partition, range) {
       const { rowCount } = await pool.query(
