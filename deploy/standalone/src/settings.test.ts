@@ -46,6 +46,7 @@ const OPEN_STORES = [
   'REDIS_URL',
   'RATE_LIMIT_FREE_PER_MINUTE',
   'RATE_LIMIT_PRO_PER_MINUTE',
+  'RATE_LIMIT_REDIS_TIMEOUT_MS',
 ];
 
 const keysOf = (schema: ZodObject) => Object.keys(schema.shape).sort();

@@ -169,6 +169,8 @@ export interface RateLimitSettings {
   REDIS_URL?: string | undefined;
   RATE_LIMIT_FREE_PER_MINUTE: number;
   RATE_LIMIT_PRO_PER_MINUTE: number;
+  /** How long a request waits for Redis before it is counted in this process. */
+  RATE_LIMIT_REDIS_TIMEOUT_MS: number;
 }
 
 export interface RateLimitLogger {
@@ -193,7 +195,7 @@ export function openRateLimiter(settings: RateLimitSettings, logger: RateLimitLo
     // Commands fail while disconnected instead of waiting in a queue: the request is counted locally.
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
-    commandTimeout: 250,
+    commandTimeout: settings.RATE_LIMIT_REDIS_TIMEOUT_MS,
     connectTimeout: 2000,
     retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
   });

@@ -115,6 +115,12 @@ export const rateLimitEnv = z.object({
   REDIS_URL: redisUrl.default('redis://127.0.0.1:6379'),
   RATE_LIMIT_FREE_PER_MINUTE: requestsPerMinute.default(60),
   RATE_LIMIT_PRO_PER_MINUTE: requestsPerMinute.default(3000),
+  /**
+   * How long a request waits for Redis's count before it is counted in this
+   * process instead (for a second): short, so that a Redis outage costs
+   * requests this much and no more.
+   */
+  RATE_LIMIT_REDIS_TIMEOUT_MS: z.coerce.number().int().min(10).max(60_000).default(250),
 });
 export type RateLimitEnv = z.infer<typeof rateLimitEnv>;
 
