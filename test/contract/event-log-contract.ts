@@ -36,6 +36,9 @@ async function eventually(assertion: () => unknown, timeoutMs: number): Promise<
 }
 
 const quiet = { error() {}, warn() {}, info() {}, debug() {} };
+/** The values read, each once, sorted. */
+const distinctValues = (seen: { record: LogRecord }[]) =>
+  [...new Set(seen.map((s) => s.record.value?.toString('utf8') ?? ''))].sort();
 const text = (b: Buffer | null) => (b === null ? null : b.toString('utf8'));
 const headerText = (r: LogRecord, name: string) => {
   const v = r.headers?.[name];
@@ -106,7 +109,8 @@ export function eventLogContract(open: () => Promise<EventLogUnderTest>, close: 
       keys.map((key) => ({ key, value: `{"k":"${key}","é":"\u0000"}`, headers: { 'event-type': 'X' } })),
     );
     const { seen } = await consume(topic, log.newGroup());
-    await eventually(() => expect(seen).toHaveLength(keys.length), 30_000);
+    // Each key once at least: Kafka's producer may append a record twice when it resends a request.
+    await eventually(() => expect(new Set(seen.map((s) => text(s.record.key))).size).toBe(keys.length), 30_000);
     for (const { partition, record } of seen) {
       const key = text(record.key)!;
       expect(partition).toBe(partitionOfKey(key, 3));
@@ -124,7 +128,7 @@ export function eventLogContract(open: () => Promise<EventLogUnderTest>, close: 
       ['a', 'b', 'c'].map((v) => ({ key: v, value: v })),
     );
     const first = await consume(topic, groupId);
-    await eventually(() => expect(first.seen).toHaveLength(3), 30_000);
+    await eventually(() => expect(distinctValues(first.seen)).toEqual(['a', 'b', 'c']), 30_000);
     await first.stop();
 
     await append(
@@ -132,16 +136,19 @@ export function eventLogContract(open: () => Promise<EventLogUnderTest>, close: 
       ['d', 'e'].map((v) => ({ key: v, value: v })),
     );
     const second = await consume(topic, groupId);
-    await eventually(() => expect(second.seen.map((s) => text(s.record.value)).sort()).toEqual(['d', 'e']), 30_000);
+    await eventually(() => expect(distinctValues(second.seen)).toEqual(['d', 'e']), 30_000);
     await second.stop();
 
     const admin = log.client.admin();
     await admin.connect();
     try {
+      // Committed exactly to the end of each partition (counted in records, a resent copy included).
       const committed = await admin.committedOffsets(groupId, topic);
-      expect(committed.reduce((sum, p) => sum + Math.max(0, Number(p.offset)), 0)).toBe(5);
       const ends = await admin.partitionOffsets(topic);
-      expect(ends.reduce((sum, p) => sum + Number(p.high) - Number(p.low), 0)).toBe(5);
+      expect(committed.map((p) => [p.partition, Number(p.offset)]).sort()).toEqual(
+        ends.map((p) => [p.partition, Number(p.high)]).sort(),
+      );
+      expect(ends.reduce((sum, p) => sum + Number(p.high) - Number(p.low), 0)).toBeGreaterThanOrEqual(5);
     } finally {
       await admin.disconnect();
     }
@@ -156,9 +163,14 @@ export function eventLogContract(open: () => Promise<EventLogUnderTest>, close: 
     await admin.connect();
     await eventually(async () => expect(await admin.groupIsActive(groupId)).toBe(true), 30_000);
     await admin.disconnect();
-    await new Promise((r) => setTimeout(r, 500)); // the new member has taken its position
-    await append(topic, [{ key: 'k', value: 'new' }]);
-    await eventually(() => expect(late.seen.map((s) => text(s.record.value))).toEqual(['new']), 30_000);
+    // An active member may not have looked up where it starts yet (Kafka's consumer does on its first
+    // fetch): a record appended before that is behind it. Markers until one arrives, then none old.
+    for (let n = 0; late.seen.length === 0; n++) {
+      if (n === 60) throw new Error('no marker arrived in 30 s');
+      await append(topic, [{ key: 'k', value: `new-${n}` }]);
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    expect(late.seen.map((s) => text(s.record.value)).every((v) => v?.startsWith('new-'))).toBe(true);
   });
 
   it('delivers again, from the last commit, what a failed handler did not commit', async () => {
