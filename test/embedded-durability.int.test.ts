@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { TOPICS } from '@shortlink/kafka';
 import { eventually } from '@shortlink/testing';
 import { createKeyWithCli } from './support/cli';
-import { buildOnce, freePort, ROOT, startProcess, type RunningProcess } from './support/processes';
+import { buildOnce, ROOT, startProcess, type RunningProcess } from './support/processes';
 
 /**
  * The embedded mode keeps what it acknowledged: a 201'd link, and every click
@@ -17,14 +17,14 @@ const CHROME =
   'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 
 let dataDir: string;
-let port: number;
 let key: string;
 let app: RunningProcess | undefined;
 /** Links created with a 201 in this data directory, by every test of the file. */
 let linksCreated = 0;
 
+// A new free port at each start (app.url follows it): the last one can be taken by the time a restart binds.
 const start = async () => {
-  app = await startProcess('deploy/standalone/dist/main.js', { DATA_DIR: dataDir }, { port });
+  app = await startProcess('deploy/standalone/dist/main.js', { DATA_DIR: dataDir });
   return app;
 };
 
@@ -102,7 +102,6 @@ async function totalClicks(slugs: string[]): Promise<number> {
 beforeAll(async () => {
   buildOnce();
   dataDir = await mkdtemp(join(tmpdir(), 'shortlink-durability-'));
-  port = await freePort();
   await start();
   key = await createKeyWithCli({ DATA_DIR: dataDir }, 'pro');
 }, 90_000);
