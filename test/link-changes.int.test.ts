@@ -212,7 +212,8 @@ describe('link changes across processes', () => {
     await slow.connect();
     await slow.query(`LISTEN ${CHANNELS.linkChanged}`);
     const listenerId = randomUUID();
-    await renewRedirectorLease(slow, listenerId, 3000);
+    // Long enough that only its confirmation, never its lapse, can let the answer go on a slow machine.
+    await renewRedirectorLease(slow, listenerId, 30_000);
     const order: string[] = [];
     const confirmLater = (msg: { payload?: string }) => {
       const changeId = parsePayloadPair(msg.payload)?.[0];
