@@ -20,7 +20,8 @@ describe('kafka adapter (real broker)', () => {
   });
 
   async function produce(values: string[]): Promise<void> {
-    const producer = kafka.producer();
+    // Idempotent: a resent request (a timeout on a loaded machine) must not append a value twice here.
+    const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
     await producer.connect();
     try {
       await producer.send({ topic, acks: -1, messages: values.map((value) => ({ key: value, value })) });
