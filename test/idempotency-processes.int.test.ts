@@ -91,4 +91,73 @@ describe('Idempotency-Key across write-API processes', () => {
     }
     expect(await claimsFor('https://example.com/procs/restart')).toBe(1);
   }, 60_000);
+
+  /**
+   * What a process killed after its work and before it stored its answer
+   * leaves (a kill -9 audit under load saw it): the key in progress and its
+   * lease run out, its link made, or its slug claimed and not yet committed.
+   * Made here from a real create: its stored answer taken away, the key dated
+   * two minutes back, and the claim set back to pending if asked.
+   */
+  async function holderDied(idempotencyKey: string, linkIds: string[], claim: 'committed' | 'pending') {
+    await infra.pool.query(
+      `UPDATE idempotency_keys SET response_status = NULL, response_headers = NULL, response_body = NULL,
+              created_at = now() - interval '2 minutes'
+        WHERE idempotency_key = $1`,
+      [idempotencyKey],
+    );
+    if (claim === 'pending') {
+      await infra.pool.query(`UPDATE slug_claims SET state = 'pending' WHERE link_id = ANY($1::uuid[])`, [linkIds]);
+    }
+  }
+
+  it.each([
+    ['a generated slug', 'generated', {}, 'committed'],
+    ['a custom slug', 'custom', { customSlug: 'procs-died' }, 'committed'],
+    ['a claim its holder had not committed', 'pending', {}, 'pending'],
+  ] as const)(
+    'answers a retry whose key’s holder died with that holder’s link (%s), never a second link or “taken”',
+    async (_, name, extra, claim) => {
+      const body = { url: `https://example.com/procs/died-${name}`, ...extra };
+      const first = await send(writers[0]!, '/api/v1/links', body, `died-${name}`);
+      expect(first.status).toBe(201);
+      const link = (await first.json()) as { id: string };
+      await holderDied(`died-${name}`, [link.id], claim);
+
+      const retry = await send(writers[1]!, '/api/v1/links', body, `died-${name}`);
+      expect(retry.status).toBe(201);
+      expect(retry.headers.get('idempotent-replayed')).toBeNull();
+      expect(await retry.json()).toEqual(link);
+      expect(await claimsFor(body.url)).toBe(1);
+      const { rows } = await infra.pool.query('SELECT state FROM slug_claims WHERE link_id = $1', [link.id]);
+      expect(rows).toEqual([{ state: 'committed' }]);
+      // And the key keeps that answer from now on.
+      const replay = await send(writers[0]!, '/api/v1/links', body, `died-${name}`);
+      expect(replay.headers.get('idempotent-replayed')).toBe('true');
+      expect(await replay.json()).toEqual(link);
+    },
+  );
+
+  it('does the same for a bulk create', async () => {
+    const body = {
+      links: [
+        { url: 'https://example.com/procs/bulk-died/0' },
+        { url: 'https://example.com/procs/bulk-died/1', customSlug: 'procs-bulk-died' },
+      ],
+    };
+    const first = await send(writers[0]!, '/api/v1/links/bulk', body, 'bulk-died');
+    expect(first.status).toBe(200);
+    const results = (await first.json()) as { results: { status: number; link: { id: string } }[] };
+    expect(results.results.map((r) => r.status)).toEqual([201, 201]);
+    await holderDied(
+      'bulk-died',
+      results.results.map((r) => r.link.id),
+      'pending',
+    );
+
+    const retry = await send(writers[1]!, '/api/v1/links/bulk', body, 'bulk-died');
+    expect(retry.status).toBe(200);
+    expect(await retry.json()).toEqual(results);
+    expect(await claimsFor('https://example.com/procs/bulk-died/')).toBe(2);
+  });
 });

@@ -57,7 +57,7 @@ export function createWriteApi(deps: WriteApiDeps): ServiceModule {
             const { status, error, code } = validated.rejection;
             throw new HttpError(status, error, code);
           }
-          const link = await createLink(deps, account, validated.input);
+          const link = await createLink(deps, account, validated.input, idempotent.workOf(request));
           return reply.code(201).header('location', link.shortUrl).send(link);
         },
       );
@@ -86,6 +86,7 @@ export function createWriteApi(deps: WriteApiDeps): ServiceModule {
               deps,
               account,
               validated.flatMap((v) => (v.ok ? [v.input] : [])),
+              idempotent.workOf(request),
             );
             const results = assembleBulkResults(validated, outcomes, (err) =>
               request.log.error({ err }, 'a link of a bulk create failed'),

@@ -8,8 +8,13 @@ export interface KeyRef {
 }
 
 export type BeginOutcome =
-  /** This request holds the key now; `owner` proves it when the response is stored. */
-  | { kind: 'acquired'; owner: string }
+  /**
+   * This request holds the key now; `owner` proves it when the response is
+   * stored. `workId` names its work: the last holder's, if that one died or
+   * failed before it answered; else drawn afresh, equal to `owner`
+   * (see work-identity.ts).
+   */
+  | { kind: 'acquired'; owner: string; workId: string }
   | { kind: 'seen'; seen: SeenRequest }
   /** The holder released the key between the two statements: try again. */
   | { kind: 'released' };
@@ -19,7 +24,7 @@ export interface IdempotencyStore {
   begin(ref: KeyRef, requestHash: string): Promise<BeginOutcome>;
   /** Stores the response; a holder whose key was taken over stores nothing. */
   complete(ref: KeyRef, owner: string, response: StoredResponse): Promise<void>;
-  /** Frees the key for a retry (the response was not final). */
+  /** Frees the key for a retry (the response was not final); the retry takes over its work. */
   release(ref: KeyRef, owner: string): Promise<void>;
   /** Deletes records past the retention; returns how many. */
   purgeExpired(): Promise<number>;
@@ -41,21 +46,27 @@ export function postgresIdempotencyStore(pool: Pool, options: IdempotencyStoreOp
   return {
     async begin({ accountId, key }, requestHash) {
       // The primary key decides between concurrent requests on any number of
-      // processes: one inserts (or takes over an expired or abandoned record),
-      // the others find its row.
+      // processes: one inserts (or takes over an expired record, or one whose
+      // holder died or failed), the others find its row. A takeover within
+      // the retention keeps the record's work, so it finishes what was begun.
       const owner = randomUUID();
-      const taken = await pool.query(
-        `INSERT INTO idempotency_keys AS k (account_id, idempotency_key, request_hash, owner)
-         VALUES ($1, $2, $3, $4)
+      const taken = await pool.query<{ work_id: string }>(
+        `INSERT INTO idempotency_keys AS k (account_id, idempotency_key, request_hash, owner, work_id)
+         VALUES ($1, $2, $3, $4, $4)
          ON CONFLICT (account_id, idempotency_key) DO UPDATE
            SET request_hash = EXCLUDED.request_hash, owner = EXCLUDED.owner, created_at = now(),
-               response_status = NULL, response_headers = NULL, response_body = NULL
+               response_status = NULL, response_headers = NULL, response_body = NULL, abandoned = false,
+               work_id = CASE
+                 WHEN k.work_id IS NULL OR k.created_at < now() - make_interval(secs => $5::double precision / 1000)
+                 THEN EXCLUDED.work_id ELSE k.work_id END
          WHERE k.created_at < now() - make_interval(secs => $5::double precision / 1000)
-            OR (k.response_status IS NULL AND k.created_at < now() - make_interval(secs => $6::double precision / 1000))
-         RETURNING 1`,
+            OR (k.response_status IS NULL
+                AND (k.abandoned OR k.created_at < now() - make_interval(secs => $6::double precision / 1000)))
+         RETURNING work_id`,
         [accountId, key, requestHash, owner, retentionMs, leaseMs],
       );
-      if (taken.rowCount === 1) return { kind: 'acquired', owner };
+      const acquired = taken.rows[0];
+      if (acquired) return { kind: 'acquired', owner, workId: acquired.work_id };
       const { rows } = await pool.query<{
         request_hash: string;
         response_status: number | null;
@@ -84,8 +95,9 @@ export function postgresIdempotencyStore(pool: Pool, options: IdempotencyStoreOp
     },
 
     async release({ accountId, key }, owner) {
+      // Kept, not deleted: the next request with the key takes it over at once, with its work.
       await pool.query(
-        `DELETE FROM idempotency_keys
+        `UPDATE idempotency_keys SET abandoned = true
           WHERE account_id = $1 AND idempotency_key = $2 AND owner = $3 AND response_status IS NULL`,
         [accountId, key, owner],
       );

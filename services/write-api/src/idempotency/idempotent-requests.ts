@@ -4,6 +4,7 @@ import { IDEMPOTENCY_KEY_IN_PROGRESS, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_R
 import { decideOnSeenKey, isFinalResponse, type StoredResponse } from './idempotency-decision';
 import { parseIdempotencyKey, requestHash } from './idempotency-key';
 import type { IdempotencyStore, KeyRef } from './idempotency-store';
+import type { Work } from './work-identity';
 
 export interface IdempotencyDeps {
   store: IdempotencyStore;
@@ -27,8 +28,13 @@ export const REPLAYED_HEADER = 'idempotent-replayed';
 export function idempotentRequests(deps: IdempotencyDeps): {
   preHandler: preHandlerAsyncHookHandler;
   onSend: onSendAsyncHookHandler<unknown>;
+  /**
+   * The work of a request that holds its key: what names the links it
+   * creates (work-identity.ts). Null without a key.
+   */
+  workOf: (request: FastifyRequest) => Work | null;
 } {
-  const held = new WeakMap<FastifyRequest, { ref: KeyRef; owner: string }>();
+  const held = new WeakMap<FastifyRequest, { ref: KeyRef; owner: string; work: Work }>();
 
   async function preHandler(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
     const parsed = parseIdempotencyKey(request.headers['idempotency-key']);
@@ -40,7 +46,9 @@ export function idempotentRequests(deps: IdempotencyDeps): {
     for (let pause = 10; ; pause = Math.min(pause * 2, 200)) {
       const begun = await deps.store.begin(ref, hash);
       if (begun.kind === 'acquired') {
-        held.set(request, { ref, owner: begun.owner });
+        // A record's own first holder draws its work_id afresh (its owner token): nothing can be named by it yet.
+        const work = { id: `${begun.workId}:${hash}`, resumed: begun.workId !== begun.owner };
+        held.set(request, { ref, owner: begun.owner, work });
         return undefined;
       }
       if (begun.kind === 'seen') {
@@ -77,7 +85,7 @@ export function idempotentRequests(deps: IdempotencyDeps): {
     return payload;
   }
 
-  return { preHandler, onSend };
+  return { preHandler, onSend, workOf: (request) => held.get(request)?.work ?? null };
 }
 
 function replay(reply: FastifyReply, response: StoredResponse): FastifyReply {

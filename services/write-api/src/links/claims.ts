@@ -11,6 +11,14 @@ export interface Claim {
   createdAt: Date;
 }
 
+/** A claim found by its link id: what an earlier attempt at the same request took. */
+export interface OwnClaim {
+  slug: string;
+  linkId: string;
+  state: 'pending' | 'committed';
+  createdAt: Date;
+}
+
 /**
  * The write model's slug claims (table `slug_claims`). The primary key on slug
  * decides every race: of any number of concurrent claims, across any number of
@@ -25,6 +33,11 @@ export interface ClaimStore {
   claimAll(claims: readonly Claim[]): Promise<boolean>[];
   /** Several commits in one statement; each settles as `commit` would. */
   commitAll(refs: readonly ClaimRef[]): Promise<void>[];
+  /**
+   * The claims of these link ids, if any. A pending one is dated anew, so the
+   * claim settler leaves it to the attempt that is finishing it.
+   */
+  findOwn(linkIds: readonly string[]): Promise<OwnClaim[]>;
 }
 
 /**
@@ -72,5 +85,16 @@ export function postgresClaimStore(pool: Pool): ClaimStore {
     commit: (slug, linkId) => commit({ slug, linkId }),
     claimAll: (claims) => claim.all(claims),
     commitAll: (refs) => commit.all(refs),
+    async findOwn(linkIds) {
+      if (linkIds.length === 0) return [];
+      const { rows } = await pool.query<{ slug: string; link_id: string; state: OwnClaim['state']; created_at: Date }>(
+        `WITH renewed AS (
+           UPDATE slug_claims SET claimed_at = now() WHERE link_id = ANY($1::uuid[]) AND state = 'pending'
+         )
+         SELECT slug, link_id, state, created_at FROM slug_claims WHERE link_id = ANY($1::uuid[])`,
+        [linkIds],
+      );
+      return rows.map((r) => ({ slug: r.slug, linkId: r.link_id, state: r.state, createdAt: new Date(r.created_at) }));
+    },
   };
 }

@@ -26,6 +26,11 @@ function memoryClaims() {
       return cs.map((c) => store.claim(c));
     },
     commitAll: (refs) => refs.map((r) => store.commit(r.slug, r.linkId)),
+    async findOwn(linkIds) {
+      return [...claims.values()]
+        .filter((c) => linkIds.includes(c.linkId))
+        .map(({ slug, linkId, state, createdAt }) => ({ slug, linkId, state, createdAt }));
+    },
   };
   return { store, claims, statements };
 }
@@ -217,5 +222,76 @@ describe('createLinks (a bulk create)', () => {
     const { d, statements, requests } = deps();
     expect(await createLinks(d, account, [])).toEqual([]);
     expect([statements, requests]).toEqual([[], []]);
+  });
+});
+
+describe('createLinks under an Idempotency-Key (a retry that took the key over)', () => {
+  const input = (customSlug: string | null, n: number) => ({
+    destinationUrl: `https://example.com/${n}`,
+    customSlug,
+    tag: null,
+  });
+  const ID = 'b5d0c7a2-4f0e-4c3f-9a55-0e6a1f2b3c4d:request-hash';
+  /** The first attempt draws its work; a retry that took the key over resumes it. */
+  const WORK = { id: ID, resumed: false };
+  const RESUMED = { id: ID, resumed: true };
+  const FIRST = new Date('2026-11-22T10:00:00.123Z');
+  const LATER = new Date('2026-11-22T10:01:30.000Z');
+  const lost = (events: readonly LinkCreated[]) =>
+    events.map(async () => Promise.reject(new Error('request timed out')));
+
+  it('given an attempt that claimed and could not confirm its append, when the retry runs, then it finishes that claim: the same link, slug, date and event', async () => {
+    // Given
+    const { d, claims, appended } = deps({ now: () => FIRST });
+    const first = await createLinks({ ...d, appendLinkCreated: lost }, account, [input(null, 1)], WORK);
+    expect(first[0]).toMatchObject({ ok: false, error: { statusCode: 503 } });
+    // When: later, with other slugs to draw
+    const [retry] = await createLinks(
+      { ...d, now: () => LATER, newSlug: () => 'other' },
+      account,
+      [input(null, 1)],
+      RESUMED,
+    );
+    // Then
+    expect(retry).toMatchObject({ ok: true, link: { slug: 'abc12', createdAt: FIRST.toISOString() } });
+    expect([...claims.keys()]).toEqual(['abc12']);
+    expect(claims.get('abc12')!.state).toBe('committed');
+    const link = retry!.ok ? retry!.link : undefined;
+    expect(appended).toEqual([
+      expect.objectContaining({ occurredAt: FIRST.toISOString(), data: expect.objectContaining({ linkId: link?.id }) }),
+    ]);
+  });
+
+  it('given an attempt that claimed a custom slug and died, when the retry runs, then the slug is its own, not taken', async () => {
+    const { d, claims } = deps();
+    await createLinks({ ...d, appendLinkCreated: lost }, account, [input('mine', 1)], WORK);
+    const [retry] = await createLinks(d, account, [input('mine', 1)], RESUMED);
+    expect(retry).toMatchObject({ ok: true, link: { slug: 'mine' } });
+    expect(claims.get('mine')!.state).toBe('committed');
+  });
+
+  it('given an attempt whose link was committed before it could answer, when the retry runs, then it answers that link and appends nothing', async () => {
+    const { d, appended, requests } = deps({ now: () => FIRST });
+    const [first] = await createLinks(d, account, [input(null, 1), input('two', 2)], WORK);
+    const [again, second] = await createLinks(
+      { ...d, now: () => LATER, newSlug: () => 'other' },
+      account,
+      [input(null, 1), input('two', 2)],
+      RESUMED,
+    );
+    expect(again).toEqual(first);
+    expect(second).toMatchObject({ ok: true, link: { slug: 'two', createdAt: FIRST.toISOString() } });
+    expect([appended.length, requests]).toEqual([2, [2]]);
+  });
+
+  it('given another request (other work), then its links are new ones, as without a key', async () => {
+    const { d, claims } = deps();
+    await createLinks({ ...d, appendLinkCreated: lost }, account, [input(null, 1)], WORK);
+    const [other] = await createLinks({ ...d, newSlug: () => 'fresh' }, account, [input(null, 1)], {
+      id: `${ID}-other`,
+      resumed: true,
+    });
+    expect(other).toMatchObject({ ok: true, link: { slug: 'fresh' } });
+    expect([...claims.keys()].sort()).toEqual(['abc12', 'fresh']);
   });
 });

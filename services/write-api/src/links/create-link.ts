@@ -5,6 +5,7 @@ import { appendFailed, SLUG_SPACE_EXHAUSTED, SLUG_TAKEN } from '../write-api-err
 import type { ClaimStore } from './claims';
 import type { CreateLinkInput } from './create-link-validation';
 import type { AppendLinkCreated } from './link-created-appender';
+import { workIdentity, type Work } from '../idempotency/work-identity';
 
 /** The Link resource of spec section 2.1. */
 export type Link = LinkResource;
@@ -38,8 +39,13 @@ export type CreateOutcome = { ok: true; link: Link } | { ok: false; error: unkno
  * error. The claim stays pending, and the claim settler frees the slug once the
  * topic shows the event is not there (or commits it if it is).
  */
-export async function createLink(deps: CreateLinkDeps, account: Account, input: CreateLinkInput): Promise<Link> {
-  const [outcome] = await createLinks(deps, account, [input]);
+export async function createLink(
+  deps: CreateLinkDeps,
+  account: Account,
+  input: CreateLinkInput,
+  work: Work | null = null,
+): Promise<Link> {
+  const [outcome] = await createLinks(deps, account, [input], work);
   if (!outcome?.ok) throw outcome?.error;
   return outcome.link;
 }
@@ -48,6 +54,14 @@ interface Pending {
   index: number;
   input: CreateLinkInput;
   linkId: string;
+  eventId: string;
+}
+
+interface Claimed extends Pending {
+  slug: string;
+  createdAt: Date;
+  /** Its LinkCreated is known to be in the log (an earlier attempt's committed claim). */
+  committed: boolean;
 }
 
 /**
@@ -55,18 +69,42 @@ interface Pending {
  * each round trip (one claim statement per round of slug draws, one produce
  * request, one commit statement), and each one's failure is its own. Outcomes
  * are in the order of `inputs`.
+ *
+ * `work` (a request under an Idempotency-Key, see work-identity.ts) names the
+ * links and their events the same way on every attempt at the request. An
+ * attempt that took the key over from one that died or failed finds that
+ * one's claims by those ids and finishes them (the same slug, date and event
+ * id, appended again unless committed) rather than claiming new slugs: a
+ * second link, or its own claim answered as "taken", is what it did before.
  */
 export async function createLinks(
   deps: CreateLinkDeps,
   account: Account,
   inputs: readonly CreateLinkInput[],
+  work: Work | null = null,
 ): Promise<CreateOutcome[]> {
   const createdAt = deps.now();
   const outcomes = new Array<CreateOutcome>(inputs.length);
   const failed = (p: Pending, error: unknown) => (outcomes[p.index] = { ok: false, error });
-  const claimed: (Pending & { slug: string })[] = [];
+  const claimed: Claimed[] = [];
+  const idOf = (kind: 'link' | 'event', index: number) =>
+    work === null ? deps.newId() : workIdentity(work.id, kind, index);
+  const linkIds = inputs.map((_, index) => idOf('link', index));
+  const eventIds = inputs.map((_, index) => idOf('event', index));
+  const all: Pending[] = inputs.map((input, index) => ({
+    index,
+    input,
+    linkId: linkIds[index] as string,
+    eventId: eventIds[index] as string,
+  }));
 
-  let drawing: Pending[] = inputs.map((input, index) => ({ index, input, linkId: deps.newId() }));
+  const earlier = new Map(work?.resumed ? (await deps.claims.findOwn(linkIds)).map((c) => [c.linkId, c]) : []);
+  let drawing: Pending[] = [];
+  for (const p of all) {
+    const own = earlier.get(p.linkId);
+    if (own) claimed.push({ ...p, slug: own.slug, createdAt: own.createdAt, committed: own.state === 'committed' });
+    else drawing.push(p);
+  }
   // A custom slug is tried once; a generated one is drawn again when taken.
   for (let attempt = 0; drawing.length > 0; attempt++) {
     if (attempt === GENERATED_SLUG_ATTEMPTS) {
@@ -81,46 +119,50 @@ export async function createLinks(
     results.forEach((result, i) => {
       const p = drawing[i] as Pending;
       if (result.status === 'rejected') failed(p, result.reason);
-      else if (result.value) claimed.push({ ...p, slug: candidates[i] as string });
+      else if (result.value) claimed.push({ ...p, slug: candidates[i] as string, createdAt, committed: false });
       else if (p.input.customSlug !== null) failed(p, SLUG_TAKEN);
       else again.push(p);
     });
     drawing = again;
   }
 
-  const events = claimed.map(({ linkId, slug, input }) =>
+  // An earlier attempt's event may be in the log already: appended again under its own id, it is a
+  // repeat that every consumer drops (README, "Events").
+  const toAppend = claimed.filter((c) => !c.committed);
+  const events = toAppend.map(({ linkId, eventId, slug, input, createdAt: at }) =>
     createEvent<LinkCreated>(
       'LinkCreated',
       1,
       { linkId, accountId: account.id, slug, destinationUrl: input.destinationUrl, tag: input.tag },
-      { eventId: deps.newId(), occurredAt: createdAt.toISOString() },
+      { eventId, occurredAt: at.toISOString() },
     ),
   );
   const appended = await Promise.allSettled(events.length > 0 ? deps.appendLinkCreated(events) : []);
-  const durable = claimed.filter((p, i) => {
+  const failedAppends = new Set<Claimed>();
+  toAppend.forEach((c, i) => {
     const result = appended[i];
-    if (result?.status === 'fulfilled') return true;
-    failed(p, appendFailed(result?.reason));
-    return false;
+    if (result?.status === 'fulfilled') return;
+    failedAppends.add(c);
+    failed(c, appendFailed(result?.reason));
   });
+  const durable = claimed.filter((c) => !failedAppends.has(c));
 
   // The events are durable: the links exist whatever happens next. The
   // projector commits the claims too, so a failure here only delays that.
-  if (durable.length > 0) {
+  const uncommitted = durable.filter((c) => !c.committed);
+  if (uncommitted.length > 0) {
     await Promise.all(
       deps.claims
-        .commitAll(durable.map(({ slug, linkId }) => ({ slug, linkId })))
-        .map((commit, i) =>
-          commit.catch((e: unknown) => deps.onClaimError(e, (durable[i] as Pending & { slug: string }).slug)),
-        ),
+        .commitAll(uncommitted.map(({ slug, linkId }) => ({ slug, linkId })))
+        .map((commit, i) => commit.catch((e: unknown) => deps.onClaimError(e, (uncommitted[i] as Claimed).slug))),
     );
   }
-  for (const { index, slug, linkId, input } of durable) {
+  for (const { index, slug, linkId, input, createdAt: at } of durable) {
     deps.onLinkCommitted?.(slug);
     outcomes[index] = {
       ok: true,
       link: linkResource(
-        { linkId, slug, destinationUrl: input.destinationUrl, tag: input.tag, createdAt },
+        { linkId, slug, destinationUrl: input.destinationUrl, tag: input.tag, createdAt: at },
         deps.publicBaseUrl,
       ),
     };

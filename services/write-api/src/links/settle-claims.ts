@@ -57,11 +57,13 @@ export function createClaimSettler(options: ClaimSettlerOptions) {
         await commitSlugClaim(pool, slug, linkId);
         outcome.committed.push(slug);
       } else {
-        await pool.query(`DELETE FROM slug_claims WHERE slug = $1 AND link_id = $2 AND state = 'pending'`, [
-          slug,
-          linkId,
-        ]);
-        outcome.released.push(slug);
+        // Still stale: a retry of its request that found it meanwhile dated it anew and is finishing it.
+        const { rowCount: released } = await pool.query(
+          `DELETE FROM slug_claims WHERE slug = $1 AND link_id = $2 AND state = 'pending'
+              AND claimed_at < now() - make_interval(secs => $3::double precision / 1000)`,
+          [slug, linkId, options.staleAfterMs],
+        );
+        (released === 1 ? outcome.released : outcome.undecided).push(slug);
       }
     }
     logger.info(
