@@ -82,11 +82,14 @@ export function createWriteApi(deps: WriteApiDeps): ServiceModule {
             // The same validation and the same create as one link at a time; the
             // valid links then share each round trip, and each failure stays its own.
             const validated = batch.items.map((item) => validateBulkItem(item, account.plan, service));
+            // Each valid link keeps its place among all items: a retry names it the same way even if
+            // another item's validity changed meanwhile (the account's plan, say).
             const outcomes = await createLinks(
               deps,
               account,
               validated.flatMap((v) => (v.ok ? [v.input] : [])),
               idempotent.workOf(request),
+              validated.flatMap((v, position) => (v.ok ? [position] : [])),
             );
             const results = assembleBulkResults(validated, outcomes, (err) =>
               request.log.error({ err }, 'a link of a bulk create failed'),

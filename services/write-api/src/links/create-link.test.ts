@@ -284,6 +284,24 @@ describe('createLinks under an Idempotency-Key (a retry that took the key over)'
     expect([appended.length, requests]).toEqual([2, [2]]);
   });
 
+  it('given a bulk item refused the first time and valid on the retry, then every other link keeps its own (named by its place among all items)', async () => {
+    const { d, claims } = deps();
+    await createLinks({ ...d, appendLinkCreated: lost }, account, [input('b', 2)], WORK, [1]);
+    const [a, b] = await createLinks(
+      { ...d, newSlug: () => 'fresh' },
+      account,
+      [input(null, 1), input('b', 2)],
+      RESUMED,
+      [0, 1],
+    );
+    expect(a).toMatchObject({ ok: true, link: { slug: 'fresh', destinationUrl: 'https://example.com/1' } });
+    expect(b).toMatchObject({ ok: true, link: { slug: 'b', destinationUrl: 'https://example.com/2' } });
+    expect([...claims.values()].map((c) => [c.slug, c.state])).toEqual([
+      ['b', 'committed'],
+      ['fresh', 'committed'],
+    ]);
+  });
+
   it('given another request (other work), then its links are new ones, as without a key', async () => {
     const { d, claims } = deps();
     await createLinks({ ...d, appendLinkCreated: lost }, account, [input(null, 1)], WORK);

@@ -76,19 +76,22 @@ interface Claimed extends Pending {
  * one's claims by those ids and finishes them (the same slug, date and event
  * id, appended again unless committed) rather than claiming new slugs: a
  * second link, or its own claim answered as "taken", is what it did before.
+ * A link is named by its place in the request (`positions`: a bulk item's
+ * index among all items, valid or not), which no attempt can see otherwise.
  */
 export async function createLinks(
   deps: CreateLinkDeps,
   account: Account,
   inputs: readonly CreateLinkInput[],
   work: Work | null = null,
+  positions: readonly number[] = inputs.map((_, index) => index),
 ): Promise<CreateOutcome[]> {
   const createdAt = deps.now();
   const outcomes = new Array<CreateOutcome>(inputs.length);
   const failed = (p: Pending, error: unknown) => (outcomes[p.index] = { ok: false, error });
   const claimed: Claimed[] = [];
   const idOf = (kind: 'link' | 'event', index: number) =>
-    work === null ? deps.newId() : workIdentity(work.id, kind, index);
+    work === null ? deps.newId() : workIdentity(work.id, kind, positions[index] ?? index);
   const linkIds = inputs.map((_, index) => idOf('link', index));
   const eventIds = inputs.map((_, index) => idOf('event', index));
   const all: Pending[] = inputs.map((input, index) => ({
