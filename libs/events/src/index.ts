@@ -20,6 +20,7 @@ export {
 export { envelopeOf, isoUtcMillis, type EventMeta } from './envelope';
 export { createEvent, encodeEvent, decodeEvent, type DecodeResult } from './codec';
 export { isStorableText, isStorableJson, storablePrefix } from './storable-text';
+export { uuidText } from './uuid-text';
 export {
   encodeClickRecord,
   encodeClickLines,

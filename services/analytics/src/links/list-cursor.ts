@@ -1,3 +1,5 @@
+import { uuidText } from '@shortlink/events';
+
 /**
  * The list's page cursor: the id of the last link of the page, in a form
  * clients cannot take apart or build (a version byte and the 16 bytes of the
@@ -24,6 +26,5 @@ export function decodeCursor(cursor: string): string | null {
   const bytes = Buffer.from(cursor, 'base64url');
   // A last character carrying bits beyond the 17th byte decodes the same: only the canonical form is one.
   if (bytes.length !== BYTES || bytes[0] !== VERSION || bytes.toString('base64url') !== cursor) return null;
-  const hex = bytes.subarray(1).toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  return uuidText(bytes.subarray(1));
 }

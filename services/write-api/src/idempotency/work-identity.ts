@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { uuidText } from '@shortlink/events';
 
 /** A request's work under its Idempotency-Key. */
 export interface Work {
@@ -20,6 +21,5 @@ export function workIdentity(work: string, kind: 'link' | 'event', index: number
   const bytes = createHash('sha256').update(`${work}\n${kind}\n${index}`).digest().subarray(0, 16);
   bytes[6] = (bytes[6]! & 0x0f) | 0x80;
   bytes[8] = (bytes[8]! & 0x3f) | 0x80;
-  const hex = bytes.toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  return uuidText(bytes);
 }
