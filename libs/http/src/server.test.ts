@@ -453,3 +453,45 @@ describe('errors of the HTTP layer, over a real socket', () => {
     expect(statusAndBody(answer)).toEqual({ status: 408, body: { error: 'Request Timeout', code: 'request_timeout' } });
   });
 });
+
+describe('closing with answers under way', () => {
+  it('answers the requests under way with `Connection: close`, so the close does not wait on their connections', async () => {
+    // Given a server answering a request on a keep-alive connection, and one idle connection
+    const app = createServer({ logger: false, trustProxy: false });
+    let started!: () => void;
+    const underWay = new Promise<void>((resolve) => (started = resolve));
+    app.get('/slow', async () => {
+      started();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      return { ok: true };
+    });
+    app.get('/fast', async () => ({ ok: true }));
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = app.server.address() as AddressInfo;
+    const send = (path: string) =>
+      new Promise<{ head: string; closed: Promise<void> }>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1');
+        let answer = '';
+        const closed = new Promise<void>((done) => socket.once('close', () => done()));
+        socket.on('data', (d) => {
+          answer += d.toString('latin1');
+          if (answer.includes('\r\n\r\n')) resolve({ head: answer.slice(0, answer.indexOf('\r\n\r\n')), closed });
+        });
+        socket.on('error', reject);
+        socket.write(`GET ${path} HTTP/1.1\r\nHost: a\r\nConnection: keep-alive\r\n\r\n`);
+      });
+    const idle = await send('/fast');
+    expect(idle.head).toMatch(/\r\nconnection: keep-alive/i);
+    const slow = send('/slow');
+    await underWay;
+
+    // When the server closes
+    const closing = app.close();
+
+    // Then the answer under way ends its connection, and the close completes (before the keep-alive timeout of 72 s)
+    const { head, closed } = await slow;
+    expect(head).toMatch(/^HTTP\/1.1 200/);
+    expect(head).toMatch(/\r\nconnection: close/i);
+    await Promise.all([closing, closed, idle.closed]);
+  });
+});

@@ -10,6 +10,7 @@ import Fastify, {
   type FastifyRequest,
 } from 'fastify';
 import { isStorableJson } from '@shortlink/events';
+import { closeConnectionsAfterAnswers } from './close-connections-after-answers';
 import { isDependencyOutage } from './dependency-outage';
 import { headerLines } from './header-lines';
 import { errorBody, HttpError } from './errors';
@@ -239,6 +240,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
     // still logged by the error handler below.
     logController: new LogController({ disableRequestLogging: true }),
   });
+  closeConnectionsAfterAnswers(app);
   // The API speaks JSON only; any other body is refused as a client error.
   app.removeContentTypeParser(['application/json', 'text/plain']);
   addJsonBodyParser(app, { refuseUnstorable: true });

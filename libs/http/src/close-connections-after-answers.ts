@@ -1,0 +1,33 @@
+import type { Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+
+/**
+ * When the process closes, every answer still in the making ends its
+ * connection (`Connection: close`). Node's `server.close()` closes the
+ * connections idle at that moment and then waits for the others; one that
+ * was answering a request stays open once answered, kept alive for the
+ * client's next request (for 72 s, HTTP_LIMITS), so the close waited for the
+ * grace period to run out and the process was killed before its stores and
+ * producers were closed. fastify marks the answers of requests that arrive
+ * while closing; this marks those already under way.
+ *
+ * Connections are tracked as they open, never per request: the redirect
+ * path pays nothing for it.
+ */
+export function closeConnectionsAfterAnswers(app: FastifyInstance): void {
+  const server: Server = app.server;
+  const open = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    open.add(socket);
+    socket.once('close', () => open.delete(socket));
+  });
+  app.addHook('preClose', async () => {
+    for (const socket of open) {
+      // Node's response now being written on the connection (long-standing, not documented).
+      const response = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+      // Without a Connection header of its own, Node writes `Connection: close` and closes after the answer.
+      if (response && !response.headersSent) response.shouldKeepAlive = false;
+    }
+  });
+}
