@@ -138,6 +138,29 @@ describe('Idempotency-Key across write-API processes', () => {
     },
   );
 
+  it('answers a retry waiting on a held key at once when its process is told to stop, and the process exits cleanly', async () => {
+    // Given a key another process holds (its lease still running) and a retry waiting on it in a third process
+    const body = { url: 'https://example.com/procs/held-at-stop' };
+    expect((await send(writers[0]!, '/api/v1/links', body, 'held-at-stop')).status).toBe(201);
+    await infra.pool.query(
+      `UPDATE idempotency_keys SET response_status = NULL, response_headers = NULL, response_body = NULL
+        WHERE idempotency_key = 'held-at-stop'`,
+    );
+    const stopping = await startWriter();
+    const retry = send(stopping, '/api/v1/links', body, 'held-at-stop');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    // When that process gets SIGTERM
+    const signalled = Date.now();
+    const exited = stopping.stop();
+    // Then the retry is told to come back (to another process) without waiting out its 10 s, and the process exits 0
+    const answer = await retry;
+    const answeredAfter = Date.now() - signalled;
+    expect([answer.status, answer.headers.get('retry-after')]).toEqual([409, '1']);
+    expect(await answer.json()).toMatchObject({ code: 'idempotency_key_in_progress' });
+    expect(answeredAfter).toBeLessThan(5_000); // a retry waits 10 s for a held key otherwise
+    expect(await exited).toBe(0);
+  });
+
   it('does the same for a bulk create', async () => {
     const body = {
       links: [

@@ -41,6 +41,7 @@ export function createWriteApi(deps: WriteApiDeps): ServiceModule {
     dependencies: deps.dependencies,
     async routes(app: FastifyInstance) {
       app.decorateRequest('account', null);
+      app.addHook('preClose', async () => idempotent.stopWaiting());
       app.post(
         CREATE_LINK_ROUTE.url,
         {

@@ -33,8 +33,15 @@ export function idempotentRequests(deps: IdempotencyDeps): {
    * creates (work-identity.ts). Null without a key.
    */
   workOf: (request: FastifyRequest) => Work | null;
+  /**
+   * The process is closing: a retry waiting on a held key answers 409 now,
+   * to be sent again to another process, instead of holding the close for
+   * up to `waitMs`.
+   */
+  stopWaiting: () => void;
 } {
   const held = new WeakMap<FastifyRequest, { ref: KeyRef; owner: string; work: Work }>();
+  let closing = false;
 
   async function preHandler(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
     const parsed = parseIdempotencyKey(request.headers['idempotency-key']);
@@ -55,7 +62,7 @@ export function idempotentRequests(deps: IdempotencyDeps): {
         const decision = decideOnSeenKey(begun.seen, hash);
         if (decision.kind === 'mismatch') throw IDEMPOTENCY_KEY_REUSED;
         if (decision.kind === 'replay') return replay(reply, decision.response);
-        if (deps.now() >= deadline) throw IDEMPOTENCY_KEY_IN_PROGRESS;
+        if (closing || deps.now() >= deadline) throw IDEMPOTENCY_KEY_IN_PROGRESS;
         await deps.sleep(pause);
       }
     }
@@ -85,7 +92,12 @@ export function idempotentRequests(deps: IdempotencyDeps): {
     return payload;
   }
 
-  return { preHandler, onSend, workOf: (request) => held.get(request)?.work ?? null };
+  return {
+    preHandler,
+    onSend,
+    workOf: (request) => held.get(request)?.work ?? null,
+    stopWaiting: () => void (closing = true),
+  };
 }
 
 function replay(reply: FastifyReply, response: StoredResponse): FastifyReply {
