@@ -10,11 +10,11 @@ export interface KeyRef {
 export type BeginOutcome =
   /**
    * This request holds the key now; `owner` proves it when the response is
-   * stored. `workId` names its work: the last holder's, if that one died or
-   * failed before it answered; else drawn afresh, equal to `owner`
-   * (see work-identity.ts).
+   * stored. `workId` names its work (see work-identity.ts): the last
+   * holder's, if that one died or failed before it answered (`resumed`);
+   * else drawn afresh.
    */
-  | { kind: 'acquired'; owner: string; workId: string }
+  | { kind: 'acquired'; owner: string; workId: string; resumed: boolean }
   | { kind: 'seen'; seen: SeenRequest }
   /** The holder released the key between the two statements: try again. */
   | { kind: 'released' };
@@ -66,7 +66,8 @@ export function postgresIdempotencyStore(pool: Pool, options: IdempotencyStoreOp
         [accountId, key, requestHash, owner, retentionMs, leaseMs],
       );
       const acquired = taken.rows[0];
-      if (acquired) return { kind: 'acquired', owner, workId: acquired.work_id };
+      // A record's own first holder draws its work_id as its owner token: nothing can be named by it yet.
+      if (acquired) return { kind: 'acquired', owner, workId: acquired.work_id, resumed: acquired.work_id !== owner };
       const { rows } = await pool.query<{
         request_hash: string;
         response_status: number | null;

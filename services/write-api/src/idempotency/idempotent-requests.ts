@@ -53,8 +53,7 @@ export function idempotentRequests(deps: IdempotencyDeps): {
     for (let pause = 10; ; pause = Math.min(pause * 2, 200)) {
       const begun = await deps.store.begin(ref, hash);
       if (begun.kind === 'acquired') {
-        // A record's own first holder draws its work_id afresh (its owner token): nothing can be named by it yet.
-        const work = { id: `${begun.workId}:${hash}`, resumed: begun.workId !== begun.owner };
+        const work = { id: `${begun.workId}:${hash}`, resumed: begun.resumed };
         held.set(request, { ref, owner: begun.owner, work });
         return undefined;
       }
