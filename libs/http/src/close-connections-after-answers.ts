@@ -1,4 +1,4 @@
-import type { Server, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 
@@ -9,8 +9,8 @@ import type { FastifyInstance } from 'fastify';
  * was answering a request stays open once answered, kept alive for the
  * client's next request (for 72 s, HTTP_LIMITS), so the close waited for the
  * grace period to run out and the process was killed before its stores and
- * producers were closed. fastify marks the answers of requests that arrive
- * while closing; this marks those already under way.
+ * producers were closed. This marks the answers already under way, and
+ * those of requests that arrive on open connections while closing.
  *
  * Connections are tracked as they open, never per request: the redirect
  * path pays nothing for it.
@@ -23,6 +23,12 @@ export function closeConnectionsAfterAnswers(app: FastifyInstance): void {
     socket.once('close', () => open.delete(socket));
   });
   app.addHook('preClose', async () => {
+    // Requests still arriving on open connections (their headers completing
+    // now) end theirs too, whichever path answers them: fastify's own mark is
+    // not on an error answer, nor on a path refused before routing.
+    server.prependListener('request', (_request: IncomingMessage, response: ServerResponse) => {
+      response.shouldKeepAlive = false;
+    });
     for (const socket of open) {
       // Node's response now being written on the connection (long-standing, not documented).
       const response = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;

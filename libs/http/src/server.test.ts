@@ -495,3 +495,37 @@ describe('closing with answers under way', () => {
     await Promise.all([closing, closed, idle.closed]);
   });
 });
+
+describe('closing with requests still arriving', () => {
+  it.each([
+    ['an error a route throws', '/teapot', 418],
+    ['a path refused before routing', '/%zz', 400],
+    ['an unknown path', '/nowhere/at/all', 404],
+    ['an answer', '/fine', 200],
+  ])('ends the connection of %s whose request completes once the close has begun', async (_, path, status) => {
+    // Given a connection that has sent part of a request
+    const app = createServer({ logger: false, trustProxy: false });
+    app.get('/teapot', async () => {
+      throw new HttpError(418, 'I am a teapot', 'teapot');
+    });
+    app.get('/fine', async () => ({ ok: true }));
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const socket = connect((app.server.address() as AddressInfo).port, '127.0.0.1');
+    let answer = '';
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    socket.on('data', (d) => (answer += d.toString('latin1')));
+    await new Promise<void>((resolve) => socket.write('GET ', () => resolve()));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+
+    // When the server closes, and then the rest of the request arrives
+    const closing = app.close();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    socket.write(`${path} HTTP/1.1\r\nHost: a\r\nConnection: keep-alive\r\n\r\n`);
+
+    // Then it is answered, with `Connection: close`, and the close completes
+    await Promise.all([closing, closed]);
+    const head = answer.slice(0, answer.indexOf('\r\n\r\n'));
+    expect(head).toMatch(new RegExp(`^HTTP/1.1 ${status} `));
+    expect(head).toMatch(/\r\nconnection: close/i);
+  });
+});

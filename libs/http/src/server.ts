@@ -257,7 +257,8 @@ export function createServer(options: ServerOptions): FastifyInstance {
     // the reset discards an answer the client has not read. Kept open, Node
     // reads and drops the rest of the body (within the request timeout), and
     // the connection serves on, as after any request answered before its body.
-    if (reply.getHeader('connection') === 'close') reply.removeHeader('connection');
+    // Unless the connection ends anyway (the process is closing, or the client asked).
+    if (reply.getHeader('connection') === 'close' && reply.raw.shouldKeepAlive) reply.removeHeader('connection');
     if (error instanceof HttpError) {
       void reply.code(error.statusCode).headers(error.headers).send(errorBody(error.message, error.code));
       return;
