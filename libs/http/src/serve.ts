@@ -17,22 +17,47 @@ export interface ServeOptions {
   onClose?: () => Promise<void>;
 }
 
+/** The signals that ask a process to stop; any other fatal signal ends it at once. */
+const STOP_SIGNALS = ['SIGTERM', 'SIGINT'] as const;
+
 /**
  * Listens, and on a signal or a fatal error drains in-flight requests, then
  * closes everything else, within a grace period. The only place a service exits.
+ *
+ * A second stop signal does not cut the first one's close short: close-with-grace
+ * would exit at once, dropping the clicks a redirector still held, and two come
+ * often (Ctrl-C reaches both npm and the process under `npm start`; a
+ * supervisor may repeat its SIGTERM). The grace period still bounds the close.
  */
 export async function serveUntilSignalled(app: FastifyInstance, options: ServeOptions): Promise<string> {
   const drainMs = options.drainMs ?? 0;
-  closeWithGrace({ delay: (options.graceMs ?? SHUTDOWN_GRACE_MS) + drainMs }, async ({ signal, err }) => {
-    options.onDrain?.();
-    if (err) app.log.error({ err }, 'fatal error, shutting down');
-    else {
-      app.log.info({ signal, drainMs }, 'shutting down');
-      // Load balancers see /healthz fail and stop sending; requests already on their way are still served.
-      if (drainMs > 0) await new Promise((resolve) => setTimeout(resolve, drainMs));
-    }
-    await app.close();
-    await options.onClose?.();
-  });
+  let closing = false;
+  let stopSignal: NodeJS.Signals | undefined;
+  const graceful = closeWithGrace(
+    { delay: (options.graceMs ?? SHUTDOWN_GRACE_MS) + drainMs, skip: [...STOP_SIGNALS] },
+    async ({ err }) => {
+      closing = true;
+      options.onDrain?.();
+      if (err) app.log.error({ err }, 'fatal error, shutting down');
+      else {
+        app.log.info({ signal: stopSignal, drainMs }, 'shutting down');
+        // Load balancers see /healthz fail and stop sending; requests already on their way are still served.
+        if (drainMs > 0) await new Promise((resolve) => setTimeout(resolve, drainMs));
+      }
+      await app.close();
+      await options.onClose?.();
+    },
+  );
+  for (const signal of STOP_SIGNALS) {
+    process.on(signal, () => {
+      if (closing) {
+        app.log.warn({ signal }, 'already shutting down; the close goes on within its grace period');
+        return;
+      }
+      closing = true;
+      stopSignal = signal;
+      void graceful.close();
+    });
+  }
   return app.listen({ host: options.host, port: options.port });
 }
