@@ -13,9 +13,16 @@ export interface ServeOptions {
   drainMs?: number;
   /** Called first on a signal: the process reports itself not ready. */
   onDrain?: () => void;
-  /** Runs after the server stopped accepting requests (consumers, pools, producers). */
-  onClose?: () => Promise<void>;
+  /**
+   * Runs after the server stopped accepting requests (consumers, pools,
+   * producers); `deadline` is when it must be done, a moment before the
+   * grace period ends.
+   */
+  onClose?: (deadline: number) => Promise<void>;
 }
+
+/** What is kept of the grace period for the pools and clients, after the modules' deadline. */
+const ON_CLOSE_MARGIN_MS = 1_000;
 
 /** The signals that ask a process to stop; any other fatal signal ends it at once. */
 const STOP_SIGNALS = ['SIGTERM', 'SIGINT'] as const;
@@ -33,21 +40,20 @@ export async function serveUntilSignalled(app: FastifyInstance, options: ServeOp
   const drainMs = options.drainMs ?? 0;
   let closing = false;
   let stopSignal: NodeJS.Signals | undefined;
-  const graceful = closeWithGrace(
-    { delay: (options.graceMs ?? SHUTDOWN_GRACE_MS) + drainMs, skip: [...STOP_SIGNALS] },
-    async ({ err }) => {
-      closing = true;
-      options.onDrain?.();
-      if (err) app.log.error({ err }, 'fatal error, shutting down');
-      else {
-        app.log.info({ signal: stopSignal, drainMs }, 'shutting down');
-        // Load balancers see /healthz fail and stop sending; requests already on their way are still served.
-        if (drainMs > 0) await new Promise((resolve) => setTimeout(resolve, drainMs));
-      }
-      await app.close();
-      await options.onClose?.();
-    },
-  );
+  const delay = (options.graceMs ?? SHUTDOWN_GRACE_MS) + drainMs;
+  const graceful = closeWithGrace({ delay, skip: [...STOP_SIGNALS] }, async ({ err }) => {
+    closing = true;
+    const deadline = Date.now() + delay - ON_CLOSE_MARGIN_MS;
+    options.onDrain?.();
+    if (err) app.log.error({ err }, 'fatal error, shutting down');
+    else {
+      app.log.info({ signal: stopSignal, drainMs }, 'shutting down');
+      // Load balancers see /healthz fail and stop sending; requests already on their way are still served.
+      if (drainMs > 0) await new Promise((resolve) => setTimeout(resolve, drainMs));
+    }
+    await app.close();
+    await options.onClose?.(deadline);
+  });
   for (const signal of STOP_SIGNALS) {
     process.on(signal, () => {
       if (closing) {

@@ -11,7 +11,7 @@ import {
   type ReadinessReport,
 } from './readiness';
 import { METRICS_ROUTE, metricsRoute, recordRequestMetrics } from './request-metrics';
-import { serveUntilSignalled } from './serve';
+import { serveUntilSignalled, SHUTDOWN_GRACE_MS } from './serve';
 import { createServer } from './server';
 
 /**
@@ -24,8 +24,12 @@ export interface ServiceModule {
   routes?: FastifyPluginAsync;
   /** Starts background work; resolves once it is running. */
   start?: () => Promise<void>;
-  /** Stops background work and releases what the module owns. */
-  stop?: () => Promise<void>;
+  /**
+   * Stops background work and releases what the module owns. `deadline`
+   * (ms since the epoch) is when the process's close must be over: work that
+   * waits on something away (Kafka stalled) gives up by then.
+   */
+  stop?: (deadline?: number) => Promise<void>;
   /** What it needs to do its work now: `/readyz` checks each (see readiness.ts). */
   dependencies?: readonly Dependency[];
 }
@@ -41,7 +45,7 @@ export interface ProcessOptions {
   drainMs?: number;
   /** HTTP_REQUEST_TIMEOUT_MS: the whole request must arrive within this; else 408 (default HTTP_LIMITS'). */
   requestTimeoutMs?: number;
-  /** Released after every module has stopped: pools, producers, clients. */
+  /** Released after every module has stopped (or its time ran out): pools, producers, clients. */
   onClose?: () => Promise<void>;
   /** The process's one registry, the modules' metrics on it; served at `/metrics` with the HTTP layer's own. */
   metrics: MetricsRegistry;
@@ -88,15 +92,9 @@ export async function runServices(
   let ready = false;
   const app = await buildProcessServer(modules, options, () => ready);
   const started: ServiceModule[] = [];
-  const stopAll = async (): Promise<void> => {
+  const stopAll = async (deadline: number): Promise<void> => {
     ready = false;
-    for (const module of started.reverse()) {
-      try {
-        await module.stop?.();
-      } catch (err) {
-        app.log.error({ err, module: module.name }, 'module failed to stop cleanly');
-      }
-    }
+    await stopModules(started, deadline, app.log);
     await options.onClose?.();
   };
   try {
@@ -113,12 +111,46 @@ export async function runServices(
     });
   } catch (err) {
     await app.close();
-    await stopAll();
+    await stopAll(Date.now() + SHUTDOWN_GRACE_MS);
     throw err;
   }
   ready = true;
   app.log.info({ modules: modules.map((m) => m.name), port: options.port }, 'serving');
   return app;
+}
+
+/**
+ * Stops modules in the reverse order of their start, each within what is
+ * left until `deadline`. One that is not done by then (a Kafka consumer's
+ * disconnect waits on a stalled broker for as long as it lasts) is left to
+ * itself, logged, and the others are stopped all the same: the process then
+ * closes its pools and exits within its grace period, rather than being
+ * killed at its end with nothing closed.
+ */
+export async function stopModules(
+  modules: readonly ServiceModule[],
+  deadline: number,
+  log: Pick<FastifyBaseLogger, 'error' | 'warn'>,
+): Promise<void> {
+  for (const module of [...modules].reverse()) {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => {
+      timer = setTimeout(() => resolve('late'), Math.max(0, deadline - Date.now()));
+    });
+    const stopping = Promise.resolve()
+      .then(() => module.stop?.(deadline))
+      .then(
+        () => 'stopped' as const,
+        (err: unknown) => {
+          log.error({ err, module: module.name }, 'module failed to stop cleanly');
+          return 'failed' as const;
+        },
+      );
+    if ((await Promise.race([stopping, late])) === 'late') {
+      log.warn({ module: module.name }, 'module did not stop in time; the process closes without waiting for it');
+    }
+    clearTimeout(timer);
+  }
 }
 
 /** The routes every process serves beside its modules' (see buildProcessServer), as the API document lists them. */

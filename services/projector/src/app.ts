@@ -70,8 +70,8 @@ export function createProjector(deps: ProjectorDeps): ServiceModule {
       if (projections.has('clicks')) await startClicks();
     },
     async stop() {
-      await clicks?.stop();
-      await links?.stop();
+      // Each consumer's disconnect waits for its fetch in flight: the two wait side by side.
+      await Promise.all([clicks?.stop(), links?.stop()]);
       await linksDeadLetters?.disconnect();
       await eventLog.close();
     },
