@@ -24,7 +24,7 @@ export interface RedirectorDeps {
     flush(): Promise<void>;
   };
   start?: () => Promise<void>;
-  stop?: () => Promise<void>;
+  stop?: (deadline?: number) => Promise<void>;
   /** What `/readyz` checks: Postgres, needed only while the cache is cold. */
   dependencies?: readonly Dependency[];
 }

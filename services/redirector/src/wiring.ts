@@ -9,12 +9,15 @@ import { clickEventIds } from './clicks/click-event-id';
 import { createClickRecorder } from './clicks/click-recorder';
 import { inProcessClickSink, type ClickSink } from './clicks/click-sink';
 import { loadCountryLookup } from './clicks/country';
-import { workerClickSink } from './clicks/worker-click-sink';
+import { WORKER_STOP_MS, workerClickSink } from './clicks/worker-click-sink';
 import { listenForLinkChanges } from './invalidation';
 import { LinkCache } from './link-cache';
 import { postgresLookup } from './lookup';
 import { gateLookupsThroughOutages } from './outage-gate';
 import { registerRedirectorMetrics, timeLookups } from './redirector-metrics';
+
+/** The least time the clicks still held get to reach Kafka when the process closes. */
+const CLICKS_AT_CLOSE_MS = 5_000;
 
 /** What the redirector takes of its settings (see config.ts). */
 export type RedirectorSettings = Pick<
@@ -103,9 +106,10 @@ async function wireRedirector(resources: RedirectorResources): Promise<Redirecto
       await sink.start();
       await listener.start();
     },
-    async stop() {
+    async stop(deadline = Date.now() + CLICKS_AT_CLOSE_MS + WORKER_STOP_MS) {
       await listener.stop();
-      await sink.stop(5000);
+      // The clicks still held get what is left of the close (at least 5 s), less the worker's own stop.
+      await sink.stop(Math.max(CLICKS_AT_CLOSE_MS, deadline - Date.now() - WORKER_STOP_MS));
     },
   };
 }

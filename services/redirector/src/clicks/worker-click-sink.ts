@@ -9,6 +9,9 @@ import type { RawClick } from './raw-click';
 import type { ClickWorkerData, FromClickWorker, ToClickWorker } from './worker-protocol';
 import { CLICK_WORKER_YOUNG_GENERATION, workerWithYoungGeneration } from './worker-young-generation';
 
+/** How long the worker is given to disconnect its producer once its queue is closed. */
+export const WORKER_STOP_MS = 2_000;
+
 export interface WorkerClickSinkOptions extends ClickWorkerData {
   logger: KafkaLogger;
   capacity?: number;
@@ -152,7 +155,7 @@ export function workerClickSink(options: WorkerClickSinkOptions): ClickSink {
       // Let the worker disconnect its producer; a little time, then it ends regardless.
       const stopped = new Promise<void>((resolve) => (onStopped = resolve));
       last.postMessage({ type: 'stop' } satisfies ToClickWorker);
-      await Promise.race([stopped, new Promise((r) => setTimeout(r, 2000).unref())]);
+      await Promise.race([stopped, new Promise((r) => setTimeout(r, WORKER_STOP_MS).unref())]);
       await last.terminate();
     },
   };
