@@ -182,6 +182,34 @@ describe('ClickQueue', () => {
     }
   });
 
+  it('says the drops of a burst at the end of its 5 s, even when no click is dropped after them', async () => {
+    // Given a queue that has dropped a click and said so
+    const errors: { dropped: number }[] = [];
+    const queue = new ClickQueue<ClickRecorded>({
+      send: async () => undefined,
+      capacity: 100,
+      maxBatch: 100,
+      flushIntervalMs: 1000,
+      logger: { info() {}, warn() {}, error: (obj) => void errors.push(obj as { dropped: number }) },
+    });
+    await queue.close(1000);
+    jest.useFakeTimers({ now: 0 });
+    try {
+      queue.push(captured(0));
+      // When 999 more are dropped within the next second, and then none
+      jest.setSystemTime(1000);
+      for (let i = 1; i < 1000; i++) queue.push(captured(i));
+      expect(errors).toHaveLength(1);
+      // Then the 999 are said once the 5 s are over
+      jest.advanceTimersByTime(4000);
+      expect(errors.map((e) => e.dropped)).toEqual([1, 999]);
+      jest.advanceTimersByTime(60_000);
+      expect(errors).toHaveLength(2);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
   it('says as it closes how many clicks it took, sent and dropped, and how many are left unsent', async () => {
     const infos: object[] = [];
     const queue = new ClickQueue<ClickRecorded>({

@@ -58,6 +58,7 @@ export class ClickQueue<T> {
   #stopped = false;
   #lastDropReport = -Infinity;
   #droppedReported = 0;
+  #dropReport: NodeJS.Timeout | undefined;
   readonly stats: ClickQueueStats = { queued: 0, sent: 0, dropped: 0, rejected: 0, failedSends: 0 };
 
   constructor(options: ClickQueueOptions<T>) {
@@ -82,13 +83,25 @@ export class ClickQueue<T> {
   }
 
   /**
-   * A dropped click is lost for good: said at once, then at most every 5 s
-   * with how many since, so an operator reading the logs sees it (the chaos
-   * run's one loss on a SIGTERM had no trace but this counter).
+   * A dropped click is lost for good: said at once, then every 5 s while
+   * clicks are dropped, with how many since, so an operator reading the logs
+   * sees them all (the chaos run's one loss on a SIGTERM had no trace but
+   * this counter; until 2026-11-27 the drops of a burst shorter than 5 s
+   * after the first were never said).
    */
   #reportDrops(): void {
-    const now = Date.now();
-    if (now - this.#lastDropReport < DROP_REPORT_MS) return;
+    const wait = DROP_REPORT_MS - (Date.now() - this.#lastDropReport);
+    if (wait > 0) {
+      // Said at the window's end, even if the burst of drops ends before it.
+      if (this.#dropReport === undefined) {
+        this.#dropReport = setTimeout(() => {
+          this.#dropReport = undefined;
+          this.#reportDrops();
+        }, wait).unref();
+      }
+      return;
+    }
+    if (this.stats.dropped === this.#droppedReported) return;
     this.#options.logger.error(
       {
         dropped: this.stats.dropped - this.#droppedReported,
@@ -97,7 +110,7 @@ export class ClickQueue<T> {
       },
       'clicks dropped',
     );
-    this.#lastDropReport = now;
+    this.#lastDropReport = Date.now();
     this.#droppedReported = this.stats.dropped;
   }
 
