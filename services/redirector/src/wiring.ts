@@ -9,15 +9,17 @@ import { clickEventIds } from './clicks/click-event-id';
 import { createClickRecorder } from './clicks/click-recorder';
 import { inProcessClickSink, type ClickSink } from './clicks/click-sink';
 import { loadCountryLookup } from './clicks/country';
-import { WORKER_STOP_MS, workerClickSink } from './clicks/worker-click-sink';
+import { workerClickSink } from './clicks/worker-click-sink';
 import { listenForLinkChanges } from './invalidation';
 import { LinkCache } from './link-cache';
 import { postgresLookup } from './lookup';
 import { gateLookupsThroughOutages } from './outage-gate';
 import { registerRedirectorMetrics, timeLookups } from './redirector-metrics';
 
-/** The least time the clicks still held get to reach Kafka when the process closes. */
+/** The time the clicks still held get to reach Kafka when the module is stopped without a deadline. */
 const CLICKS_AT_CLOSE_MS = 5_000;
+/** What the worker keeps of the close's time to disconnect its producer once its clicks are sent. */
+const WORKER_DISCONNECT_MS = 1_000;
 
 /** What the redirector takes of its settings (see config.ts). */
 export type RedirectorSettings = Pick<
@@ -106,10 +108,11 @@ async function wireRedirector(resources: RedirectorResources): Promise<Redirecto
       await sink.start();
       await listener.start();
     },
-    async stop(deadline = Date.now() + CLICKS_AT_CLOSE_MS + WORKER_STOP_MS) {
+    async stop(deadline = Date.now() + CLICKS_AT_CLOSE_MS + WORKER_DISCONNECT_MS) {
       await listener.stop();
-      // The clicks still held get what is left of the close (at least 5 s), less the worker's own stop.
-      await sink.stop(Math.max(CLICKS_AT_CLOSE_MS, deadline - Date.now() - WORKER_STOP_MS));
+      // The clicks still held get what is left of the close but a moment for the worker to disconnect
+      // (about 0.5 s); if Kafka is away to the end, the process closes without waiting for it (stopModules).
+      await sink.stop(Math.max(0, deadline - Date.now() - WORKER_DISCONNECT_MS));
     },
   };
 }

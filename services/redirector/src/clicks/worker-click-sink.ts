@@ -10,7 +10,7 @@ import type { ClickWorkerData, FromClickWorker, ToClickWorker } from './worker-p
 import { CLICK_WORKER_YOUNG_GENERATION, workerWithYoungGeneration } from './worker-young-generation';
 
 /** How long the worker is given to disconnect its producer once its queue is closed. */
-export const WORKER_STOP_MS = 2_000;
+const WORKER_STOP_MS = 2_000;
 
 export interface WorkerClickSinkOptions extends ClickWorkerData {
   logger: KafkaLogger;
