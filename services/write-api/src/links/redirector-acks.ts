@@ -108,7 +108,9 @@ export function redirectorAcks(options: {
       async settle() {
         let leases: LiveLease[];
         try {
-          leases = await liveRedirectorLeases(pool);
+          // On the confirmations' own connection while it is up: a pool busy with changes that
+          // queue for a link's lock made this read wait 5 s for a connection, then 3 s more.
+          leases = await liveRedirectorLeases(client ?? pool);
         } catch (err) {
           // Who must confirm cannot be known: wait as long as any lease taken before the change can last.
           logger.warn({ err }, 'could not read redirector leases; waiting for every lease to run out');
