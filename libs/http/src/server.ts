@@ -260,6 +260,9 @@ export function createServer(options: ServerOptions): FastifyInstance {
     // Unless the connection ends anyway (the process is closing, or the client asked).
     if (reply.getHeader('connection') === 'close' && reply.raw.shouldKeepAlive) reply.removeHeader('connection');
     if (error instanceof HttpError) {
+      // A deliberate 5xx (a change saved but its event not confirmed, an append past its deadline) says
+      // why to the operator: its answer names the likely cause, the log the actual one.
+      if (error.statusCode >= 500) request.log.warn({ err: error.cause, code: error.code }, error.message);
       void reply.code(error.statusCode).headers(error.headers).send(errorBody(error.message, error.code));
       return;
     }
