@@ -11,6 +11,7 @@ import { postgresIdempotencyStore } from './idempotency/idempotency-store';
 import { postgresClaimStore } from './links/claims';
 import { kafkaLinkAppender, oneEvent } from './links/link-created-appender';
 import { postgresLinkChangeStore } from './links/link-change-store';
+import { perLinkTurns } from './links/per-link-turns';
 import { createOutboxRelay } from './links/outbox-relay';
 import { redirectorAcks } from './links/redirector-acks';
 import { createClaimSettler } from './links/settle-claims';
@@ -61,7 +62,7 @@ export function composeWriteApi(settings: WriteApiSettings, stores: WriteApiStor
   // A create is answered within 5 s (201, or 503 with Retry-After): the append gets 4 of them.
   const appendLinkEvents = kafkaLinkAppender(producer, names.topics.links, 4000);
   const appendLinkEvent = oneEvent(appendLinkEvents);
-  const changes = postgresLinkChangeStore(pool);
+  const changes = perLinkTurns(postgresLinkChangeStore(pool));
   const relay = createOutboxRelay({
     pool,
     publish: (slug, append) => changes.publish(slug, append),

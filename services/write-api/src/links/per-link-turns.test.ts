@@ -1,0 +1,102 @@
+import type { LinkDecision } from './decide-link-change';
+import type { LinkChangeStore } from './link-change-store';
+import { perLinkTurns } from './per-link-turns';
+
+/** A store whose calls end when the test says, recording how many of each are at work at once. */
+function heldStore() {
+  const calls: { kind: 'change' | 'publish'; slug: string; end: (ok: boolean) => void }[] = [];
+  const atWork = { change: 0, publish: 0, mostChanges: 0, mostPublishes: 0 };
+  const call = <T>(kind: 'change' | 'publish', slug: string, value: T) =>
+    new Promise<T>((resolve, reject) => {
+      atWork[kind]++;
+      atWork.mostChanges = Math.max(atWork.mostChanges, atWork.change);
+      atWork.mostPublishes = Math.max(atWork.mostPublishes, atWork.publish);
+      calls.push({
+        kind,
+        slug,
+        end: (ok) => {
+          atWork[kind]--;
+          if (ok) resolve(value);
+          else reject(new Error(`${kind} failed`));
+        },
+      });
+    });
+  const store: LinkChangeStore = {
+    change: (slug) => call<LinkDecision>('change', slug, { kind: 'not-found' }),
+    publish: (slug) => call('publish', slug, 1),
+  };
+  return { store, calls, atWork };
+}
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+const append = async () => undefined;
+
+describe('perLinkTurns', () => {
+  it('runs one change of a link at a time, in the order asked, a failed one not holding up the rest', async () => {
+    // Given 20 changes of one link asked at once
+    const { store, calls, atWork } = heldStore();
+    const turns = perLinkTurns(store);
+    const answers = Array.from({ length: 20 }, () => turns.change('a', () => ({ kind: 'not-found' })));
+    await tick();
+    // When each ends in turn, the third failing
+    for (let i = 0; i < 20; i++) {
+      expect(calls).toHaveLength(i + 1);
+      calls[i]!.end(i !== 2);
+      await tick();
+    }
+    // Then only one was ever at the store, and each caller got its own outcome
+    expect(atWork.mostChanges).toBe(1);
+    const outcomes = await Promise.allSettled(answers);
+    expect(outcomes.map((o) => o.status)).toEqual(
+      Array.from({ length: 20 }, (_, i) => (i === 2 ? 'rejected' : 'fulfilled')),
+    );
+  });
+
+  it('lets changes of other links go side by side', async () => {
+    const { store, calls } = heldStore();
+    const turns = perLinkTurns(store);
+    void turns.change('a', () => ({ kind: 'not-found' }));
+    void turns.change('b', () => ({ kind: 'not-found' }));
+    await tick();
+    expect(calls.map((c) => c.slug)).toEqual(['a', 'b']);
+  });
+
+  it('shares a publish among the callers who asked while one ran: at most two runs for 30 callers', async () => {
+    // Given a publish of a link at work, and 30 more asked for meanwhile
+    const { store, calls, atWork } = heldStore();
+    const turns = perLinkTurns(store);
+    const first = turns.publish('a', append);
+    const joined = Array.from({ length: 30 }, () => turns.publish('a', append));
+    await tick();
+    expect(calls).toHaveLength(1);
+    // When the running one ends, then the next
+    calls[0]!.end(true);
+    await tick();
+    expect(calls).toHaveLength(2);
+    calls[1]!.end(true);
+    // Then the 30 were carried by one more run, never two at once
+    await expect(first).resolves.toBe(1);
+    await expect(Promise.all(joined)).resolves.toEqual(Array.from({ length: 30 }, () => 1));
+    expect(calls).toHaveLength(2);
+    expect(atWork.mostPublishes).toBe(1);
+  });
+
+  it('never answers a publish with a run that began before it was asked for, and goes on after a failed run', async () => {
+    const { store, calls } = heldStore();
+    const turns = perLinkTurns(store);
+    const first = turns.publish('a', append);
+    await tick();
+    // Asked while the first runs: its change may not have been in the outbox when that run read it
+    const second = turns.publish('a', append);
+    calls[0]!.end(false);
+    await expect(first).rejects.toThrow('publish failed');
+    await tick();
+    expect(calls).toHaveLength(2);
+    calls[1]!.end(true);
+    await expect(second).resolves.toBe(1);
+    // And with nothing running, the next one starts at once
+    void turns.publish('a', append);
+    await tick();
+    expect(calls).toHaveLength(3);
+  });
+});
