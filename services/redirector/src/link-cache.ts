@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import { sharedRunsPerKey } from '@shortlink/batching';
 import { LinkLru } from './link-lru';
 
 /** What the redirector needs to answer, and later to record a click. */
@@ -49,9 +50,8 @@ export interface LinkCacheOptions {
 export class LinkCache {
   readonly #links: LinkLru;
   readonly #misses: LRUCache<string, true>;
-  readonly #inFlight = new Map<string, Promise<ResolvedLink | null>>();
-  /** Per slug, the lookup that starts once the one in flight ends: shared by requests that must not join that one. */
-  readonly #next = new Map<string, Promise<ResolvedLink | null>>();
+  /** Per slug, the lookup in flight, and the one that starts once it ends: shared by requests that must not join it. */
+  readonly #lookups = sharedRunsPerKey<ResolvedLink | null>();
   /** Lookups under way per slug: a confirming lookup may run beside a shared one. */
   readonly #looking = new Map<string, number>();
   /** Slugs created, changed or deleted while a lookup of theirs was under way: its answer may be stale. */
@@ -133,32 +133,12 @@ export class LinkCache {
   }
 
   #sharedLookup(slug: string): Promise<ResolvedLink | null> {
-    let pending = this.#inFlight.get(slug);
-    if (!pending) {
-      const started = this.#lookup(slug).finally(() => {
-        if (this.#inFlight.get(slug) === started) this.#inFlight.delete(slug);
-      });
-      pending = started;
-      this.#inFlight.set(slug, pending);
-    }
-    return pending;
+    return this.#lookups.join(slug, () => this.#lookup(slug));
   }
 
   /** A lookup that starts after the call: the one in flight may have been sent before a change committed. */
   #freshLookup(slug: string): Promise<ResolvedLink | null> {
-    const current = this.#inFlight.get(slug);
-    if (!current) return this.#sharedLookup(slug);
-    let next = this.#next.get(slug);
-    if (!next) {
-      next = current
-        .catch(() => undefined)
-        .then(() => {
-          this.#next.delete(slug);
-          return this.#sharedLookup(slug);
-        });
-      this.#next.set(slug, next);
-    }
-    return next;
+    return this.#lookups.fresh(slug, () => this.#lookup(slug));
   }
 
   #lookup(slug: string): Promise<ResolvedLink | null> {
@@ -205,7 +185,7 @@ export class LinkCache {
   invalidate(slug: string): void {
     this.#links.delete(slug);
     this.#misses.delete(slug);
-    this.#inFlight.delete(slug);
+    this.#lookups.forget(slug);
     if (this.#looking.has(slug)) this.#forgotten.add(slug);
   }
 
@@ -214,7 +194,7 @@ export class LinkCache {
     this.#generation++;
     this.#links.clear();
     this.#misses.clear();
-    this.#inFlight.clear();
+    this.#lookups.forgetAll();
   }
 
   /** Creations may have been missed: drop every negative entry. */

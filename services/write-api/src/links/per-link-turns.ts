@@ -1,3 +1,4 @@
+import { sharedRunsPerKey, turnsPerKey } from '@shortlink/batching';
 import type { LinkChangeStore } from './link-change-store';
 
 /**
@@ -17,45 +18,10 @@ import type { LinkChangeStore } from './link-change-store';
  * crowd, even while the log is failing each of them.
  */
 export function perLinkTurns(store: LinkChangeStore): LinkChangeStore {
-  /** Per slug, the end of the last change queued: the next one starts after it, however it ended. */
-  const changes = new Map<string, Promise<unknown>>();
-  /** Per slug, the publish running and the one that will run after it, shared by whoever asks meanwhile. */
-  const publishes = new Map<string, { running: Promise<number>; next?: Promise<number> }>();
-
+  const changeTurn = turnsPerKey();
+  const publishes = sharedRunsPerKey<number>();
   return {
-    change(slug, decide) {
-      const previous = changes.get(slug) ?? Promise.resolve();
-      const mine = previous.then(() => store.change(slug, decide));
-      const end = mine.then(
-        () => undefined,
-        () => undefined,
-      );
-      changes.set(slug, end);
-      void end.then(() => {
-        if (changes.get(slug) === end) changes.delete(slug);
-      });
-      return mine;
-    },
-
-    publish(slug, append) {
-      const turn = publishes.get(slug);
-      if (turn === undefined) return run(slug, () => store.publish(slug, append));
-      turn.next ??= turn.running.then(
-        () => run(slug, () => store.publish(slug, append)),
-        () => run(slug, () => store.publish(slug, append)),
-      );
-      return turn.next;
-    },
+    change: (slug, decide) => changeTurn(slug, () => store.change(slug, decide)),
+    publish: (slug, append) => publishes.fresh(slug, () => store.publish(slug, append)),
   };
-
-  function run(slug: string, publish: () => Promise<number>): Promise<number> {
-    const running = publish();
-    publishes.set(slug, { running });
-    const settled = () => {
-      const turn = publishes.get(slug);
-      if (turn?.running === running && turn.next === undefined) publishes.delete(slug);
-    };
-    running.then(settled, settled);
-    return running;
-  }
 }

@@ -1,0 +1,61 @@
+import { sharedRunsPerKey, turnsPerKey } from './per-key';
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+/** A run that ends when the test says. */
+function held<R>() {
+  const ends: ((value: R) => void)[] = [];
+  const run = () => new Promise<R>((resolve) => ends.push(resolve));
+  return { run, ends };
+}
+
+describe('turnsPerKey', () => {
+  it('starts a key’s call once the one before it has ended, however it ended; other keys go side by side', async () => {
+    const turn = turnsPerKey();
+    const started: string[] = [];
+    const a1 = turn('a', async () => {
+      started.push('a1');
+      throw new Error('a1 failed');
+    });
+    const a2 = turn('a', async () => void started.push('a2'));
+    const b1 = turn('b', async () => void started.push('b1'));
+    await expect(a1).rejects.toThrow('a1 failed');
+    await Promise.all([a2, b1]);
+    expect(started).toEqual(['a1', 'b1', 'a2']);
+  });
+});
+
+describe('sharedRunsPerKey', () => {
+  it('shares the run under way with whoever joins, and starts another once it has ended', async () => {
+    const runs = sharedRunsPerKey<number>();
+    const { run, ends } = held<number>();
+    const joined = [runs.join('a', run), runs.join('a', run)];
+    expect(ends).toHaveLength(1);
+    ends[0]!(1);
+    await expect(Promise.all(joined)).resolves.toEqual([1, 1]);
+    void runs.join('a', run);
+    expect(ends).toHaveLength(2);
+  });
+
+  it('answers `fresh` with the next run, shared by all who ask meanwhile, never with the one under way', async () => {
+    const runs = sharedRunsPerKey<number>();
+    const { run, ends } = held<number>();
+    const first = runs.join('a', run);
+    const fresh = [runs.fresh('a', run), runs.fresh('a', run), runs.fresh('a', run)];
+    ends[0]!(1);
+    await first;
+    await tick();
+    expect(ends).toHaveLength(2);
+    ends[1]!(2);
+    await expect(Promise.all(fresh)).resolves.toEqual([2, 2, 2]);
+  });
+
+  it('starts a new run after `forget`, while the forgotten one is still under way', async () => {
+    const runs = sharedRunsPerKey<number>();
+    const { run, ends } = held<number>();
+    void runs.join('a', run);
+    runs.forget('a');
+    void runs.join('a', run);
+    expect(ends).toHaveLength(2);
+  });
+});

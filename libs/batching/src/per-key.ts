@@ -1,0 +1,73 @@
+/**
+ * Per key, calls that take turns: each starts once the call before it for
+ * that key has ended, however it ended, and keeps its own outcome.
+ */
+export function turnsPerKey(): <R>(key: string, work: () => Promise<R>) => Promise<R> {
+  const last = new Map<string, Promise<unknown>>();
+  return (key, work) => {
+    const mine = (last.get(key) ?? Promise.resolve()).then(work);
+    const end = mine.then(
+      () => undefined,
+      () => undefined,
+    );
+    last.set(key, end);
+    void end.then(() => {
+      if (last.get(key) === end) last.delete(key);
+    });
+    return mine;
+  };
+}
+
+/**
+ * Per key, one run at a time, shared by the callers who ask while it is under
+ * way. A run is the `run` of the call that starts it.
+ */
+export interface SharedRuns<R> {
+  /** The run under way for the key, or a new one. */
+  join(key: string, run: () => Promise<R>): Promise<R>;
+  /**
+   * A run that starts after this call (the one under way may have read what
+   * the caller has just changed): the next one, shared by every caller who
+   * asks for it while the current one is under way.
+   */
+  fresh(key: string, run: () => Promise<R>): Promise<R>;
+  /** Whatever is under way for the key is no longer shared: the next call starts a run. */
+  forget(key: string): void;
+  forgetAll(): void;
+}
+
+export function sharedRunsPerKey<R>(): SharedRuns<R> {
+  const current = new Map<string, Promise<R>>();
+  const next = new Map<string, Promise<R>>();
+
+  function join(key: string, run: () => Promise<R>): Promise<R> {
+    const underWay = current.get(key);
+    if (underWay) return underWay;
+    const started = run().finally(() => {
+      if (current.get(key) === started) current.delete(key);
+    });
+    current.set(key, started);
+    return started;
+  }
+
+  return {
+    join,
+    fresh(key, run) {
+      const underWay = current.get(key);
+      if (!underWay) return join(key, run);
+      let after = next.get(key);
+      if (!after) {
+        after = underWay
+          .catch(() => undefined)
+          .then(() => {
+            next.delete(key);
+            return join(key, run);
+          });
+        next.set(key, after);
+      }
+      return after;
+    },
+    forget: (key) => void current.delete(key),
+    forgetAll: () => current.clear(),
+  };
+}
