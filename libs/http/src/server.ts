@@ -50,9 +50,12 @@ const toHttpError = (e: HttpErrorText) => new HttpError(e.status, e.error, e.cod
  * A connection answered beneath the HTTP server keeps reading, and dropping,
  * what its client still sends, until the client closes it, has been silent
  * this long, or the cap has passed (nginx's `lingering_timeout` and
- * `lingering_time`).
+ * `lingering_time`, and their defaults). At 2 s of silence, a client whose
+ * own machine was busy (a CI run's burst of 2,000 requests, 5 of them with
+ * headers too large) still sending when the socket was destroyed got a reset
+ * instead of its 431.
  */
-const LINGER_IDLE_MS = 2000;
+const LINGER_IDLE_MS = 5_000;
 const LINGER_MAX_MS = 30_000;
 /** Connections already answered that way: a parser that failed once fails again on every later chunk. */
 const answeredOnSocket = new WeakSet<Socket>();
