@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { pino } from 'pino';
 import type { ProcessOptions } from './service';
+import { processStopSignals } from './stop-signals';
 
 /** The HTTP part of a process's validated configuration (see @shortlink/config httpEnv and logEnv). */
 export interface HttpProcessConfig {
@@ -35,8 +36,13 @@ export function processOptionsFrom(
   };
 }
 
-/** Runs an entry point; a failure to start is printed plainly and exits non-zero. */
+/**
+ * Runs an entry point; a failure to start is printed plainly and exits
+ * non-zero. Stop signals are taken from here on (see stop-signals.ts), so one
+ * that comes while the process starts closes it rather than killing it.
+ */
 export function runMain(main: () => Promise<unknown>): void {
+  processStopSignals();
   main().catch((err: unknown) => {
     console.error(err instanceof Error ? err.message : err);
     process.exit(1);

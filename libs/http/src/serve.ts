@@ -1,8 +1,8 @@
 import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
+import { processStopSignals, SHUTDOWN_GRACE_MS, STOP_SIGNALS, type StopSignal } from './stop-signals';
 
-/** On a signal, how long in-flight work may take after the drain, unless a caller says otherwise. */
-export const SHUTDOWN_GRACE_MS = 10_000;
+export { SHUTDOWN_GRACE_MS };
 
 export interface ServeOptions {
   host: string;
@@ -24,22 +24,22 @@ export interface ServeOptions {
 /** What is kept of the grace period for the pools and clients, after the modules' deadline. */
 const ON_CLOSE_MARGIN_MS = 1_000;
 
-/** The signals that ask a process to stop; any other fatal signal ends it at once. */
-const STOP_SIGNALS = ['SIGTERM', 'SIGINT'] as const;
-
 /**
  * Listens, and on a signal or a fatal error drains in-flight requests, then
- * closes everything else, within a grace period. The only place a service exits.
+ * closes everything else, within a grace period. The only place a service exits
+ * once started. A signal that came while the process was starting closes it
+ * without listening: the answer is then `undefined`.
  *
  * A second stop signal does not cut the first one's close short: close-with-grace
  * would exit at once, dropping the clicks a redirector still held, and two come
  * often (Ctrl-C reaches both npm and the process under `npm start`; a
  * supervisor may repeat its SIGTERM). The grace period still bounds the close.
  */
-export async function serveUntilSignalled(app: FastifyInstance, options: ServeOptions): Promise<string> {
-  const drainMs = options.drainMs ?? 0;
+export async function serveUntilSignalled(app: FastifyInstance, options: ServeOptions): Promise<string | undefined> {
   let closing = false;
-  let stopSignal: NodeJS.Signals | undefined;
+  let stopSignal: StopSignal | undefined;
+  let serving = false;
+  const drainMs = options.drainMs ?? 0;
   const delay = (options.graceMs ?? SHUTDOWN_GRACE_MS) + drainMs;
   const graceful = closeWithGrace({ delay, skip: [...STOP_SIGNALS] }, async ({ err }) => {
     closing = true;
@@ -47,23 +47,25 @@ export async function serveUntilSignalled(app: FastifyInstance, options: ServeOp
     options.onDrain?.();
     if (err) app.log.error({ err }, 'fatal error, shutting down');
     else {
-      app.log.info({ signal: stopSignal, drainMs }, 'shutting down');
+      app.log.info({ signal: stopSignal, drainMs: serving ? drainMs : 0, serving }, 'shutting down');
       // Load balancers see /healthz fail and stop sending; requests already on their way are still served.
-      if (drainMs > 0) await new Promise((resolve) => setTimeout(resolve, drainMs));
+      if (serving && drainMs > 0) await new Promise((resolve) => setTimeout(resolve, drainMs));
     }
     await app.close();
     await options.onClose?.(deadline);
   });
-  for (const signal of STOP_SIGNALS) {
-    process.on(signal, () => {
-      if (closing) {
-        app.log.warn({ signal }, 'already shutting down; the close goes on within its grace period');
-        return;
-      }
-      closing = true;
-      stopSignal = signal;
-      void graceful.close();
-    });
-  }
-  return app.listen({ host: options.host, port: options.port });
+  processStopSignals().handOver((signal) => {
+    if (closing) {
+      app.log.warn({ signal }, 'already shutting down; the close goes on within its grace period');
+      return;
+    }
+    closing = true;
+    stopSignal = signal;
+    void graceful.close();
+  });
+  // Signalled while starting: the close is under way, and ends the process.
+  if (closing) return undefined;
+  const address = await app.listen({ host: options.host, port: options.port });
+  serving = true;
+  return address;
 }

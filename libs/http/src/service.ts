@@ -11,7 +11,8 @@ import {
   type ReadinessReport,
 } from './readiness';
 import { METRICS_ROUTE, metricsRoute, recordRequestMetrics } from './request-metrics';
-import { serveUntilSignalled, SHUTDOWN_GRACE_MS } from './serve';
+import { serveUntilSignalled } from './serve';
+import { processStopSignals, SHUTDOWN_GRACE_MS } from './stop-signals';
 import { createServer } from './server';
 
 /**
@@ -97,12 +98,16 @@ export async function runServices(
     await stopModules(started, deadline, app.log);
     await options.onClose?.();
   };
+  const signals = processStopSignals();
+  let address: string | undefined;
   try {
     for (const module of modules) {
+      // Signalled while starting: what started is stopped by the close below, the rest never starts.
+      if (signals.requestedWhileStarting()) break;
       await module.start?.();
       started.push(module);
     }
-    await serveUntilSignalled(app, {
+    address = await serveUntilSignalled(app, {
       host: options.host,
       port: options.port,
       drainMs: options.drainMs,
@@ -114,6 +119,7 @@ export async function runServices(
     await stopAll(Date.now() + SHUTDOWN_GRACE_MS);
     throw err;
   }
+  if (address === undefined) return app;
   ready = true;
   app.log.info({ modules: modules.map((m) => m.name), port: options.port }, 'serving');
   return app;
