@@ -267,6 +267,92 @@ describe('GET /api/v1/links/:slug/analytics, end to end', () => {
     }
   });
 
+  it('counts the visitors of the clicks it counts when clocks disagree across midnight', async () => {
+    // (Visitors are hex digits: the tables key them by the hash's first 128 bits.)
+    // Clicks are dated by the redirector's clock, the creation by the write API's, today by the
+    // analytics process's: a few milliseconds apart across midnight, a click falls on the day
+    // before its link's creation, or on tomorrow.
+    const day = (daysAgo: number) => new Date(Date.now() - daysAgo * 86_400_000).toISOString().slice(0, 10);
+    const backdate = async (slug: string, days: number) => {
+      await eventually(
+        async () =>
+          (await system.infra.pool.query('SELECT 1 FROM links WHERE slug = $1', [slug])).rowCount || undefined,
+        30_000,
+        `the projection of ${slug}`,
+      );
+      for (const table of ['links', 'slug_claims']) {
+        await system.infra.pool.query(
+          `UPDATE ${table} SET created_at = now() - make_interval(days => $2) WHERE slug = $1`,
+          [slug, days],
+        );
+      }
+    };
+    const insert = (link: { id: string; slug: string }, clicks: [visitor: string, daysAgo: number][], at: number) =>
+      system.infra.clickhouse.insert({
+        table: 'clicks',
+        values: clicks.map(([visitor, daysAgo], i) => clickRow(link, at + i, { visitor, daysAgo })),
+        format: 'JSONEachRow',
+      });
+    const body = async (slug: string, range: string) => {
+      const answer = (await analytics(slug, range)).json();
+      return {
+        totals: [answer.totalClicks, answer.uniqueVisitors],
+        days: answer.clicksOverTime.length,
+        first: answer.clicksOverTime[0],
+        last: answer.clicksOverTime.at(-1),
+      };
+    };
+
+    // Given a link created 6 days ago, whose first click is dated the day before, and a click today
+    const old = { id: await createdId('skew-old'), slug: 'skew-old' };
+    await backdate('skew-old', 6);
+    await insert(
+      old,
+      [
+        ['a', 7],
+        ['b', 0],
+      ],
+      2000,
+    );
+    // Then `7d` (from the creation day) counts today's visitor only, and `all` starts on the first click's day
+    expect(await body('skew-old', '7d')).toEqual({
+      totals: [1, 1],
+      days: 7,
+      first: { date: day(6), clicks: 0 },
+      last: { date: day(0), clicks: 1 },
+    });
+    expect(await body('skew-old', 'all')).toEqual({
+      totals: [2, 2],
+      days: 8,
+      first: { date: day(7), clicks: 1 },
+      last: { date: day(0), clicks: 1 },
+    });
+
+    // Given a link created today, with a click dated tomorrow (its redirector's clock ahead)
+    const fresh = { id: await createdId('skew-new'), slug: 'skew-new' };
+    await insert(
+      fresh,
+      [
+        ['c', -1],
+        ['d', 0],
+      ],
+      2100,
+    );
+    // Then every range ends on tomorrow, and counts both clicks and both visitors
+    expect(await body('skew-new', 'all')).toEqual({
+      totals: [2, 2],
+      days: 2,
+      first: { date: day(0), clicks: 1 },
+      last: { date: day(-1), clicks: 1 },
+    });
+    expect(await body('skew-new', '7d')).toEqual({
+      totals: [2, 2],
+      days: 7,
+      first: { date: day(5), clicks: 0 },
+      last: { date: day(-1), clicks: 1 },
+    });
+  });
+
   it('lists every device bucket, however many, and the top 10 of the others', async () => {
     const linkId = await createdId('gadgets');
     const names = Array.from({ length: 12 }, (_, i) => `n${String(i).padStart(2, '0')}`);

@@ -4,8 +4,8 @@ import { accountOf, PLANS, requireApiKey } from '@shortlink/accounts';
 import { servedSchema, type Dependency, type ServiceModule } from '@shortlink/http';
 import { linkReadRoutes, ownedLink, type LinkReadDeps } from './links/link-route';
 import { linkListRoutes, type LinkListDeps } from './links/list-route';
-import { readLinkStats } from './analytics/queries';
-import { isRange, rangeDays } from './analytics/range';
+import { readRangeStats } from './analytics/queries';
+import { isRange } from './analytics/range';
 import { INVALID_RANGE, rangeNeedsPro } from './analytics-errors';
 import { ANALYTICS_ROUTE } from './analytics-routes';
 
@@ -45,14 +45,13 @@ export function createAnalytics(deps: AnalyticsDeps): ServiceModule {
           // Another account's link is "not found" too: existence does not leak.
           const link = await ownedLink(deps, slug, account.id);
 
-          const { from, to, days, wholeLife } = rangeDays(range, deps.now(), link.createdAt);
-          const stats = await readLinkStats(deps.clickhouse, link.linkId, { from, to, wholeLife });
+          const { period, stats } = await readRangeStats(deps.clickhouse, link, range, deps.now());
           return {
             slug,
             range,
             totalClicks: stats.totalClicks,
             uniqueVisitors: stats.uniqueVisitors,
-            clicksOverTime: days.map((date) => ({ date, clicks: stats.daily.get(date) ?? 0 })),
+            clicksOverTime: period.days.map((date) => ({ date, clicks: stats.daily.get(date) ?? 0 })),
             referrers: stats.breakdown.referrer,
             countries: stats.breakdown.country,
             devices: stats.breakdown.device,

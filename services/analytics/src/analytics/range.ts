@@ -16,22 +16,44 @@ function addDays(day: string, days: number): string {
   return utcDay(new Date(Date.parse(`${day}T00:00:00.000Z`) + days * DAY_MS));
 }
 
+/** The first and last UTC days of a link's clicks, as the click records date them. */
+export interface ClickDays {
+  first: string;
+  last: string;
+}
+
+export interface RangeDays {
+  /** First and last UTC day, `YYYY-MM-DD`. */
+  from: string;
+  to: string;
+  days: string[];
+  /** The range starts on or before the link's first day: it holds every click of the link. */
+  wholeLife: boolean;
+}
+
+const earlier = (a: string, b: string | undefined) => (b !== undefined && b < a ? b : a);
+const later = (a: string, b: string | undefined) => (b !== undefined && b > a ? b : a);
+
 /**
  * The UTC days a range covers, oldest first: `7d` is today and the 6 days
  * before it (likewise 30d and 90d); `all` runs from the link's creation day.
- * `wholeLife`: the range starts on or before the creation day, so it holds
- * every click of the link, as `all` does (a link younger than the range).
+ *
+ * A click is dated by the redirector's clock, the creation by the write
+ * API's and "today" by this process's: across midnight, a click can fall on
+ * the day before the link's creation or on tomorrow. Given the link's
+ * `clickDays`, a range holds every click its days hold: `all` starts at the
+ * earlier of the creation day and the first click's, and every range ends on
+ * the later of today and the last click's day. So the unique visitors (read
+ * for the whole life or from the range's first day on) are always the
+ * visitors of the clicks counted.
  */
-export function rangeDays(
-  range: Range,
-  now: Date,
-  linkCreatedAt: Date,
-): { from: string; to: string; days: string[]; wholeLife: boolean } {
-  const to = utcDay(now);
+export function rangeDays(range: Range, now: Date, linkCreatedAt: Date, clickDays?: ClickDays): RangeDays {
+  const to = later(utcDay(now), clickDays?.last);
+  const firstDay = earlier(utcDay(linkCreatedAt), clickDays?.first);
   let from: string;
-  if (range === 'all') from = utcDay(linkCreatedAt) < to ? utcDay(linkCreatedAt) : to;
+  if (range === 'all') from = firstDay < to ? firstDay : to;
   else from = addDays(to, -(Number.parseInt(range, 10) - 1));
   const days: string[] = [];
   for (let d = from; d <= to; d = addDays(d, 1)) days.push(d);
-  return { from, to, days, wholeLife: from <= utcDay(linkCreatedAt) };
+  return { from, to, days, wholeLife: from <= firstDay };
 }
