@@ -1,4 +1,4 @@
-import { Pool, type PoolClient } from 'pg';
+import { Client, Pool, type PoolClient } from 'pg';
 import { migrate, MIGRATIONS_DIR } from '@shortlink/postgres';
 import { createScratchPostgres, infraEnv, type ScratchDatabase } from '@shortlink/testing';
 import { redirectorAcks, type RedirectorAcks } from './redirector-acks';
@@ -38,6 +38,35 @@ describe('redirector confirmations (real Postgres)', () => {
       expect(warnings).toEqual([]);
     } finally {
       held.release();
+    }
+  });
+
+  it('reads the leases for a crowd of changes one read at a time, shared by the changes waiting for it', async () => {
+    // Given the confirmations' connection, its queries watched as they are sent to Postgres
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- called on its own client, and put back as it was
+    const query = Client.prototype.query;
+    let running = 0;
+    let mostAtOnce = 0;
+    let reads = 0;
+    const watched = function (this: Client, ...args: unknown[]) {
+      const result = (query as (...a: unknown[]) => unknown).apply(this, args);
+      if (!(result instanceof Promise) || !this.connectionParameters.application_name?.includes('acks')) return result;
+      reads++;
+      mostAtOnce = Math.max(mostAtOnce, ++running);
+      return result.finally(() => running--);
+    };
+    Client.prototype.query = watched as typeof query;
+    try {
+      // When 40 committed changes settle at once
+      const outcomes = await Promise.all(Array.from({ length: 40 }, (_, i) => acks.expect(`crowd-${i}`).settle()));
+
+      // Then each is settled, the connection never had two queries at once, and a few reads served them all
+      expect(outcomes.every((o) => o.leased === 0 && o.lapsed === 0)).toBe(true);
+      expect(mostAtOnce).toBe(1);
+      expect(reads).toBeLessThanOrEqual(2);
+      expect(warnings).toEqual([]);
+    } finally {
+      Client.prototype.query = query;
     }
   });
 });

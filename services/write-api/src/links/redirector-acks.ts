@@ -1,4 +1,5 @@
 import { Client, type Pool } from 'pg';
+import { sharedRunsPerKey } from '@shortlink/batching';
 import {
   CHANNELS,
   liveRedirectorLeases,
@@ -64,6 +65,14 @@ export function redirectorAcks(options: {
   /** Per change in flight: who confirmed it, and what to do on the next confirmation. */
   const changes = new Map<string, { confirmed: Set<string>; onConfirm?: () => void }>();
   let client: Client | undefined;
+  /**
+   * One read of the leases at a time, shared: a change needs a read begun
+   * after it committed, and every change that commits while one runs takes
+   * the next. A crowd of changes then costs a few reads, and the connection
+   * never gets a query while it runs one (pg queues that, with a warning
+   * that pg 9 refuses it).
+   */
+  const leaseReads = sharedRunsPerKey<LiveLease[]>();
   let stopped = false;
   let retry: NodeJS.Timeout | undefined;
 
@@ -110,7 +119,7 @@ export function redirectorAcks(options: {
         try {
           // On the confirmations' own connection while it is up: a pool busy with changes that
           // queue for a link's lock made this read wait 5 s for a connection, then 3 s more.
-          leases = await liveRedirectorLeases(client ?? pool);
+          leases = await leaseReads.fresh('leases', () => liveRedirectorLeases(client ?? pool));
         } catch (err) {
           // Who must confirm cannot be known: wait as long as any lease taken before the change can last.
           logger.warn({ err }, 'could not read redirector leases; waiting for every lease to run out');
