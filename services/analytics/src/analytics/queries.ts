@@ -9,10 +9,9 @@ export interface Bucket {
 export interface LinkStats {
   totalClicks: number;
   uniqueVisitors: number;
+  /** Clicks per UTC day: the range's days, and any later (see readLinkStats). */
   daily: Map<string, number>;
   breakdown: { referrer: Bucket[]; country: Bucket[]; device: Bucket[]; browser: Bucket[] };
-  /** The days of the link's first and last clicks, whatever the range; undefined before its first click. */
-  clickDays?: ClickDays;
 }
 
 const TOP = 10;
@@ -21,7 +20,7 @@ type Dimension = keyof LinkStats['breakdown'];
 
 /** One row of the statement below: `kind` says which part of the answer it is. */
 interface StatsRow {
-  kind: 'visitors' | 'day' | 'click-days' | Dimension;
+  kind: 'visitors' | 'day' | Dimension;
   name: string;
   n: number;
 }
@@ -44,7 +43,7 @@ const visitorsOf = (wholeLife: boolean) =>
                         ORDER BY visitor))`;
 
 /**
- * Reads a link's analytics for a range of UTC days ending today, from the
+ * Reads a link's analytics for a range of UTC days, from the
  * aggregate tables only (never the raw facts): a handful of rows per day, and
  * at most one row per visitor, however many clicks. One statement for all of
  * it: the engine behind the local endpoint runs one query at a time, so every
@@ -67,13 +66,9 @@ export async function readLinkStats(
       query: `SELECT kind, name, n FROM (
                 ${visitorsOf(wholeLife)}
                 UNION ALL
-                SELECT 'click-days', concat(toString(min(day)), ' ', toString(max(day))), count()
-                  FROM link_daily
-                 WHERE link_id = {link:UUID}
-                UNION ALL
                 SELECT 'day', toString(day), toUInt64(sum(clicks))
                   FROM link_daily
-                 WHERE link_id = {link:UUID} AND day BETWEEN {from:Date} AND {to:Date}
+                 WHERE link_id = {link:UUID} AND day >= {firstDay:Date}
                  GROUP BY day
                 UNION ALL
                 SELECT dimension, value, toUInt64(sum(clicks)) AS clicks
@@ -86,7 +81,10 @@ export async function readLinkStats(
               )
               ORDER BY kind, n DESC, name ASC
               SETTINGS query_plan_remove_redundant_sorting = 0`,
-      query_params: { link: linkId, from, to },
+      // The series is read past the range's ends where a click could be there and change the
+      // visitors counted (see readRangeStats): every later day, and before the range when its
+      // visitors are the link's whole life. Normally there is none: no extra rows, no extra query.
+      query_params: { link: linkId, from, to, firstDay: wholeLife ? '1970-01-01' : from },
       format: 'JSONEachRow',
     })
     .then((r) => r.json<StatsRow>());
@@ -99,23 +97,31 @@ export async function readLinkStats(
   for (const { kind, name, n } of rows) {
     const count = Number(n);
     if (kind === 'visitors') stats.uniqueVisitors = count;
-    else if (kind === 'click-days') {
-      const [first, last] = name.split(' ');
-      if (count > 0 && first !== undefined && last !== undefined) stats.clickDays = { first, last };
-    } else if (kind === 'day') {
+    else if (kind === 'day') {
       stats.daily.set(name, count);
-      stats.totalClicks += count;
+      if (name >= from && name <= to) stats.totalClicks += count;
     } else stats.breakdown[kind]?.push({ name, count });
   }
   return stats;
 }
 
+/** The first and last days of the series read: the days of the link's clicks within what was read. */
+function clickDaysOf(daily: Map<string, number>): ClickDays | undefined {
+  let first: string | undefined;
+  let last: string | undefined;
+  for (const day of daily.keys()) {
+    if (first === undefined || day < first) first = day;
+    if (last === undefined || day > last) last = day;
+  }
+  return first !== undefined && last !== undefined ? { first, last } : undefined;
+}
+
 /**
  * A link's analytics for a range. The range's days are first taken from the
- * clock and the creation day; the answer says which days the link's clicks
- * are on, and when some fall outside what was assumed (clocks apart across
- * midnight, see rangeDays) it is read again for the days they give. That
- * second read is for those few links only.
+ * clock and the creation day; the series read with them shows whether any
+ * click is dated outside them where it matters (clocks apart across
+ * midnight, see rangeDays), and if so the range is read again for the days
+ * the clicks give. That second read is for those few links only.
  */
 export async function readRangeStats(
   clickhouse: ClickHouseClient,
@@ -125,7 +131,7 @@ export async function readRangeStats(
 ): Promise<{ period: RangeDays; stats: LinkStats }> {
   const assumed = rangeDays(range, now, link.createdAt);
   const stats = await readLinkStats(clickhouse, link.linkId, assumed);
-  const period = rangeDays(range, now, link.createdAt, stats.clickDays);
+  const period = rangeDays(range, now, link.createdAt, clickDaysOf(stats.daily));
   if (period.from === assumed.from && period.to === assumed.to && period.wholeLife === assumed.wholeLife) {
     return { period, stats };
   }
