@@ -38,7 +38,7 @@ describe('the write API', () => {
   function writeApi(databaseUrl: string) {
     const pool = createPool({ connectionString: databaseUrl, max: 2, applicationName: 'readiness-test' });
     const deps = composeWriteApi(
-      { PUBLIC_BASE_URL, DATABASE_URL: databaseUrl },
+      { PUBLIC_BASE_URL, DATABASE_URL: databaseUrl, DATABASE_POOL_SIZE: 2 },
       {
         pool,
         kafka: infra.log,

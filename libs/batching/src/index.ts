@@ -1,2 +1,2 @@
 export { groupCommit, type GroupCommit, type GroupCommitOptions } from './group-commit';
-export { sharedRunsPerKey, turnsPerKey, type SharedRuns } from './per-key';
+export { concurrencyPerKey, sharedRunsPerKey, turnsPerKey, type SharedRuns } from './per-key';

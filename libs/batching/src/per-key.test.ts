@@ -1,4 +1,4 @@
-import { sharedRunsPerKey, turnsPerKey } from './per-key';
+import { concurrencyPerKey, sharedRunsPerKey, turnsPerKey } from './per-key';
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
@@ -22,6 +22,51 @@ describe('turnsPerKey', () => {
     await expect(a1).rejects.toThrow('a1 failed');
     await Promise.all([a2, b1]);
     expect(started).toEqual(['a1', 'b1', 'a2']);
+  });
+});
+
+describe('concurrencyPerKey', () => {
+  it('has at most `limit` calls of a key at work, starts the others in order as calls end, however they end', async () => {
+    // Given a limit of 2 and five calls of key a asked at once, and one of key b
+    const limit = concurrencyPerKey(2);
+    const ends = new Map<string, (ok: boolean) => void>();
+    const started: string[] = [];
+    const call = (key: string, name: string) =>
+      limit(
+        key,
+        () =>
+          new Promise<string>((resolve, reject) => {
+            started.push(name);
+            ends.set(name, (ok) => (ok ? resolve(name) : reject(new Error(`${name} failed`))));
+          }),
+      );
+    const a = ['a1', 'a2', 'a3', 'a4', 'a5'].map((name) => call('a', name));
+    const outcomes = Promise.allSettled([...a]);
+    const b1 = call('b', 'b1');
+    await tick();
+    // Then two of a are at work, and b's own count lets b1 start beside them
+    expect(started).toEqual(['a1', 'a2', 'b1']);
+
+    // When a2 fails, a3 starts; when a1 ends, a4
+    ends.get('a2')!(false);
+    await tick();
+    expect(started).toEqual(['a1', 'a2', 'b1', 'a3']);
+    ends.get('a1')!(true);
+    await tick();
+    expect(started).toEqual(['a1', 'a2', 'b1', 'a3', 'a4']);
+    for (const name of ['a3', 'a4', 'b1']) ends.get(name)!(true);
+    await tick();
+    ends.get('a5')!(true);
+
+    // And each caller gets its own outcome
+    expect((await outcomes).map((o) => o.status)).toEqual([
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+      'fulfilled',
+      'fulfilled',
+    ]);
+    await expect(b1).resolves.toBe('b1');
   });
 });
 

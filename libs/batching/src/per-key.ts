@@ -19,6 +19,34 @@ export function turnsPerKey(): <R>(key: string, work: () => Promise<R>) => Promi
 }
 
 /**
+ * Per key, at most `limit` calls at work at once; the others wait and start
+ * in the order they came, as calls end, however they end. Each keeps its own
+ * outcome. `turnsPerKey` is the case of one.
+ */
+export function concurrencyPerKey(limit: number): <R>(key: string, work: () => Promise<R>) => Promise<R> {
+  const keys = new Map<string, { running: number; waiting: (() => void)[] }>();
+  const release = (key: string): void => {
+    const state = keys.get(key);
+    if (!state) return;
+    const next = state.waiting.shift();
+    if (next) next();
+    else if (--state.running === 0) keys.delete(key);
+  };
+  return async (key, work) => {
+    let state = keys.get(key);
+    if (!state) keys.set(key, (state = { running: 0, waiting: [] }));
+    if (state.running < limit) state.running++;
+    // The slot passes straight to the next waiter: `running` stays as it is.
+    else await new Promise<void>((resolve) => state.waiting.push(resolve));
+    try {
+      return await work();
+    } finally {
+      release(key);
+    }
+  };
+}
+
+/**
  * Per key, one run at a time, shared by the callers who ask while it is under
  * way. A run is the `run` of the call that starts it.
  */

@@ -8,6 +8,7 @@ import type { WriteApiConfig } from './config';
 
 import { IDEMPOTENCY } from './idempotency/idempotency-limits';
 import { postgresIdempotencyStore } from './idempotency/idempotency-store';
+import { accountShare } from './links/account-share';
 import { postgresClaimStore } from './links/claims';
 import { kafkaLinkAppender, oneEvent } from './links/link-created-appender';
 import { postgresLinkChangeStore } from './links/link-change-store';
@@ -23,7 +24,7 @@ const SETTLE_INTERVAL_MS = 20_000;
 const PURGE_INTERVAL_MS = 10 * 60_000;
 
 /** What the write API takes of its settings (see config.ts). */
-export type WriteApiSettings = Pick<WriteApiConfig, 'PUBLIC_BASE_URL' | 'DATABASE_URL'>;
+export type WriteApiSettings = Pick<WriteApiConfig, 'PUBLIC_BASE_URL' | 'DATABASE_URL' | 'DATABASE_POOL_SIZE'>;
 
 /** The stores the process opened, shared with the other services of an all-in-one process. */
 export interface WriteApiStores {
@@ -62,7 +63,7 @@ export function composeWriteApi(settings: WriteApiSettings, stores: WriteApiStor
   // A create is answered within 5 s (201, or 503 with Retry-After): the append gets 4 of them.
   const appendLinkEvents = kafkaLinkAppender(producer, names.topics.links, 4000);
   const appendLinkEvent = oneEvent(appendLinkEvents);
-  const changes = perLinkTurns(postgresLinkChangeStore(pool));
+  const changes = perLinkTurns(postgresLinkChangeStore(pool), accountShare(settings.DATABASE_POOL_SIZE));
   const relay = createOutboxRelay({
     pool,
     publish: (slug, append) => changes.publish(slug, append),

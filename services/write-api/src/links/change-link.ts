@@ -37,8 +37,10 @@ export async function changeLink(
   try {
     // The clock is read once the link's row is locked: a change that waited
     // for another is dated after it.
-    decision = await deps.changes.change(slug, (current) =>
-      decideLinkChange(current, account.id, command, { eventId, now: deps.now() }),
+    decision = await deps.changes.change(
+      slug,
+      (current) => decideLinkChange(current, account.id, command, { eventId, now: deps.now() }),
+      account.id,
     );
   } catch (error) {
     expectation.cancel();

@@ -14,8 +14,10 @@ export interface LinkChangeStore {
    * a change, writes the new state, the event to the outbox and a `linkChanged`
    * notification in one transaction: redirects and reads see the change the
    * moment it commits, and every listening redirector is told in that commit.
+   * `accountId`: whose change it is, for its account's share of the process
+   * (perLinkTurns); the store itself does not need it.
    */
-  change(slug: string, decide: (current: LinkState | null) => LinkDecision): Promise<LinkDecision>;
+  change(slug: string, decide: (current: LinkState | null) => LinkDecision, accountId?: string): Promise<LinkDecision>;
   /**
    * Appends the link's events waiting in the outbox, in version order, each
    * leaving the outbox once the log took it, with the link locked throughout:

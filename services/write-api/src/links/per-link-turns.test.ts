@@ -1,5 +1,6 @@
 import type { LinkDecision } from './decide-link-change';
 import type { LinkChangeStore } from './link-change-store';
+import { accountShare } from './account-share';
 import { perLinkTurns } from './per-link-turns';
 
 /** A store whose calls end when the test says, recording how many of each are at work at once. */
@@ -50,6 +51,31 @@ describe('perLinkTurns', () => {
     expect(outcomes.map((o) => o.status)).toEqual(
       Array.from({ length: 20 }, (_, i) => (i === 2 ? 'rejected' : 'fulfilled')),
     );
+  });
+
+  it('gives a change its account’s share only once it is its link’s turn: a crowd on one link leaves the rest of the share free', async () => {
+    // Given an account's share of two (a pool of four) and ten changes of its link a at once
+    const { store, calls } = heldStore();
+    const turns = perLinkTurns(store, accountShare(4));
+    const decide = (): LinkDecision => ({ kind: 'not-found' });
+    for (let i = 0; i < 10; i++) void turns.change('a', decide, 'account-1');
+    await tick();
+    expect(calls.map((c) => c.slug)).toEqual(['a']);
+
+    // When the account changes links b and c too
+    void turns.change('b', decide, 'account-1');
+    void turns.change('c', decide, 'account-1');
+    await tick();
+
+    // Then b goes beside a at once (a's waiting changes hold none of the share), and c waits for it
+    expect(calls.map((c) => c.slug)).toEqual(['a', 'b']);
+    // And another account's change is not held by the first one's share
+    void turns.change('d', decide, 'account-2');
+    await tick();
+    expect(calls.map((c) => c.slug)).toEqual(['a', 'b', 'd']);
+    calls[1]!.end(true);
+    await tick();
+    expect(calls.map((c) => c.slug)).toEqual(['a', 'b', 'd', 'c']);
   });
 
   it('lets changes of other links go side by side', async () => {

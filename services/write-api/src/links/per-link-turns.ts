@@ -1,4 +1,5 @@
 import { sharedRunsPerKey, turnsPerKey } from '@shortlink/batching';
+import type { AccountShare } from './account-share';
 import type { LinkChangeStore } from './link-change-store';
 
 /**
@@ -16,12 +17,22 @@ import type { LinkChangeStore } from './link-change-store';
  * the outbox before this change was in it), and every caller who joined it
  * gets its outcome. So a caller waits for at most two runs, whatever the
  * crowd, even while the log is failing each of them.
+ *
+ * A change takes its account's share (see account-share.ts) once it is the
+ * link's turn, not before: a change waiting behind others of its link holds
+ * none of it, so a crowd on a few links does not stop the account's other
+ * links.
  */
-export function perLinkTurns(store: LinkChangeStore): LinkChangeStore {
+export function perLinkTurns(store: LinkChangeStore, share?: AccountShare): LinkChangeStore {
   const changeTurn = turnsPerKey();
   const publishes = sharedRunsPerKey<number>();
   return {
-    change: (slug, decide) => changeTurn(slug, () => store.change(slug, decide)),
+    change: (slug, decide, accountId) =>
+      changeTurn(slug, () =>
+        share && accountId !== undefined
+          ? share(accountId, () => store.change(slug, decide))
+          : store.change(slug, decide),
+      ),
     publish: (slug, append) => publishes.fresh(slug, () => store.publish(slug, append)),
   };
 }

@@ -48,9 +48,13 @@ describe('redirector confirmations (real Postgres)', () => {
     let running = 0;
     let mostAtOnce = 0;
     let reads = 0;
-    const watched = function (this: Client, ...args: unknown[]) {
+    const watched = function (
+      this: Client & { connectionParameters: { application_name?: string } },
+      ...args: unknown[]
+    ) {
       const result = (query as (...a: unknown[]) => unknown).apply(this, args);
-      if (!(result instanceof Promise) || !this.connectionParameters.application_name?.includes('acks')) return result;
+      if (!(result instanceof Promise) || this.connectionParameters.application_name !== 'write-api-acks')
+        return result;
       reads++;
       mostAtOnce = Math.max(mostAtOnce, ++running);
       return result.finally(() => running--);
