@@ -18,6 +18,15 @@ describe('decodeHtml', () => {
     expect(decodeHtml(httpEquiv, 'text/html')).toContain('café');
   });
 
+  it('reads a page whose <meta> says UTF-16 as UTF-8, as the HTML standard does: the meta was ASCII', () => {
+    for (const label of ['utf-16', 'UTF-16LE', 'utf-16be']) {
+      const body = Buffer.from(`<meta charset="${label}"><title>café ✓</title>`);
+      expect(decodeHtml(body, 'text/html')).toContain('<title>café ✓</title>');
+    }
+    const userDefined = Buffer.concat([Buffer.from('<meta charset="x-user-defined">'), latin1]);
+    expect(decodeHtml(userDefined, 'text/html')).toContain('café');
+  });
+
   it('defaults to UTF-8, honours a BOM, and survives unknown labels and bad bytes', () => {
     expect(decodeHtml(Buffer.from('<title>café</title>'), 'text/html')).toBe('<title>café</title>');
     expect(decodeHtml(Buffer.from('\ufeffhi'), 'text/html; charset=iso-8859-1')).toBe('hi');

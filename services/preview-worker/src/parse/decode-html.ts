@@ -56,5 +56,19 @@ function metaCharset(body: Buffer): string | null {
   // Latin-1 maps every byte to one character, so ASCII markup reads the same whatever the real charset.
   parser.write(body.subarray(0, PRESCAN_BYTES).toString('latin1'));
   parser.end();
-  return found || null;
+  return found ? fromMeta(found) : null;
+}
+
+/**
+ * A page whose `<meta>` could be read as ASCII is not UTF-16 whatever it
+ * says, so the HTML standard's prescan takes a declared UTF-16 as UTF-8, and
+ * `x-user-defined` as windows-1252. Decoded as UTF-16, such a page read as
+ * garbage with no title.
+ */
+function fromMeta(label: string): string {
+  const name = label.toLowerCase();
+  if (/^(utf-16|utf-16le|utf-16be|unicodefffe|unicode|ucs-2|csunicode|iso-10646-ucs-2|unicodefeff)$/.test(name)) {
+    return 'utf-8';
+  }
+  return name === 'x-user-defined' ? 'windows-1252' : label;
 }

@@ -114,6 +114,15 @@ describe('extractPreview', () => {
   it('drops characters that change how a title reads without being seen, and keeps emoji whole', () => {
     const html = '<title>a\u202Egnp.exe\u200B\u2066x\u2069 \ufeffok 👨\u200D👩\u200D👧</title>';
     expect(extractPreview(html, FINAL).title).toBe('agnp.exex ok 👨\u200D👩\u200D👧');
+    // Soft hyphens, fillers and annotation marks: a title that reads blank, or other than it is
+    const blank =
+      '<title>\u3164\u115f\u1160\uffa0</title><meta name="description" content="in\u00advis\u180eible\ufff9x\ufffb">';
+    expect(extractPreview(blank, FINAL)).toMatchObject({ title: null, description: 'invisiblex' });
+  });
+
+  it('keeps no image whose URL carries credentials', () => {
+    const html = '<meta property="og:image" content="https://user:secret@img.example/x.png">';
+    expect(extractPreview(html, FINAL).image).toBeNull();
   });
 
   it('survives broken markup', () => {

@@ -91,7 +91,11 @@ export function extractPreview(html: string, finalUrl: string): PreviewFields {
  * `\u202Egnp.exe` reads `exe.png`), zero-width spaces, word joiners and
  * byte order marks. Zero-width joiners stay: emoji and many scripts need them.
  */
-const INVISIBLE = /[\u061c\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
+// Bidi marks, overrides and isolates, zero-width spaces and joiners' look-alikes, byte order marks; the
+// soft hyphen, the Mongolian vowel separator, interlinear annotation marks, and the Hangul fillers that
+// make a "blank" title. Not the zero-width joiner (U+200D), which emoji sequences need.
+const INVISIBLE =
+  /[\u00ad\u061c\u115f\u1160\u180e\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\u3164\ufeff\uffa0\ufff9-\ufffb]/g;
 
 /** Collapses runs of whitespace (and drops control and invisible formatting characters); empty is absent. */
 function clean(value: string | null): string | null {
@@ -124,7 +128,11 @@ function absoluteImage(candidates: (string | undefined)[], finalUrl: string): st
     } catch {
       continue;
     }
-    if ((url.protocol === 'http:' || url.protocol === 'https:') && url.href.length <= LIMITS.image) return url.href;
+    // Credentials in an image's URL would be handed to every client that shows it, as with a destination.
+    const plain = url.username === '' && url.password === '';
+    if ((url.protocol === 'http:' || url.protocol === 'https:') && plain && url.href.length <= LIMITS.image) {
+      return url.href;
+    }
   }
   return null;
 }
