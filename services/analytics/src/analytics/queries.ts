@@ -9,7 +9,7 @@ export interface Bucket {
 export interface LinkStats {
   totalClicks: number;
   uniqueVisitors: number;
-  /** Clicks per UTC day: the range's days, and any later (see readLinkStats). */
+  /** Clicks per UTC day: the range's days, any later, and any earlier when it holds the whole life (readLinkStats). */
   daily: Map<string, number>;
   breakdown: { referrer: Bucket[]; country: Bucket[]; device: Bucket[]; browser: Bucket[] };
 }
@@ -32,10 +32,11 @@ const visitorsOf = (wholeLife: boolean) =>
          FROM link_uniques
         WHERE link_id = {link:UUID}`
     : // A range ends on its link's last click day or later (rangeDays): a visitor
-      // of the range is one whose last click is on or after its first day. A visitor has a row in each part that saw it; each
-      // part is sorted by visitor, so the parts are read in order, merged, and
-      // equal neighbours dropped: an exact count with no hash set of every
-      // visitor (half the time of uniqExact for 200,000 visitors in two parts).
+      // of the range is one whose last click is on or after its first day. A
+      // visitor has a row in each part that saw it; each part is sorted by
+      // visitor, so the parts are read in order, merged, and equal neighbours
+      // dropped: an exact count with no hash set of every visitor (half the
+      // time of uniqExact for 200,000 visitors in two parts).
       `SELECT 'visitors' AS kind, '' AS name, count() AS n
          FROM (SELECT DISTINCT visitor
                  FROM (SELECT visitor FROM link_visitors
