@@ -129,6 +129,22 @@ describe('fetching a preview (private networks allowed, as for local testing)', 
         res.on('close', () => undefined);
         writeMore();
       },
+      // Written on the socket as it is: Node's server would not send chunks this small.
+      '/tiny-chunks': (req) => {
+        req.socket.write(
+          'HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n' +
+            '13\r\n<title>Tiny</title>\r\n' +
+            '1\r\n \r\n'.repeat(200_000) +
+            '0\r\n\r\n',
+        );
+        req.socket.end();
+      },
+      '/small-chunks': (_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/html' });
+        res.write('<title>Small</title>');
+        for (let i = 0; i < 2000; i++) res.write(`<p>${i}</p>`.padEnd(16));
+        res.end();
+      },
       '/gzip-bomb': (_req, res) => {
         const page = Buffer.concat([Buffer.from('<title>Bomb</title>'), Buffer.alloc(20 * 1024 * 1024, 0x20)]);
         res.writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'gzip' }).end(zlib.gzipSync(page));
@@ -269,6 +285,17 @@ describe('fetching a preview (private networks allowed, as for local testing)', 
     expect(page.body.length).toBe(1024 * 1024);
     expect(page.truncated).toBe(true);
     expect(page.body.subarray(0, 19).toString()).toBe('<title>Bomb</title>');
+  });
+
+  it('stops reading a body sent in pieces too small to be a page, without retrying', async () => {
+    // Node's parser spends its time on each chunk: 1 MiB a byte a chunk cost 2.3 s of CPU.
+    await expect(preview(`${site.origin}/tiny-chunks`)).resolves.toMatchObject({
+      kind: 'failed',
+      reason: expect.stringMatching(/^bad_response: the body came in pieces too small/),
+    });
+    expect(site.hits.get('/tiny-chunks')).toBe(1);
+    // A server that flushes small pieces of a real page is read as ever.
+    await expect(preview(`${site.origin}/small-chunks`)).resolves.toMatchObject({ kind: 'fetched', title: 'Small' });
   });
 
   it('times out a slow page after 5 s in all', async () => {

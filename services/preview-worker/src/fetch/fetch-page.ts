@@ -112,7 +112,11 @@ export function createPageFetcher(policy: FetchPolicy): PageFetcher {
         response.destroy();
         throw new PreviewFetchError('not_html', false, `content type ${JSON.stringify(contentType || '(none)')}`);
       }
-      const { body, truncated } = await readCapped(decoded(response), policy.maxBytes, signal);
+      const socket = response.socket;
+      const readBefore = socket.bytesRead;
+      const { body, truncated } = await readCapped(decoded(response), policy.maxBytes, signal, () => {
+        return socket.bytesRead - readBefore;
+      });
       return { finalUrl: url.href, body, contentType, truncated };
     }
   };
@@ -195,10 +199,23 @@ function decoded(response: http.IncomingMessage): Readable {
   return response.pipe(decoder);
 }
 
+/**
+ * A body may take this many bytes off the socket, plus twice what it gave,
+ * before its pieces are judged too small to be a page. Node's HTTP parser
+ * spends about 1.5 µs on each chunk of a chunked body however small: 1 MiB
+ * sent a byte a chunk (6 MiB on the wire) cost 2.3 s of CPU, on the thread
+ * that in the embedded mode also answers redirects. Framing costs a real
+ * server a few bytes a chunk of hundreds or thousands; at under about 8 bytes
+ * a chunk the wire outgrows twice the body, and such a fetch stops after
+ * about one socket read, some 10 ms of parsing.
+ */
+const TINY_PIECES_SLACK_BYTES = 32 * 1024;
+
 async function readCapped(
   stream: Readable,
   maxBytes: number,
   signal: AbortSignal,
+  wireBytes: () => number,
 ): Promise<{ body: Buffer; truncated: boolean }> {
   const chunks: Buffer[] = [];
   let size = 0;
@@ -207,6 +224,10 @@ async function readCapped(
   try {
     for await (const chunk of stream) {
       const buffer = chunk as Buffer;
+      if (wireBytes() > TINY_PIECES_SLACK_BYTES + 2 * (size + buffer.length)) {
+        // Leaving the loop destroys the stream, and with it the connection.
+        throw new PreviewFetchError('bad_response', false, 'the body came in pieces too small to be a web page');
+      }
       if (size + buffer.length > maxBytes) {
         chunks.push(buffer.subarray(0, maxBytes - size));
         // Leaving the loop destroys the stream: the rest is never read off the socket.
