@@ -1,27 +1,7 @@
 /**
- * Per key, calls that take turns: each starts once the call before it for
- * that key has ended, however it ended, and keeps its own outcome.
- */
-export function turnsPerKey(): <R>(key: string, work: () => Promise<R>) => Promise<R> {
-  const last = new Map<string, Promise<unknown>>();
-  return (key, work) => {
-    const mine = (last.get(key) ?? Promise.resolve()).then(work);
-    const end = mine.then(
-      () => undefined,
-      () => undefined,
-    );
-    last.set(key, end);
-    void end.then(() => {
-      if (last.get(key) === end) last.delete(key);
-    });
-    return mine;
-  };
-}
-
-/**
  * Per key, at most `limit` calls at work at once; the others wait and start
  * in the order they came, as calls end, however they end. Each keeps its own
- * outcome. `turnsPerKey` is the case of one.
+ * outcome.
  */
 export function concurrencyPerKey(limit: number): <R>(key: string, work: () => Promise<R>) => Promise<R> {
   const keys = new Map<string, { running: number; waiting: (() => void)[] }>();
@@ -44,6 +24,14 @@ export function concurrencyPerKey(limit: number): <R>(key: string, work: () => P
       release(key);
     }
   };
+}
+
+/**
+ * Per key, calls that take turns: each starts once the call before it for
+ * that key has ended, however it ended, and keeps its own outcome.
+ */
+export function turnsPerKey(): <R>(key: string, work: () => Promise<R>) => Promise<R> {
+  return concurrencyPerKey(1);
 }
 
 /**
