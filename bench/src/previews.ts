@@ -22,6 +22,12 @@ export interface PreviewsResult {
    * counts with what it waited until the end).
    */
   fresh: { created: number; previewed: number; p50Ms: number; p95Ms: number; p99Ms: number; maxMs: number };
+  /**
+   * The new links that waited longest (the slowest 5 %), to tell why: when
+   * each was sent (seconds after the worker joined), its host's kind, its
+   * page's (`hangs`, `404`, `page`), what the API took to create it, and what it waited in all.
+   */
+  slowestFresh: { sentAtS: number; host: Profile; page: 'hangs' | '404' | 'page'; createMs: number; waitMs: number }[];
   /** The worker's resident memory at its highest, sampled each second. */
   peakRssMiB: number;
 }
@@ -198,7 +204,7 @@ export async function benchPreviews(stack: BenchStack, options: PreviewsOptions)
   const started = Date.now();
 
   // New links through the API while the backlog drains, each to a page no link had before.
-  const fresh: { linkId: string; sentAt: number }[] = [];
+  const fresh: { linkId: string; sentAt: number; createMs: number; host: Profile; page: number }[] = [];
   const creating = (async () => {
     for (let i = 0; backlogPreviewed < options.backlog; i++) {
       const tick = performance.now();
@@ -210,7 +216,8 @@ export async function benchPreviews(stack: BenchStack, options: PreviewsOptions)
         body: JSON.stringify({ url: `${host.origin}/fresh/${i}`, customSlug: `fresh-${i}` }),
       });
       if (res.status !== 201) throw new Error(`creating fresh-${i}: HTTP ${res.status} ${await res.text()}`);
-      fresh.push({ linkId: ((await res.json()) as { id: string }).id, sentAt });
+      const { id } = (await res.json()) as { id: string };
+      fresh.push({ linkId: id, sentAt, createMs: Date.now() - sentAt, host: host.profile, page: i });
       await sleep(Math.max(0, 1000 / options.freshPerSecond - (performance.now() - tick)));
     }
   })();
@@ -254,5 +261,16 @@ export async function benchPreviews(stack: BenchStack, options: PreviewsOptions)
       maxMs: p.max,
     },
     peakRssMiB: round(peakRss / 2 ** 20, 0),
+    slowestFresh: fresh
+      .map((f, i) => ({ f, waitMs: waits[i]! }))
+      .sort((a, b) => b.waitMs - a.waitMs)
+      .slice(0, Math.ceil(fresh.length / 20))
+      .map(({ f, waitMs }) => ({
+        sentAtS: round((f.sentAt - started) / 1000),
+        host: f.host,
+        page: options.hangingPages && f.page % 100 === 99 ? 'hangs' : f.page % 50 === 7 ? '404' : 'page',
+        createMs: f.createMs,
+        waitMs,
+      })),
   };
 }

@@ -105,6 +105,70 @@ describe('createFetchScheduler', () => {
     expect(started.at(-1)).toBe('late');
   });
 
+  it('runs a new link ahead of a fresh bulk import whose older links are still arriving', async () => {
+    // The import was created a moment before the new link, and its partitions are read side by side, so its
+    // older links keep arriving (and promoting the fetches they share) after the new one
+    const now = 100_000;
+    const { scheduler, started, running, add, finish } = harness({
+      concurrency: 1,
+      perHostConcurrency: 1,
+      freshMs: 60_000,
+      now: () => now,
+    });
+    const shared: QueuedFetch<{ name: string; host: string }>[] = [];
+    for (let i = 0; i < 50; i++) shared.push(add('h', `import${i}`, 90_000 + i));
+    add('h', 'new', 99_000);
+    for (let i = 50; i < 100; i++) add('h', `import${i}`, 90_000 + i);
+    shared.forEach((fetch, i) => scheduler.promote(fetch, 90_500 + i));
+    await finish(running[0]!.name);
+    expect(started.slice(0, 2)).toEqual(['import0', 'new']);
+    // The rest of the import follows, the newest first: the promoted ones, then by creation
+    while (running.length > 0) await finish(running[0]!.name);
+    const expected = [
+      ...Array.from({ length: 49 }, (_, i) => `import${49 - i}`),
+      ...Array.from({ length: 50 }, (_, i) => `import${99 - i}`),
+    ];
+    expect(started.slice(2)).toEqual(expected);
+  });
+
+  it('keeps its order through many promotions and starts (old tickets and started entries dropped)', async () => {
+    let now = 1_000_000;
+    const { scheduler, started, running, add, finish } = harness({
+      concurrency: 1,
+      perHostConcurrency: 1,
+      freshMs: 10_000,
+      now: () => now,
+    });
+    const waiting = Array.from({ length: 300 }, (_, i) => add('h', `f${i}`, now - 5_000 + i));
+    // Each round promotes every waiting fetch, f0 last (the newest), then runs one
+    for (let round = 1; round <= 200; round++) {
+      now += 1;
+      for (let i = waiting.length - 1; i >= 0; i--) scheduler.promote(waiting[i]!, now * 1_000 - i);
+      await finish(running[0]!.name);
+    }
+    expect(started.slice(0, 4)).toEqual(['f0', 'f1', 'f2', 'f3']);
+    expect(started).toHaveLength(201);
+    // Aged: the rest run oldest first by arrival
+    now += 1_000_000;
+    while (running.length > 0) await finish(running[0]!.name);
+    expect(started.slice(201)).toEqual(Array.from({ length: 99 }, (_, i) => `f${201 + i}`));
+  });
+
+  it('still has its backlog after a long run of fresh fetches on the host', async () => {
+    let now = 1_000_000;
+    const { started, running, add, finish } = harness({ concurrency: 1, perHostConcurrency: 1, now: () => now });
+    for (let i = 0; i < 5; i++) add('h', `old${i}`, i);
+    for (let i = 0; i < 500; i++) {
+      add('h', `new${i}`, now);
+      await finish(running[0]!.name);
+      now += 1;
+    }
+    now += 1_000_000;
+    while (running.length > 0) await finish(running[0]!.name);
+    expect(started.slice(-4)).toEqual(['old1', 'old2', 'old3', 'old4']);
+    expect(started).toHaveLength(505);
+  });
+
   it('moves a waiting fetch up when a new link waits for it too', async () => {
     const now = 100_000;
     const { scheduler, started, add, finish } = harness({ concurrency: 1, perHostConcurrency: 1, now: () => now });

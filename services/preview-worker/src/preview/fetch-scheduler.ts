@@ -1,4 +1,5 @@
 import Denque from 'denque';
+import { Heap } from 'heap-js';
 
 export interface FetchSchedulerOptions<T> {
   /** Fetches in flight in all. */
@@ -50,7 +51,6 @@ const abortReason = (signal: AbortSignal | undefined): Error =>
  * queues as many as it has destinations (a hundred thousand, say).
  */
 class Entry<T> implements QueuedFetch<T> {
-  /** An entry promoted is queued twice; whichever copy is reached first runs it, the other is skipped. */
   state: 'queued' | 'running' | 'done' = 'queued';
   /** Running: whether it holds a slot on `host` (not while it waits to move there). */
   holdsHost = false;
@@ -63,12 +63,41 @@ class Entry<T> implements QueuedFetch<T> {
   ) {}
 }
 
+/**
+ * An entry's place on its host's fresh end, at the creation it had then: a
+ * promoted entry gets a new ticket, and the old one is skipped when reached.
+ */
+class Ticket<T> {
+  constructor(
+    readonly createdAt: number,
+    readonly entry: Entry<T>,
+  ) {}
+  get live(): boolean {
+    return this.entry.state === 'queued' && this.entry.createdAt === this.createdAt;
+  }
+}
+
+/** The newest ticket on top. */
+const newestFirst = <T>(a: Ticket<T>, b: Ticket<T>) => b.createdAt - a.createdAt;
+
 interface HostQueue<T> {
   name: string;
-  /** Oldest first, by arrival; links arrive nearly in creation order. */
-  entries: Denque<Entry<T>>;
+  /**
+   * The backlog's end: oldest first, by arrival. Links arrive in about
+   * creation order, so this is the cheap way to the oldest; started entries
+   * stay in it until they reach its front, or it is compacted.
+   */
+  arrivals: Denque<Entry<T>>;
+  /**
+   * The fresh end: by creation, newest on top. Not by arrival: the partitions
+   * of a backlog are read side by side, so its older links keep arriving after
+   * a new one, and a promoted fetch is as new as its newest link.
+   */
+  newest: Heap<Ticket<T>>;
+  /** Entries not yet started: each has one entry in `arrivals` and one live ticket in `newest`. */
+  queued: number;
   inFlight: number;
-  /** Fetches redirected here, running already, waiting for a slot: served before `entries`. */
+  /** Fetches redirected here, running already, waiting for a slot: served before the queued ones. */
   movers: Denque<() => void>;
 }
 
@@ -82,14 +111,16 @@ interface HostQueue<T> {
  *   links on many hosts that all redirect to one are no more fetches at once
  *   to it than the cap;
  * - fresh first: while any host with a free slot has a fetch for a link
- *   younger than `freshMs`, the newest such fetch runs next (the hosts with
- *   one taking turns), so a link created during a bulk import's backlog
- *   waits only for a slot on its own host;
+ *   younger than `freshMs`, those hosts take turns, each giving its newest
+ *   by creation, so a link created during a bulk import's backlog waits only
+ *   for a slot on its own host, even while the import's older links are
+ *   still being read (and a bulk import is fresh too);
  * - then the backlog: the hosts with a free slot take turns, each giving its
  *   oldest fetch, so every host moves and the oldest links (the ones holding
  *   the commits back) go first.
  *
- * Every step is O(1) amortized, whatever the number of hosts and fetches.
+ * Taking the newest of a host, and promoting, is O(log n) in the fetches
+ * queued there; everything else O(1) amortized, whatever the number of hosts.
  */
 export function createFetchScheduler<T>(options: FetchSchedulerOptions<T>): FetchScheduler<T> {
   const now = options.now ?? Date.now;
@@ -109,10 +140,31 @@ export function createFetchScheduler<T>(options: FetchSchedulerOptions<T>): Fetc
   function hostNamed(name: string): HostQueue<T> {
     let host = hosts.get(name);
     if (!host) {
-      host = { name, entries: new Denque<Entry<T>>(), inFlight: 0, movers: new Denque<() => void>() };
+      host = {
+        name,
+        arrivals: new Denque<Entry<T>>(),
+        newest: new Heap<Ticket<T>>(newestFirst),
+        queued: 0,
+        inFlight: 0,
+        movers: new Denque<() => void>(),
+      };
       hosts.set(name, host);
     }
     return host;
+  }
+
+  /**
+   * Drops the started entries and old tickets a host's ends hold once they
+   * outnumber its queued entries, so neither end grows past twice what waits
+   * there (a busy host whose fresh fetches all start from the top would
+   * otherwise keep every one in `arrivals`). Amortized O(1) per entry.
+   */
+  function compact(host: HostQueue<T>): void {
+    const bound = 2 * host.queued + 64;
+    if (host.arrivals.length > bound) {
+      host.arrivals = new Denque(host.arrivals.toArray().filter((entry) => entry.state === 'queued'));
+    }
+    if (host.newest.length > bound) host.newest.init(host.newest.toArray().filter((ticket) => ticket.live));
   }
 
   /** A fetch that waited to move to its host waits no more (its fetch was aborted, or ended). */
@@ -137,13 +189,21 @@ export function createFetchScheduler<T>(options: FetchSchedulerOptions<T>): Fetc
     requeue(host);
   }
 
-  /** The newest (or oldest) entry not yet started, dropping started copies off that end. */
-  function peek(host: HostQueue<T>, end: 'newest' | 'oldest'): Entry<T> | undefined {
+  /** The newest entry not yet started, dropping old tickets off the top. */
+  function peekNewest(host: HostQueue<T>): Entry<T> | undefined {
     for (;;) {
-      const entry = end === 'newest' ? host.entries.peekBack() : host.entries.peekFront();
+      const ticket = host.newest.peek();
+      if (!ticket || ticket.live) return ticket?.entry;
+      host.newest.pop();
+    }
+  }
+
+  /** The oldest entry not yet started, dropping started ones off the front. */
+  function peekOldest(host: HostQueue<T>): Entry<T> | undefined {
+    for (;;) {
+      const entry = host.arrivals.peekFront();
       if (!entry || entry.state === 'queued') return entry;
-      if (end === 'newest') host.entries.pop();
-      else host.entries.shift();
+      host.arrivals.shift();
     }
   }
 
@@ -151,8 +211,9 @@ export function createFetchScheduler<T>(options: FetchSchedulerOptions<T>): Fetc
   function requeue(host: HostQueue<T>): void {
     ready.delete(host);
     fresh.delete(host);
-    const newest = peek(host, 'newest');
+    const newest = peekNewest(host);
     if (!newest) {
+      host.arrivals.clear(); // what is left in it has started
       if (host.inFlight === 0 && host.movers.isEmpty() && hosts.get(host.name) === host) hosts.delete(host.name);
       return;
     }
@@ -163,7 +224,7 @@ export function createFetchScheduler<T>(options: FetchSchedulerOptions<T>): Fetc
 
   function nextFresh(): Entry<T> | undefined {
     for (const host of fresh) {
-      const newest = peek(host, 'newest');
+      const newest = peekNewest(host);
       if (newest && isFresh(newest)) return newest;
       fresh.delete(host); // its newest has aged: it is served from the oldest end now
     }
@@ -172,7 +233,7 @@ export function createFetchScheduler<T>(options: FetchSchedulerOptions<T>): Fetc
 
   function nextOldest(): Entry<T> | undefined {
     for (const host of ready) {
-      const oldest = peek(host, 'oldest');
+      const oldest = peekOldest(host);
       if (oldest) return oldest;
       requeue(host);
     }
@@ -188,6 +249,8 @@ export function createFetchScheduler<T>(options: FetchSchedulerOptions<T>): Fetc
         if (!entry) return;
         entry.state = 'running';
         queued--;
+        entry.host.queued--;
+        compact(entry.host);
         inFlight++;
         entry.host.inFlight++;
         entry.holdsHost = true;
@@ -208,7 +271,9 @@ export function createFetchScheduler<T>(options: FetchSchedulerOptions<T>): Fetc
     schedule(hostName, createdAt, item) {
       const host = hostNamed(hostName);
       const entry = new Entry(host, createdAt, item);
-      host.entries.push(entry);
+      host.arrivals.push(entry);
+      host.newest.push(new Ticket(createdAt, entry));
+      host.queued++;
       queued++;
       requeue(host);
       pump();
@@ -218,7 +283,8 @@ export function createFetchScheduler<T>(options: FetchSchedulerOptions<T>): Fetc
       const entry = entryOf(fetch);
       if (entry.state !== 'queued' || newer <= entry.createdAt) return;
       entry.createdAt = newer;
-      entry.host.entries.push(entry);
+      entry.host.newest.push(new Ticket(newer, entry));
+      compact(entry.host);
       requeue(entry.host);
       pump();
     },
