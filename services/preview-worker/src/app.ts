@@ -145,6 +145,7 @@ export function previewPipeline(deps: PreviewPipelineDeps): PreviewPipeline {
       recordOutcome(link.outcome!);
     },
     released: (link) => link.inHand.release(),
+    createdAtOf: (link) => link.createdAt,
     failed: (err, attempt) => {
       const transient = isTransientFailure(err);
       retries.inc({

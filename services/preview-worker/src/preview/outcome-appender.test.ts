@@ -1,7 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createOutcomeAppender } from './outcome-appender';
 
-/** An appender of names, whose requests the test holds or fails; what happened to each name is kept. */
+/**
+ * An appender of names, whose requests the test holds or fails; what happened to each name is kept. A name
+ * ending in `@n` was created at n (else at 0).
+ */
 function appenderWith(append: (events: string[]) => Promise<void>, maxBatch = 500) {
   const requests: string[][] = [];
   const appended: string[] = [];
@@ -20,6 +23,7 @@ function appenderWith(append: (events: string[]) => Promise<void>, maxBatch = 50
     appended: (link) => void appended.push(link),
     released: (link) => void released.push(link),
     failed: (_err, attempt) => void failures.push(attempt),
+    createdAtOf: (link) => Number(/@(\d+)$/.exec(link)?.[1] ?? 0),
     maxBatch,
     maxBackoffMs: 20,
   });
@@ -58,6 +62,29 @@ describe('createOutcomeAppender', () => {
     // And the outcomes finished meanwhile shared requests of at most 500
     expect(requests.slice(2).map((r) => r.length)).toEqual([500, 100]);
     expect(appender.pending).toBe(0);
+  });
+
+  it('sends the newest fresh outcomes first: a link created after a fresh bulk import waits for one request of it', async () => {
+    // Given a fresh lane busy with a bulk import's outcomes, its first request slow
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((r) => (release = r));
+    let first = true;
+    const { appender, requests, appended } = appenderWith(async () => {
+      if (first) {
+        first = false;
+        await held;
+      }
+    });
+    for (let i = 0; i <= 1_200; i++) appender.add(`import@${i}`, true);
+    // When a link created after the import has its outcome
+    appender.add('new@5000', true);
+    release();
+    await until(() => appended.length === 1_202);
+    // Then it goes in the next request, and the import follows the newest first
+    expect(requests.map((r) => r.length)).toEqual([1, 500, 500, 201]);
+    expect(requests[1]![0]).toBe('event of new@5000');
+    expect(requests[1]![1]).toBe('event of import@1200');
+    expect(requests[3]!.at(-1)).toBe('event of import@1');
   });
 
   it('tries a failed request again, with the same events, until it succeeds', async () => {

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import Denque from 'denque';
+import { Heap } from 'heap-js';
 
 export interface OutcomeAppenderOptions<L, E> {
   /** The event recording a link's outcome, built when its request is (its id and time are the append's). */
@@ -12,6 +13,8 @@ export interface OutcomeAppenderOptions<L, E> {
   released: (link: L) => void;
   /** Told of each failed request before it is tried again (the same events: repeats are dropped by event id). */
   failed: (err: unknown, attempt: number) => void;
+  /** When a link was created: the fresh lane sends the newest first. */
+  createdAtOf: (link: L) => number;
   /** Most events in one request. */
   maxBatch: number;
   /** The longest wait between tries of a failed request (default 10 s). */
@@ -19,7 +22,7 @@ export interface OutcomeAppenderOptions<L, E> {
 }
 
 export interface OutcomeAppender<L> {
-  /** Queues a link whose outcome is known; `fresh` links have a lane of their own. */
+  /** Queues a link whose outcome is known; `fresh` links have a lane of their own, the newest first. */
   add(link: L, fresh: boolean): void;
   /** From now on a failed request is given up, not tried again: its links are released. */
   stop(): void;
@@ -33,7 +36,9 @@ export interface OutcomeAppender<L> {
  * previews a second are a handful of requests), and fresh links' outcomes go
  * through their own lane, so they wait for at most one request of the
  * backlog's, not for the thousands of outcomes a popular destination's fetch
- * releases at once. A failed request is tried again with backoff until it
+ * releases at once. That lane sends the newest first: a bulk import is fresh
+ * too, and a link created after it waits for at most one request of the
+ * import's, not for the whole of its outcomes finished before. A failed request is tried again with backoff until it
  * succeeds (a broker away) or the appender stops. A link queued is the
  * caller's object, nothing more: no promise per link.
  */
@@ -42,8 +47,7 @@ export function createOutcomeAppender<L, E>(options: OutcomeAppenderOptions<L, E
   const stopping = new AbortController();
   let pending = 0;
 
-  const lane = () => {
-    const queue = new Denque<L>();
+  const lane = (queue: { push(link: L): unknown; shift(): L | undefined; isEmpty(): boolean }) => {
     let running = false;
     const run = async () => {
       running = true;
@@ -79,8 +83,13 @@ export function createOutcomeAppender<L, E>(options: OutcomeAppenderOptions<L, E
       if (!running) void run();
     };
   };
-  const fresh = lane();
-  const backlog = lane();
+  const newestFirst = new Heap<L>((a, b) => options.createdAtOf(b) - options.createdAtOf(a));
+  const fresh = lane({
+    push: (link) => newestFirst.push(link),
+    shift: () => newestFirst.pop(),
+    isEmpty: () => newestFirst.isEmpty(),
+  });
+  const backlog = lane(new Denque<L>());
 
   return {
     add(link, isFresh) {
