@@ -25,6 +25,17 @@ export interface ServeOptions {
 const ON_CLOSE_MARGIN_MS = 1_000;
 
 /**
+ * Connections the kernel completes before the process accepts them (capped
+ * by `net.core.somaxconn`, 4,096 on current Linux). Node's 511 overflowed in a
+ * burst of 2,000 new connections on a busy process: the kernel dropped
+ * handshakes (retried by the clients a second later) and answered with SYN
+ * cookies, and a client whose request took several segments, the first of
+ * them dropped, had the rest refused by the cookie check and was reset before
+ * its answer (TcpExtSyncookiesFailed, one reset each).
+ */
+const LISTEN_BACKLOG = 4096;
+
+/**
  * Listens, and on a signal or a fatal error drains in-flight requests, then
  * closes everything else, within a grace period. The only place a service exits
  * once started. A signal that came while the process was starting closes it
@@ -65,7 +76,7 @@ export async function serveUntilSignalled(app: FastifyInstance, options: ServeOp
   });
   // Signalled while starting: the close is under way, and ends the process.
   if (closing) return undefined;
-  const address = await app.listen({ host: options.host, port: options.port });
+  const address = await app.listen({ host: options.host, port: options.port, backlog: LISTEN_BACKLOG });
   serving = true;
   return address;
 }

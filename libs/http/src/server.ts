@@ -50,10 +50,9 @@ const toHttpError = (e: HttpErrorText) => new HttpError(e.status, e.error, e.cod
  * A connection answered beneath the HTTP server keeps reading, and dropping,
  * what its client still sends, until the client closes it, has been silent
  * this long, or the cap has passed (nginx's `lingering_timeout` and
- * `lingering_time`, and their defaults). At 2 s of silence, a client whose
- * own machine was busy (a CI run's burst of 2,000 requests, 5 of them with
- * headers too large) still sending when the socket was destroyed got a reset
- * instead of its 431.
+ * `lingering_time`, and their defaults). (The resets a CI burst of 2,000
+ * requests once gave a few 431s, blamed on a shorter silence here, came from
+ * the listen queue: see LISTEN_BACKLOG in serve.ts.)
  */
 const LINGER_IDLE_MS = 5_000;
 const LINGER_MAX_MS = 30_000;
@@ -66,8 +65,7 @@ const answeredOnSocket = new WeakSet<Socket>();
  * closed, and whatever the client is still sending is read and dropped until
  * the client closes too. Closed while the client still sends, the kernel
  * answers its bytes with a reset, and a reset discards the answer if the
- * client has not read it yet (a few requests of a 2,000-request hostile burst
- * got no answer that way, with a fixed 2 s linger: a busy client reads late).
+ * client has not read it yet.
  */
 function writeOnSocket(socket: Socket, { status, error, code }: HttpErrorText): void {
   if (answeredOnSocket.has(socket)) return;
