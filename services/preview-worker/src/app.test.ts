@@ -171,6 +171,53 @@ describe('previewPipeline', () => {
     ]);
   });
 
+  it('leaves another account its share of the slots while one account’s links wait on servers that never answer', async () => {
+    // Given account A's links, each to a server of its own that never answers (the fetch gives up after a while),
+    // made before and after account B's link to a page that answers
+    const appended: string[] = [];
+    const fetched: string[] = [];
+    const { take } = pipelineWith(
+      async (url) => {
+        fetched.push(url);
+        if (url.startsWith('https://example.com/')) return page('<title>B</title>');
+        await sleep(20);
+        throw new PreviewFetchError('timeout', true, 'the page did not arrive in time');
+      },
+      async (events) => void appended.push(...events.map((e) => e.data.slug)),
+      { retry: { maxAttempts: 3, firstBackoffMs: 0 } },
+    );
+    const a = randomUUID();
+    const b = randomUUID();
+    const created = (accountId: string, slug: string, destinationUrl: string) =>
+      createEvent<LinkCreated>(
+        'LinkCreated',
+        1,
+        { linkId: randomUUID(), accountId, slug, destinationUrl, tag: null },
+        { eventId: randomUUID(), occurredAt: NOW.toISOString() },
+      );
+    for (let i = 0; i < 40; i++) {
+      take(
+        recordOf(created(a, `a-${i}`, `https://hang-${i}.example/`), NOW.getTime() - 2_000 + i),
+        context,
+        inHand().ticket,
+      );
+    }
+    // When B's link comes, and A's newer links after it
+    take(recordOf(created(b, 'b-link', 'https://example.com/b'), NOW.getTime() - 1_000), context, inHand().ticket);
+    for (let i = 40; i < 120; i++) {
+      take(
+        recordOf(created(a, `a-${i}`, `https://hang-${i}.example/`), NOW.getTime() - 1_000 + i),
+        context,
+        inHand().ticket,
+      );
+    }
+    await until(() => appended.includes('b-link'));
+    // Then B's fetch ran at the first slot A freed: A, which had all 8 slots, holds at most half of them while
+    // B waits
+    expect(fetched.indexOf('https://example.com/b')).toBe(8);
+    await until(() => appended.length === 121);
+  });
+
   it('drops its own outcomes and malformed messages without fetching', async () => {
     const fetchPage = jest.fn(async () => page(''));
     const { take } = pipelineWith(fetchPage, async () => undefined);

@@ -57,7 +57,10 @@ export interface PendingLink extends PreviewTarget {
  * projector already parks them, and one copy on the dead-letter topic is
  * enough.
  */
-export function previewTaker(request: (link: PendingLink) => void, now: () => Date = () => new Date()): RecordTaker {
+export function previewTaker(
+  request: (link: PendingLink, accountId: string) => void,
+  now: () => Date = () => new Date(),
+): RecordTaker {
   return (message, _context, inHand) => {
     // Half the topic is this worker's own outcomes once it keeps up: known by their header, they are not parsed.
     const type = headerText(message.headers?.[EVENT_HEADERS.type]);
@@ -68,16 +71,20 @@ export function previewTaker(request: (link: PendingLink) => void, now: () => Da
     const target = previewTarget(decoded.event);
     if (!target) return { kind: 'drop', reason: `not for this worker: ${decoded.event.type}` };
     // Every field named, none spread: the links then share one hidden class, their fields inside the object.
-    request({
-      linkId: target.linkId,
-      slug: target.slug,
-      destinationUrl: target.destinationUrl,
-      version: target.version,
-      // The record's time is the link's creation (or change): what decides whether it is served fresh.
-      createdAt: Number(message.timestamp) || now().getTime(),
-      inHand,
-      outcome: undefined,
-    });
+    // The account is not kept with the link: its fetch's share needs it once, when the fetch is queued.
+    request(
+      {
+        linkId: target.linkId,
+        slug: target.slug,
+        destinationUrl: target.destinationUrl,
+        version: target.version,
+        // The record's time is the link's creation (or change): what decides whether it is served fresh.
+        createdAt: Number(message.timestamp) || now().getTime(),
+        inHand,
+        outcome: undefined,
+      },
+      target.accountId,
+    );
     return TAKEN;
   };
 }
@@ -190,7 +197,10 @@ export function previewPipeline(deps: PreviewPipelineDeps): PreviewPipeline {
     onPreview: previewSources(deps.metrics),
   });
   return {
-    take: previewTaker((link) => previews.request(link.destinationUrl, link.createdAt, link), now),
+    take: previewTaker(
+      (link, accountId) => previews.request(link.destinationUrl, link.createdAt, link, accountId),
+      now,
+    ),
     stop() {
       appender.stop();
       previews.stop();

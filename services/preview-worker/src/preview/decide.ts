@@ -17,12 +17,17 @@ export interface PreviewTarget {
   version: number;
 }
 
+/** A link to preview, and its account: the fetch counts against that account's share of the slots. */
+export interface PreviewRequest extends PreviewTarget {
+  accountId: string;
+}
+
 /**
  * Which link events call for a fetch: a creation, and a change of
  * destination. A change of tag alone, a deletion and the previews themselves
  * do not. Pure.
  */
-export function previewTarget(event: LinkEvent): PreviewTarget | null {
+export function previewTarget(event: LinkEvent): PreviewRequest | null {
   if (event.type === 'LinkCreated') return targetOf(event, 1);
   if (event.type === 'LinkUpdated' && event.data.changedFields.includes('destinationUrl')) {
     return targetOf(event, event.data.version);
@@ -30,9 +35,9 @@ export function previewTarget(event: LinkEvent): PreviewTarget | null {
   return null;
 }
 
-function targetOf(event: LinkCreated | LinkUpdated, version: number): PreviewTarget {
-  const { linkId, slug, destinationUrl } = event.data;
-  return { linkId, slug, destinationUrl, version };
+function targetOf(event: LinkCreated | LinkUpdated, version: number): PreviewRequest {
+  const { linkId, accountId, slug, destinationUrl } = event.data;
+  return { linkId, accountId, slug, destinationUrl, version };
 }
 
 /** The event that records a fetch's outcome for a link. Pure: the id and clock come in. */

@@ -4,10 +4,16 @@ import { createFetchScheduler, type FetchScheduler, type QueuedFetch } from './f
 const flush = () => new Promise((r) => setImmediate(r));
 
 /** A scheduler whose fetches end only when the test says so; `started` lists them in the order they began. */
-function harness(options: { concurrency: number; perHostConcurrency: number; freshMs?: number; now?: () => number }) {
-  const running: { name: string; host: string; finish: () => void }[] = [];
+function harness(options: {
+  concurrency: number;
+  perHostConcurrency: number;
+  freshMs?: number;
+  accountShare?: number;
+  now?: () => number;
+}) {
+  const running: { name: string; host: string; account: string; finish: () => void }[] = [];
   const started: string[] = [];
-  const scheduler: FetchScheduler<{ name: string; host: string }> = createFetchScheduler({
+  const scheduler: FetchScheduler<{ name: string; host: string; account: string }> = createFetchScheduler({
     freshMs: 10_000,
     ...options,
     start: (fetch) => {
@@ -15,7 +21,8 @@ function harness(options: { concurrency: number; perHostConcurrency: number; fre
       running.push({ ...fetch.item, finish: () => scheduler.done(fetch) });
     },
   });
-  const add = (host: string, name: string, createdAt: number) => scheduler.schedule(host, createdAt, { name, host });
+  const add = (host: string, name: string, createdAt: number, account = 'acct') =>
+    scheduler.schedule(host, createdAt, { name, host, account }, account);
   const finish = async (name: string) => {
     const i = running.findIndex((r) => r.name === name);
     if (i < 0) throw new Error(`${name} is not running`);
@@ -115,7 +122,7 @@ describe('createFetchScheduler', () => {
       freshMs: 60_000,
       now: () => now,
     });
-    const shared: QueuedFetch<{ name: string; host: string }>[] = [];
+    const shared: QueuedFetch<{ name: string; host: string; account: string }>[] = [];
     for (let i = 0; i < 50; i++) shared.push(add('h', `import${i}`, 90_000 + i));
     add('h', 'new', 99_000);
     for (let i = 50; i < 100; i++) add('h', `import${i}`, 90_000 + i);
@@ -167,6 +174,100 @@ describe('createFetchScheduler', () => {
     while (running.length > 0) await finish(running[0]!.name);
     expect(started.slice(-4)).toEqual(['old1', 'old2', 'old3', 'old4']);
     expect(started).toHaveLength(505);
+  });
+
+  describe('a share per account', () => {
+    it('leaves another account the slots that one account’s links to servers that never answer would hold', async () => {
+      // Given account A's links to servers that never answer, each on a host of its own, alone: it may use every slot
+      const { started, running, add, finish } = harness({ concurrency: 4, perHostConcurrency: 1 });
+      for (let i = 0; i < 10; i++) add(`a${i}`, `A${i}`, i, 'A');
+      expect(started).toEqual(['A0', 'A1', 'A2', 'A3']);
+      // When account B's link comes, and one of A's fetches gives up
+      add('b0', 'B0', 100, 'B');
+      await finish('A0');
+      // Then B's runs: A holds its share (half the slots) while B waits
+      expect(started.at(-1)).toBe('B0');
+      // And with nothing of B's waiting, A takes a slot freed again
+      await finish('A1');
+      expect(started.at(-1)).toBe('A4');
+      // And while B waits, A stays at its share: B takes each slot freed, A's included
+      add('b1', 'B1', 101, 'B');
+      add('b2', 'B2', 102, 'B');
+      await finish('A2');
+      expect(started.at(-1)).toBe('B1');
+      await finish('B0');
+      expect(started.at(-1)).toBe('B2');
+      expect(running.map((r) => r.account).sort()).toEqual(['A', 'A', 'B', 'B']);
+      // And A takes its turns again as its share allows
+      await finish('A3');
+      expect(started.at(-1)).toBe('A5');
+    });
+
+    it('gives an account below its share its turn on hosts set aside, while another account has a long backlog', async () => {
+      const { started, running, add, finish } = harness({ concurrency: 2, perHostConcurrency: 1 });
+      for (let i = 0; i < 4; i++) add(`a${i}`, `A${i}`, i, 'A');
+      for (let i = 0; i < 40; i++) add(`b${i}`, `B${i}`, 10 + i, 'B');
+      expect(started).toEqual(['A0', 'A1']);
+      // Each account holds one slot of two while the other waits
+      for (let round = 0; round < 30; round++) {
+        await finish(running[0]!.name);
+        expect(running.map((r) => r.account).sort()).toEqual(['A', 'B']);
+        if (!started.some((name) => name.startsWith('A') && !['A0', 'A1'].includes(name))) continue;
+        if (started.filter((name) => name.startsWith('A')).length === 4) break;
+      }
+      expect(started.filter((name) => name.startsWith('A'))).toHaveLength(4);
+      while (running.length > 0) await finish(running[0]!.name);
+      expect(started).toHaveLength(44);
+    });
+
+    it('runs an account past its share rather than leave a slot idle: another account’s fetch behind it gets nearer', async () => {
+      const { started, running, add, finish } = harness({ concurrency: 2, perHostConcurrency: 2 });
+      add('a', 'A0', 0, 'A');
+      add('a', 'A1', 1, 'A');
+      add('b', 'A2', 2, 'A');
+      add('b', 'C0', 3, 'C');
+      expect(started).toEqual(['A0', 'A1']);
+      // A holds its share and more, C waits, but only behind A's on host b: A's runs, not nothing
+      await finish('A0');
+      expect(started.at(-1)).toBe('A2');
+      await finish('A1');
+      expect(started.at(-1)).toBe('C0');
+      expect(running.map((r) => r.name).sort()).toEqual(['A2', 'C0']);
+    });
+
+    it('never runs more than the caps, and runs every fetch of every account', async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(
+            fc.tuple(fc.constantFrom('a', 'b', 'c', 'd', 'e'), fc.constantFrom('A', 'B', 'C'), fc.nat({ max: 20_000 })),
+            { maxLength: 120 },
+          ),
+          fc.integer({ min: 1, max: 8 }),
+          fc.integer({ min: 1, max: 4 }),
+          fc.infiniteStream(fc.nat()),
+          async (fetches, concurrency, perHostConcurrency, picks) => {
+            const { running, started, add, finish } = harness({ concurrency, perHostConcurrency, now: () => 20_000 });
+            fetches.forEach(([host, account, createdAt], i) => add(host, `${account}${i}`, createdAt, account));
+            const pick = picks[Symbol.iterator]();
+            while (running.length > 0) {
+              expect(running.length).toBeLessThanOrEqual(concurrency);
+              for (const host of ['a', 'b', 'c', 'd', 'e']) {
+                expect(running.filter((r) => r.host === host).length).toBeLessThanOrEqual(perHostConcurrency);
+              }
+              // Never idle while something could run: an account past its share runs rather than leave a slot idle
+              const waiting = fetches.filter(([, account], i) => !started.includes(`${account}${i}`));
+              const couldStart = waiting.some(
+                ([host]) => running.filter((r) => r.host === host).length < perHostConcurrency,
+              );
+              expect(couldStart && running.length < concurrency).toBe(false);
+              await finish(running[pick.next().value % running.length]!.name);
+            }
+            expect(started.sort()).toEqual(fetches.map(([, account], i) => `${account}${i}`).sort());
+          },
+        ),
+        { numRuns: 150 },
+      );
+    });
   });
 
   it('moves a waiting fetch up when a new link waits for it too', async () => {

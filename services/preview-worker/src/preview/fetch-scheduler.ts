@@ -12,6 +12,12 @@ export interface FetchSchedulerOptions<T> {
    * hosts taking turns.
    */
   freshMs: number;
+  /**
+   * Fetches in flight for one account, at most, while another account's
+   * fetch waits (default: half of `concurrency`). Alone, an account may use
+   * every slot.
+   */
+  accountShare?: number;
   /** Starts a fetch whose turn came; `done(fetch)` must be called once it ends, to free its slots. */
   start: (fetch: QueuedFetch<T>) => void;
   now?: () => number;
@@ -23,8 +29,11 @@ export interface QueuedFetch<T> {
 }
 
 export interface FetchScheduler<T> {
-  /** Queues `item` for a slot in all and a slot for `host`; `start(item)` runs it then, in the order described on the options. */
-  schedule(host: string, createdAt: number, item: T): QueuedFetch<T>;
+  /**
+   * Queues `item`, for `account`, for a slot in all and a slot for `host`;
+   * `start(item)` runs it then, in the order described on the options.
+   */
+  schedule(host: string, createdAt: number, item: T, account?: string): QueuedFetch<T>;
   /** A link created at `createdAt` waits for `fetch` too: moves it up if that is newer than what it waits for. */
   promote(fetch: QueuedFetch<T>, createdAt: number): void;
   /**
@@ -60,7 +69,17 @@ class Entry<T> implements QueuedFetch<T> {
     public host: HostQueue<T>,
     public createdAt: number,
     readonly item: T,
+    readonly account: AccountSlots<T>,
   ) {}
+}
+
+/** What one account holds and waits for, and the hosts set aside while it holds its share. */
+interface AccountSlots<T> {
+  name: string;
+  inFlight: number;
+  queued: number;
+  /** Hosts whose next fetch was this account's when it held its share: put back in turn when it may run again. */
+  parked: Set<HostQueue<T>>;
 }
 
 /**
@@ -117,14 +136,26 @@ interface HostQueue<T> {
  *   still being read (and a bulk import is fresh too);
  * - then the backlog: the hosts with a free slot take turns, each giving its
  *   oldest fetch, so every host moves and the oldest links (the ones holding
- *   the commits back) go first.
+ *   the commits back) go first;
+ * - a share per account: while another account's fetch waits, an account
+ *   holding `accountShare` slots starts no more, so links to servers that
+ *   never answer, each on a host of its own, hold at most that many slots,
+ *   never the others'. A host whose next fetch is such an account's is set
+ *   aside (its other accounts' fetches there wait too) until the account
+ *   may run again, or nothing else can start: a slot is never left idle, so
+ *   the share only holds once a slot frees (within a fetch's timeout when
+ *   the account had taken every slot while alone).
  *
  * Taking the newest of a host, and promoting, is O(log n) in the fetches
  * queued there; everything else O(1) amortized, whatever the number of hosts.
  */
 export function createFetchScheduler<T>(options: FetchSchedulerOptions<T>): FetchScheduler<T> {
   const now = options.now ?? Date.now;
+  const accountShare = options.accountShare ?? Math.max(1, Math.floor(options.concurrency / 2));
   const hosts = new Map<string, HostQueue<T>>();
+  const accounts = new Map<string, AccountSlots<T>>();
+  /** Accounts with hosts set aside. */
+  const parking = new Set<AccountSlots<T>>();
   /** Hosts with a free slot and a waiting fetch, in turn order (a Set keeps insertion order). */
   const ready = new Set<HostQueue<T>>();
   /** Of those, the ones whose newest fetch may be fresh (checked when reached). */
@@ -135,6 +166,63 @@ export function createFetchScheduler<T>(options: FetchSchedulerOptions<T>): Fetc
   let pumping = false;
 
   const isFresh = (entry: Entry<T>) => now() - entry.createdAt < options.freshMs;
+  /** Holding its share while another account's fetch waits. */
+  const atShare = (account: AccountSlots<T>) => account.inFlight >= accountShare && queued > account.queued;
+
+  function accountNamed(name: string): AccountSlots<T> {
+    let account = accounts.get(name);
+    if (!account) {
+      account = { name, inFlight: 0, queued: 0, parked: new Set() };
+      accounts.set(name, account);
+    }
+    return account;
+  }
+
+  function forgetIfIdle(account: AccountSlots<T>): void {
+    if (account.inFlight === 0 && account.queued === 0 && account.parked.size === 0) accounts.delete(account.name);
+  }
+
+  /** Sets a host aside: its next fetch is `account`'s, which holds its share. */
+  function park(host: HostQueue<T>, account: AccountSlots<T>): void {
+    ready.delete(host);
+    fresh.delete(host);
+    account.parked.add(host);
+    parking.add(account);
+  }
+
+  /**
+   * Puts hosts set aside for `account` back in turn, first set aside first,
+   * as many as the fetches it may start now (all of them when no other
+   * account waits); whether it put any back. One at a time, not all, or an
+   * account set aside on thousands of hosts would have them all put back and
+   * set aside again at each of its fetches' ends.
+   */
+  function unparkIfBelowShare(account: AccountSlots<T>): boolean {
+    if (atShare(account)) return false;
+    const room = queued > account.queued ? accountShare - account.inFlight : Infinity;
+    let put = 0;
+    for (const host of account.parked) {
+      if (put >= room) break;
+      account.parked.delete(host);
+      requeue(host);
+      put++;
+    }
+    if (account.parked.size === 0) {
+      parking.delete(account);
+      forgetIfIdle(account);
+    }
+    return put > 0;
+  }
+
+  /**
+   * Puts back in turn the hosts set aside for every account that may run
+   * again (the others' fetches have started since); whether there were any.
+   */
+  function unpark(): boolean {
+    let any = false;
+    for (const account of parking) any = unparkIfBelowShare(account) || any;
+    return any;
+  }
   const hasRoom = (host: HostQueue<T>) => host.inFlight + host.movers.length < options.perHostConcurrency;
 
   function hostNamed(name: string): HostQueue<T> {
@@ -240,15 +328,51 @@ export function createFetchScheduler<T>(options: FetchSchedulerOptions<T>): Fetc
     return undefined;
   }
 
+  /**
+   * The next fetch of the first host set aside that has room, taken out of
+   * the set (the hosts without room are dropped from it too: a slot freed
+   * there puts them back in turn).
+   */
+  function nextSetAside(): Entry<T> | undefined {
+    for (const account of parking) {
+      for (const host of account.parked) {
+        account.parked.delete(host);
+        if (!hasRoom(host)) continue;
+        const newest = peekNewest(host);
+        const entry = newest && isFresh(newest) ? newest : peekOldest(host);
+        if (entry) return entry;
+      }
+      parking.delete(account);
+      forgetIfIdle(account);
+    }
+    return undefined;
+  }
+
   function pump(): void {
     if (pumping) return;
     pumping = true;
     try {
+      // An account below its share again has its hosts back in turn with the others' at once, not only once
+      // nothing else is ready (a backlog of another account's would keep it from them for as long as it lasts).
+      if (parking.size > 0) unpark();
       while (inFlight < options.concurrency) {
-        const entry = nextFresh() ?? nextOldest();
+        let entry = nextFresh() ?? nextOldest() ?? (unpark() ? (nextFresh() ?? nextOldest()) : undefined);
+        let overShare = false;
+        if (!entry) {
+          // Nothing else can start now: a slot left idle would help no one, and another account's fetches
+          // behind the set-aside one on its host get nearer their turn.
+          entry = nextSetAside();
+          overShare = true;
+        }
         if (!entry) return;
+        if (!overShare && atShare(entry.account)) {
+          park(entry.host, entry.account);
+          continue;
+        }
         entry.state = 'running';
         queued--;
+        entry.account.queued--;
+        entry.account.inFlight++;
         entry.host.queued--;
         compact(entry.host);
         inFlight++;
@@ -268,9 +392,11 @@ export function createFetchScheduler<T>(options: FetchSchedulerOptions<T>): Fetc
   };
 
   return {
-    schedule(hostName, createdAt, item) {
+    schedule(hostName, createdAt, item, accountName = '') {
       const host = hostNamed(hostName);
-      const entry = new Entry(host, createdAt, item);
+      const account = accountNamed(accountName);
+      account.queued++;
+      const entry = new Entry(host, createdAt, item, account);
       host.arrivals.push(entry);
       host.newest.push(new Ticket(createdAt, entry));
       host.queued++;
@@ -331,6 +457,8 @@ export function createFetchScheduler<T>(options: FetchSchedulerOptions<T>): Fetc
       if (entry.state !== 'running') throw new Error(`done with a fetch ${entry.state}`);
       entry.state = 'done';
       inFlight--;
+      entry.account.inFlight--;
+      forgetIfIdle(entry.account);
       // A fetch whose move was given up, or is still waiting, holds no host slot.
       if (entry.holdsHost) {
         entry.holdsHost = false;

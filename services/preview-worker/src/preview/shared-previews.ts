@@ -34,12 +34,13 @@ export interface SharedPreviewsOptions<L> {
 
 export interface SharedPreviews<L> {
   /**
-   * Asks for the preview of `url` for `link`, created at `createdAt` (ms):
-   * delivered at once if remembered from a recent fetch, else when the fetch
-   * of it under way, or started for it in the scheduler's order, ends. After
+   * Asks for the preview of `url` for `link`, created at `createdAt` (ms) in
+   * `account`: delivered at once if remembered from a recent fetch, else when
+   * the fetch of it under way, or started for it in the scheduler's order
+   * (counted against the share of the account that asked first), ends. After
    * `stop`, the link is abandoned at once.
    */
-  request(url: string, createdAt: number, link: L): void;
+  request(url: string, createdAt: number, link: L, account?: string): void;
   /** Abandons every link waiting, and starts no more fetches. */
   stop(): void;
   /** Destinations being fetched or waiting for their turn (or a retry). */
@@ -57,6 +58,8 @@ interface Job<L> {
   /** The newest waiting link's creation: the fetch's place in line. */
   createdAt: number;
   attempts: number;
+  /** The account whose link asked first: the fetch counts against its share of the slots. */
+  account: string;
   /** Its place in the scheduler, while it waits or runs; none during a retry's backoff. */
   queued: QueuedFetch<Job<L>> | undefined;
   backoff: NodeJS.Timeout | undefined;
@@ -121,7 +124,7 @@ export function createSharedPreviews<L>(options: SharedPreviewsOptions<L>): Shar
   });
 
   const enqueue = (job: Job<L>) => {
-    job.queued = scheduler.schedule(hostOf(job.url), job.createdAt, job);
+    job.queued = scheduler.schedule(hostOf(job.url), job.createdAt, job, job.account);
   };
 
   function ended(job: Job<L>, fetch: QueuedFetch<Job<L>>, result: PreviewAttempt): void {
@@ -142,7 +145,7 @@ export function createSharedPreviews<L>(options: SharedPreviewsOptions<L>): Shar
   }
 
   return {
-    request(url, createdAt, link) {
+    request(url, createdAt, link, account = '') {
       if (stopped) return options.abandon([link]);
       const cached = cache.get(url);
       if (cached) {
@@ -160,7 +163,15 @@ export function createSharedPreviews<L>(options: SharedPreviewsOptions<L>): Shar
         return;
       }
       tell('fetch');
-      const job: Job<L> = { url, links: [link], createdAt, attempts: 0, queued: undefined, backoff: undefined };
+      const job: Job<L> = {
+        url,
+        links: [link],
+        createdAt,
+        attempts: 0,
+        account,
+        queued: undefined,
+        backoff: undefined,
+      };
       jobs.set(url, job);
       enqueue(job);
     },
