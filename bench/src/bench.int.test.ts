@@ -51,6 +51,7 @@ it('runs every benchmark end to end (quick)', async () => {
       analytics,
       list,
       previews,
+      previewShares,
       previewMemory,
       rebuild,
       embedded,
@@ -82,6 +83,8 @@ it('runs every benchmark end to end (quick)', async () => {
     expect(previews!.sources.fetch).toBeGreaterThan(0);
     expect(previews!.fresh.created).toBeGreaterThan(0);
     expect(previews!.fresh.previewed).toBe(previews!.fresh.created);
+    expect(previewShares!.hangingLinks).toBe(60);
+    expect(previewShares!.other.previewed).toBe(previewShares!.otherLinks);
     expect(previewMemory!.cases.map((c) => [c.log, c.destinations, c.links])).toEqual([
       ['kafka', 'distinct', 2000],
       ['kafka', 'shared', 2000],

@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- redirect|click-cost|click-worker|create|bulk|ingestion|analytics|list|previews|preview-memory|rebuild|embedded|cold-cache ...] [--quick] [--node-arg=<flag> ...] [--addresses=zipf|distinct|loopback]`
+ * `npm run bench [-- redirect|click-cost|click-worker|create|bulk|ingestion|analytics|list|previews|preview-shares|preview-memory|rebuild|embedded|cold-cache ...] [--quick] [--node-arg=<flag> ...] [--addresses=zipf|distinct|loopback]`
  *
  * Runs each benchmark against the real local stack (`npm run infra:up`: Kafka,
  * Postgres, the ClickHouse engine), each in its own scratch databases and
@@ -26,6 +26,7 @@ import { benchIngestion } from './ingestion';
 import { benchList } from './list';
 import { benchPreviewMemory } from './preview-memory';
 import { benchPreviews } from './previews';
+import { benchPreviewShares } from './preview-shares';
 import { benchRebuild } from './rebuild';
 import { benchRedirect } from './redirect';
 import { openBenchStack } from './stack';
@@ -41,6 +42,7 @@ const PARTS = [
   'analytics',
   'list',
   'previews',
+  'preview-shares',
   'preview-memory',
   'rebuild',
   'embedded',
@@ -173,6 +175,12 @@ async function main(): Promise<void> {
           pagesPerHost: quick ? 20 : 200,
           freshPerSecond: 4,
           hangingPages: !quick,
+        });
+      } else if (part === 'preview-shares') {
+        report.results.previewShares = await benchPreviewShares(stack, {
+          bursts: quick ? 3 : 30,
+          linksPerBurst: quick ? 20 : 100,
+          intervalMs: 2000,
         });
       } else if (part === 'rebuild') {
         report.results.rebuild = await benchRebuild(ROOT, stack, { links: quick ? 2000 : 1_000_000 });

@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createEvent, type LinkCreated } from '@shortlink/events';
-import { appendEvents, EVENT_HEADERS, type RunningLogConsumer } from '@shortlink/kafka';
+import { appendEvents } from '@shortlink/kafka';
 import { percentiles, round, sleep } from './measure';
+import { watchPreviews, workerJoined } from './preview-watch';
 import { seededRandom } from './seeded-random';
 import type { BenchStack } from './stack';
 
@@ -160,29 +161,15 @@ export async function benchPreviews(stack: BenchStack, options: PreviewsOptions)
   await producer.disconnect();
 
   // Where each preview lands, by link id.
-  const previewedAt = new Map<string, number>();
   let backlogPreviewed = 0;
   let lastBacklogPreview = 0;
-  const watcher: RunningLogConsumer = await stack.kafka.consume(
-    { groupId: `${stack.names.groups.previewWorker}.bench-watch`, topics: [topic], fromBeginning: true },
-    async ({ records }, control) => {
-      for (const record of records) {
-        const type = String(record.headers?.[EVENT_HEADERS.type] ?? '');
-        if (type !== 'LinkPreviewFetched' && type !== 'LinkPreviewFailed') continue;
-        const { linkId } = (JSON.parse(record.value!.toString()) as { data: { linkId: string } }).data;
-        if (previewedAt.has(linkId)) continue;
-        // When the worker appended it (the record's time, from the same clock): this consumer's own lag is not counted.
-        const now = Number(record.timestamp);
-        previewedAt.set(linkId, now);
-        if (backlogIds.has(linkId)) {
-          backlogPreviewed++;
-          lastBacklogPreview = now;
-        }
-      }
-      const last = records[records.length - 1];
-      if (last) await control.commit((BigInt(last.offset) + 1n).toString());
-    },
-  );
+  const watcher = await watchPreviews(stack);
+  const { previewedAt } = watcher;
+  watcher.onPreview((linkId, at) => {
+    if (!backlogIds.has(linkId)) return;
+    backlogPreviewed++;
+    lastBacklogPreview = at;
+  });
 
   const writeApi = await stack.start('write-api');
   const worker = await stack.start('preview-worker', { PREVIEW_ALLOW_PRIVATE_NETWORKS: 'true' });
@@ -197,10 +184,7 @@ export async function benchPreviews(stack: BenchStack, options: PreviewsOptions)
       cache: value(/^shortlink_preview_sources_total\{source="cache"\} (\S+)$/m),
     };
   };
-  const admin = stack.kafka.admin();
-  await admin.connect();
-  for (let i = 0; i < 300 && !(await admin.groupIsActive(stack.names.groups.previewWorker)); i++) await sleep(100);
-  await admin.disconnect();
+  await workerJoined(stack);
   const started = Date.now();
 
   // New links through the API while the backlog drains, each to a page no link had before.

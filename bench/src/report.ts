@@ -9,6 +9,7 @@ import type { IngestionResult } from './ingestion';
 import type { ListResult } from './list';
 import type { PreviewMemoryResult } from './preview-memory';
 import type { PreviewsResult } from './previews';
+import type { PreviewSharesResult } from './preview-shares';
 import type { RebuildResult } from './rebuild';
 import type { RedirectResult } from './redirect';
 
@@ -28,6 +29,7 @@ export interface Report {
     analytics?: AnalyticsResult;
     list?: ListResult;
     previews?: PreviewsResult;
+    previewShares?: PreviewSharesResult;
     previewMemory?: PreviewMemoryResult;
     rebuild?: RebuildResult;
     embedded?: EmbeddedResult;
@@ -70,8 +72,20 @@ const n = (v: number) => v.toLocaleString('en-US', { maximumFractionDigits: 2 })
 export function formatReport(report: Report): string {
   const rows: string[][] = [];
   const { clickCost, clickWorker } = report.results;
-  const { redirect, create, bulk, ingestion, analytics, list, previews, previewMemory, rebuild, embedded, coldCache } =
-    report.results;
+  const {
+    redirect,
+    create,
+    bulk,
+    ingestion,
+    analytics,
+    list,
+    previews,
+    previewShares,
+    previewMemory,
+    rebuild,
+    embedded,
+    coldCache,
+  } = report.results;
   if (redirect) {
     rows.push([
       `Redirect: ours (clients: ${redirect.addresses})`,
@@ -191,6 +205,15 @@ export function formatReport(report: Report): string {
       `p50 ${n(fresh.p50Ms)} ms, p95 ${n(fresh.p95Ms)} ms (goal ≤ ${n(GOALS.previewFreshP95Ms)})`,
       `p99 ${n(fresh.p99Ms)} ms, max ${n(fresh.maxMs)} ms; ${n(fresh.previewed)} of ${n(fresh.created)} previewed`,
       verdict(fresh.p95Ms <= GOALS.previewFreshP95Ms && fresh.created > 0),
+    ]);
+  }
+  if (previewShares) {
+    const { other } = previewShares;
+    rows.push([
+      `Previews: another account's new link while one account's ${n(previewShares.hangingLinks)} links hang`,
+      `p50 ${n(other.p50Ms)} ms, p95 ${n(other.p95Ms)} ms (goal ≤ ${n(GOALS.previewFreshP95Ms)})`,
+      `max ${n(other.maxMs)} ms; ${n(other.previewed)} of ${n(previewShares.otherLinks)} previewed; ${previewShares.bursts} bursts, one every ${n(previewShares.intervalMs)} ms, each link to a server of its own that never answers`,
+      verdict(other.p95Ms <= GOALS.previewFreshP95Ms && other.previewed === previewShares.otherLinks),
     ]);
   }
   if (previewMemory) {
