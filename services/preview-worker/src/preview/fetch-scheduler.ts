@@ -73,13 +73,17 @@ class Entry<T> implements QueuedFetch<T> {
   ) {}
 }
 
-/** What one account holds and waits for, and the hosts set aside while it holds its share. */
+/**
+ * What one account holds and waits for, and the hosts set aside while it
+ * holds its share. Small, its set made only when first needed: a backlog may
+ * hold a fetch for each of a hundred thousand accounts.
+ */
 interface AccountSlots<T> {
   name: string;
   inFlight: number;
   queued: number;
   /** Hosts whose next fetch was this account's when it held its share: put back in turn when it may run again. */
-  parked: Set<HostQueue<T>>;
+  parked: Set<HostQueue<T>> | undefined;
 }
 
 /**
@@ -172,21 +176,21 @@ export function createFetchScheduler<T>(options: FetchSchedulerOptions<T>): Fetc
   function accountNamed(name: string): AccountSlots<T> {
     let account = accounts.get(name);
     if (!account) {
-      account = { name, inFlight: 0, queued: 0, parked: new Set() };
+      account = { name, inFlight: 0, queued: 0, parked: undefined };
       accounts.set(name, account);
     }
     return account;
   }
 
   function forgetIfIdle(account: AccountSlots<T>): void {
-    if (account.inFlight === 0 && account.queued === 0 && account.parked.size === 0) accounts.delete(account.name);
+    if (account.inFlight === 0 && account.queued === 0 && !account.parked?.size) accounts.delete(account.name);
   }
 
   /** Sets a host aside: its next fetch is `account`'s, which holds its share. */
   function park(host: HostQueue<T>, account: AccountSlots<T>): void {
     ready.delete(host);
     fresh.delete(host);
-    account.parked.add(host);
+    (account.parked ??= new Set()).add(host);
     parking.add(account);
   }
 
@@ -201,13 +205,15 @@ export function createFetchScheduler<T>(options: FetchSchedulerOptions<T>): Fetc
     if (atShare(account)) return false;
     const room = queued > account.queued ? accountShare - account.inFlight : Infinity;
     let put = 0;
-    for (const host of account.parked) {
+    const parked = account.parked ?? new Set<HostQueue<T>>();
+    for (const host of parked) {
       if (put >= room) break;
-      account.parked.delete(host);
+      parked.delete(host);
       requeue(host);
       put++;
     }
-    if (account.parked.size === 0) {
+    if (parked.size === 0) {
+      account.parked = undefined;
       parking.delete(account);
       forgetIfIdle(account);
     }
@@ -335,13 +341,15 @@ export function createFetchScheduler<T>(options: FetchSchedulerOptions<T>): Fetc
    */
   function nextSetAside(): Entry<T> | undefined {
     for (const account of parking) {
-      for (const host of account.parked) {
-        account.parked.delete(host);
+      const parked = account.parked ?? new Set<HostQueue<T>>();
+      for (const host of parked) {
+        parked.delete(host);
         if (!hasRoom(host)) continue;
         const newest = peekNewest(host);
         const entry = newest && isFresh(newest) ? newest : peekOldest(host);
         if (entry) return entry;
       }
+      account.parked = undefined;
       parking.delete(account);
       forgetIfIdle(account);
     }
