@@ -35,18 +35,24 @@ async function until(check: () => boolean): Promise<void> {
   if (!check()) throw new Error('condition not met in time');
 }
 
+/** An appender whose first request waits until `release` is called; the others succeed at once. */
+function appenderWithFirstRequestHeld() {
+  let release: () => void = () => undefined;
+  const held = new Promise<void>((r) => (release = r));
+  let first = true;
+  const appender = appenderWith(async () => {
+    if (first) {
+      first = false;
+      await held;
+    }
+  });
+  return { ...appender, release: () => release() };
+}
+
 describe('createOutcomeAppender', () => {
   it('sends a fresh link’s outcome at once, ahead of a backlog of outcomes waiting to be sent', async () => {
     // Given a first request that is slow, and 600 backlog outcomes queued behind it
-    let release: () => void = () => undefined;
-    const held = new Promise<void>((r) => (release = r));
-    let first = true;
-    const { appender, requests, appended } = appenderWith(async () => {
-      if (first) {
-        first = false;
-        await held;
-      }
-    });
+    const { appender, requests, appended, release } = appenderWithFirstRequestHeld();
     appender.add('backlog-0', false);
     for (let i = 1; i <= 600; i++) appender.add(`backlog-${i}`, false);
     // When a fresh link's outcome comes
@@ -66,15 +72,7 @@ describe('createOutcomeAppender', () => {
 
   it('sends the newest fresh outcomes first: a link created after a fresh bulk import waits for one request of it', async () => {
     // Given a fresh lane busy with a bulk import's outcomes, its first request slow
-    let release: () => void = () => undefined;
-    const held = new Promise<void>((r) => (release = r));
-    let first = true;
-    const { appender, requests, appended } = appenderWith(async () => {
-      if (first) {
-        first = false;
-        await held;
-      }
-    });
+    const { appender, requests, appended, release } = appenderWithFirstRequestHeld();
     for (let i = 0; i <= 1_200; i++) appender.add(`import@${i}`, true);
     // When a link created after the import has its outcome
     appender.add('new@5000', true);
