@@ -38,9 +38,10 @@ export interface OutcomeAppender<L> {
  * backlog's, not for the thousands of outcomes a popular destination's fetch
  * releases at once. That lane sends the newest first: a bulk import is fresh
  * too, and a link created after it waits for at most one request of the
- * import's, not for the whole of its outcomes finished before. A failed request is tried again with backoff until it
- * succeeds (a broker away) or the appender stops. A link queued is the
- * caller's object, nothing more: no promise per link.
+ * import's, not for the whole of its outcomes finished before. A failed
+ * request is tried again with backoff until it succeeds (a broker away) or
+ * the appender stops. A link queued is the caller's object, nothing more: no
+ * promise per link.
  */
 export function createOutcomeAppender<L, E>(options: OutcomeAppenderOptions<L, E>): OutcomeAppender<L> {
   const maxBackoffMs = options.maxBackoffMs ?? 10_000;
