@@ -108,8 +108,17 @@ describe('clicks as records of shortlink.clicks.v2', () => {
   });
 
   it('needs one append for an ordinary batch', () => {
-    const events = Array.from({ length: 2000 }, (_, n) => click(links[n % 3]!, n));
+    // Three links in three partitions: the three random ones it took before all fell in one partition about one
+    // run in 36, and 2,000 clicks in one partition are past CLICK_PARTITION_BYTES (two appends, rightly).
+    const spread = [...new Map(links.map((link) => [partitionOfKey(link, 6), link])).values()].slice(0, 3);
+    expect(spread).toHaveLength(3);
+    const events = Array.from({ length: 2000 }, (_, n) => click(spread[n % 3]!, n));
     expect(clickAppends(eventLinesOf(events), 6)).toHaveLength(1);
+  });
+
+  it('makes 2,000 clicks of one partition two appends: past CLICK_PARTITION_BYTES', () => {
+    const events = Array.from({ length: 2000 }, (_, n) => click(links[0]!, n));
+    expect(clickAppends(eventLinesOf(events), 6)).toHaveLength(2);
   });
 
   it('groups a batch sent again exactly as the first time', () => {
