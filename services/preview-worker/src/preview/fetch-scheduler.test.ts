@@ -302,7 +302,7 @@ describe('createFetchScheduler', () => {
         else held.push(fetch);
       },
     });
-    for (let i = 0; i < 200_000; i++) scheduler.schedule(`host${i % 2}`, 0, i);
+    for (let i = 0; i < 200_000; i++) scheduler.schedule(`host${i % 2}`, 0, i, 'account');
     expect(started).toEqual([0, 1]);
     // When the two end
     endAtOnce = true;
@@ -321,8 +321,8 @@ describe('createFetchScheduler', () => {
       freshMs: 10_000,
       start: (fetch) => void fetches.push(fetch),
     });
-    scheduler.schedule('h', 0, 'a');
-    scheduler.schedule('h', 0, 'b');
+    scheduler.schedule('h', 0, 'a', 'account');
+    scheduler.schedule('h', 0, 'b', 'account');
     scheduler.done(fetches[0]!);
     expect(() => scheduler.done(fetches[0]!)).toThrow('done with a fetch done');
     expect(scheduler.inFlight).toBe(1);
@@ -365,7 +365,7 @@ describe('createFetchScheduler', () => {
     it('waits for a slot on its new host, ahead of the fetches queued there, and frees its old one at once', async () => {
       // Given one slot a host: a1 runs on a with a2 queued behind it, b1 runs on b with b2 behind it
       const { scheduler, started, move, finish } = movable({ concurrency: 10, perHostConcurrency: 1 });
-      for (const name of ['a1', 'a2', 'b1', 'b2']) scheduler.schedule(name[0]!, 0, name);
+      for (const name of ['a1', 'a2', 'b1', 'b2']) scheduler.schedule(name[0]!, 0, name, 'account');
       expect(started).toEqual(['a1', 'b1']);
       // When b1 is redirected to a
       let moved = false;
@@ -387,7 +387,7 @@ describe('createFetchScheduler', () => {
 
     it('gives up waiting when its fetch is aborted, and holds no slot after', async () => {
       const { scheduler, started, move, finish } = movable({ concurrency: 10, perHostConcurrency: 1 });
-      for (const name of ['a1', 'b1', 'a2']) scheduler.schedule(name[0]!, 0, name);
+      for (const name of ['a1', 'b1', 'a2']) scheduler.schedule(name[0]!, 0, name, 'account');
       const abort = new AbortController();
       const moving = move('b1', 'a', abort.signal);
       abort.abort(new Error('timed out'));
@@ -412,7 +412,7 @@ describe('createFetchScheduler', () => {
             /** The fetches holding a slot on their host; the others wait to move there. */
             const holding = new Set<string>();
             const scheduled = hosts.map((host, i) => `${host}${i}`);
-            scheduled.forEach((name) => scheduler.schedule(name[0]!, 0, name));
+            scheduled.forEach((name) => scheduler.schedule(name[0]!, 0, name, 'account'));
             const step = steps[Symbol.iterator]();
             while (running.size > 0) {
               for (const name of running.keys()) if (!running.get(name)!.moving) holding.add(name);

@@ -33,7 +33,7 @@ export interface FetchScheduler<T> {
    * Queues `item`, for `account`, for a slot in all and a slot for `host`;
    * `start(item)` runs it then, in the order described on the options.
    */
-  schedule(host: string, createdAt: number, item: T, account?: string): QueuedFetch<T>;
+  schedule(host: string, createdAt: number, item: T, account: string): QueuedFetch<T>;
   /** A link created at `createdAt` waits for `fetch` too: moves it up if that is newer than what it waits for. */
   promote(fetch: QueuedFetch<T>, createdAt: number): void;
   /**
@@ -69,21 +69,18 @@ class Entry<T> implements QueuedFetch<T> {
     public host: HostQueue<T>,
     public createdAt: number,
     readonly item: T,
-    readonly account: AccountSlots<T>,
+    readonly account: AccountSlots,
   ) {}
 }
 
 /**
- * What one account holds and waits for, and the hosts set aside while it
- * holds its share. Small, its set made only when first needed: a backlog may
- * hold a fetch for each of a hundred thousand accounts.
+ * What one account holds and waits for. Small: a backlog may hold a fetch for
+ * each of a hundred thousand accounts.
  */
-interface AccountSlots<T> {
+interface AccountSlots {
   name: string;
   inFlight: number;
   queued: number;
-  /** Hosts whose next fetch was this account's when it held its share: put back in turn when it may run again. */
-  parked: Set<HostQueue<T>> | undefined;
 }
 
 /**
@@ -157,9 +154,13 @@ export function createFetchScheduler<T>(options: FetchSchedulerOptions<T>): Fetc
   const now = options.now ?? Date.now;
   const accountShare = options.accountShare ?? Math.max(1, Math.floor(options.concurrency / 2));
   const hosts = new Map<string, HostQueue<T>>();
-  const accounts = new Map<string, AccountSlots<T>>();
-  /** Accounts with hosts set aside. */
-  const parking = new Set<AccountSlots<T>>();
+  const accounts = new Map<string, AccountSlots>();
+  /**
+   * Accounts that held their share, each with the hosts whose next fetch was
+   * theirs: put back in turn once the account may run again. A set is made
+   * only for an account set aside.
+   */
+  const parking = new Map<AccountSlots, Set<HostQueue<T>>>();
   /** Hosts with a free slot and a waiting fetch, in turn order (a Set keeps insertion order). */
   const ready = new Set<HostQueue<T>>();
   /** Of those, the ones whose newest fetch may be fresh (checked when reached). */
@@ -171,27 +172,28 @@ export function createFetchScheduler<T>(options: FetchSchedulerOptions<T>): Fetc
 
   const isFresh = (entry: Entry<T>) => now() - entry.createdAt < options.freshMs;
   /** Holding its share while another account's fetch waits. */
-  const atShare = (account: AccountSlots<T>) => account.inFlight >= accountShare && queued > account.queued;
+  const atShare = (account: AccountSlots) => account.inFlight >= accountShare && queued > account.queued;
 
-  function accountNamed(name: string): AccountSlots<T> {
+  function accountNamed(name: string): AccountSlots {
     let account = accounts.get(name);
     if (!account) {
-      account = { name, inFlight: 0, queued: 0, parked: undefined };
+      account = { name, inFlight: 0, queued: 0 };
       accounts.set(name, account);
     }
     return account;
   }
 
-  function forgetIfIdle(account: AccountSlots<T>): void {
-    if (account.inFlight === 0 && account.queued === 0 && !account.parked?.size) accounts.delete(account.name);
+  function forgetIfIdle(account: AccountSlots): void {
+    if (account.inFlight === 0 && account.queued === 0 && !parking.has(account)) accounts.delete(account.name);
   }
 
   /** Sets a host aside: its next fetch is `account`'s, which holds its share. */
-  function park(host: HostQueue<T>, account: AccountSlots<T>): void {
+  function park(host: HostQueue<T>, account: AccountSlots): void {
     ready.delete(host);
     fresh.delete(host);
-    (account.parked ??= new Set()).add(host);
-    parking.add(account);
+    let parked = parking.get(account);
+    if (!parked) parking.set(account, (parked = new Set()));
+    parked.add(host);
   }
 
   /**
@@ -201,11 +203,10 @@ export function createFetchScheduler<T>(options: FetchSchedulerOptions<T>): Fetc
    * account set aside on thousands of hosts would have them all put back and
    * set aside again at each of its fetches' ends.
    */
-  function unparkIfBelowShare(account: AccountSlots<T>): boolean {
+  function unparkIfBelowShare(account: AccountSlots, parked: Set<HostQueue<T>>): boolean {
     if (atShare(account)) return false;
     const room = queued > account.queued ? accountShare - account.inFlight : Infinity;
     let put = 0;
-    const parked = account.parked ?? new Set<HostQueue<T>>();
     for (const host of parked) {
       if (put >= room) break;
       parked.delete(host);
@@ -213,7 +214,6 @@ export function createFetchScheduler<T>(options: FetchSchedulerOptions<T>): Fetc
       put++;
     }
     if (parked.size === 0) {
-      account.parked = undefined;
       parking.delete(account);
       forgetIfIdle(account);
     }
@@ -226,7 +226,7 @@ export function createFetchScheduler<T>(options: FetchSchedulerOptions<T>): Fetc
    */
   function unpark(): boolean {
     let any = false;
-    for (const account of parking) any = unparkIfBelowShare(account) || any;
+    for (const [account, parked] of parking) any = unparkIfBelowShare(account, parked) || any;
     return any;
   }
   const hasRoom = (host: HostQueue<T>) => host.inFlight + host.movers.length < options.perHostConcurrency;
@@ -340,8 +340,7 @@ export function createFetchScheduler<T>(options: FetchSchedulerOptions<T>): Fetc
    * there puts them back in turn).
    */
   function nextSetAside(): Entry<T> | undefined {
-    for (const account of parking) {
-      const parked = account.parked ?? new Set<HostQueue<T>>();
+    for (const [account, parked] of parking) {
       for (const host of parked) {
         parked.delete(host);
         if (!hasRoom(host)) continue;
@@ -349,7 +348,6 @@ export function createFetchScheduler<T>(options: FetchSchedulerOptions<T>): Fetc
         const entry = newest && isFresh(newest) ? newest : peekOldest(host);
         if (entry) return entry;
       }
-      account.parked = undefined;
       parking.delete(account);
       forgetIfIdle(account);
     }
@@ -400,7 +398,7 @@ export function createFetchScheduler<T>(options: FetchSchedulerOptions<T>): Fetc
   };
 
   return {
-    schedule(hostName, createdAt, item, accountName = '') {
+    schedule(hostName, createdAt, item, accountName) {
       const host = hostNamed(hostName);
       const account = accountNamed(accountName);
       account.queued++;

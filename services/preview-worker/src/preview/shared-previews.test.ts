@@ -69,10 +69,10 @@ describe('createSharedPreviews', () => {
       await sleep(10);
       return page(url.endsWith('/a') ? 'A' : 'B');
     });
-    for (const link of ['a1', 'a2', 'a3']) previews.request('https://example.com/a', 1, link);
+    for (const link of ['a1', 'a2', 'a3']) previews.request('https://example.com/a', 1, link, 'account');
     await outcomeOf('a1');
-    previews.request('https://example.com/a', 2, 'a4');
-    previews.request('https://example.com/b', 3, 'b1');
+    previews.request('https://example.com/a', 2, 'a4', 'account');
+    previews.request('https://example.com/b', 3, 'b1', 'account');
     const titles = await Promise.all(['a1', 'a2', 'a3', 'a4', 'b1'].map(outcomeOf));
     expect(fetched).toEqual(['https://example.com/a', 'https://example.com/b']);
     expect(titles.map((o) => o.kind === 'fetched' && o.title)).toEqual(['A', 'A', 'A', 'A', 'B']);
@@ -95,7 +95,7 @@ describe('createSharedPreviews', () => {
     let n = 0;
     const previewOf = (url: string) => {
       const link = `link${n++}`;
-      previews.request(url, 1, link);
+      previews.request(url, 1, link, 'account');
       return outcomeOf(link);
     };
     expect(await previewOf('https://example.com/x')).toMatchObject({ kind: 'failed' });
@@ -124,11 +124,11 @@ describe('createSharedPreviews', () => {
       },
       { perHostConcurrency: 1, backoffMs: 300 },
     );
-    previews.request('https://example.com/flaky', 1, 'flaky');
+    previews.request('https://example.com/flaky', 1, 'flaky', 'account');
     await sleep(20);
     // Then another page of that host is fetched meanwhile
     const started = Date.now();
-    previews.request('https://example.com/other', 2, 'other');
+    previews.request('https://example.com/other', 2, 'other', 'account');
     await outcomeOf('other');
     expect(Date.now() - started).toBeLessThan(200);
     expect(await outcomeOf('flaky')).toMatchObject({ kind: 'fetched' });
@@ -145,8 +145,8 @@ describe('createSharedPreviews', () => {
       },
       { maxAttempts: 3 },
     );
-    previews.request('https://example.com/down', 1, 'down');
-    previews.request('https://example.com/gone', 1, 'gone');
+    previews.request('https://example.com/down', 1, 'down', 'account');
+    previews.request('https://example.com/gone', 1, 'gone', 'account');
     expect(await outcomeOf('down')).toMatchObject({
       kind: 'failed',
       code: 'http_503',
@@ -162,7 +162,7 @@ describe('createSharedPreviews', () => {
     const { previews, outcomeOf } = previewsOver(async () => {
       throw new TypeError('a bug');
     });
-    previews.request('https://example.com/x', 1, 'x');
+    previews.request('https://example.com/x', 1, 'x', 'account');
     expect(await outcomeOf('x')).toMatchObject({
       kind: 'failed',
       code: 'internal_error',
@@ -183,15 +183,15 @@ describe('createSharedPreviews', () => {
       },
       { perHostConcurrency: 1, backoffMs: 50 },
     );
-    previews.request('https://retrying.example.com/retry', 1, 'retrying');
-    previews.request('https://example.com/slow', 1, 'slow');
-    previews.request('https://example.com/slow', 2, 'slow-too');
-    previews.request('https://example.com/waiting', 1, 'waiting');
+    previews.request('https://retrying.example.com/retry', 1, 'retrying', 'account');
+    previews.request('https://example.com/slow', 1, 'slow', 'account');
+    previews.request('https://example.com/slow', 2, 'slow-too', 'account');
+    previews.request('https://example.com/waiting', 1, 'waiting', 'account');
     await sleep(10);
     expect(previews.destinations).toBe(3);
     // When it stops, and the slow fetch ends after
     previews.stop();
-    previews.request('https://example.com/after', 1, 'after');
+    previews.request('https://example.com/after', 1, 'after', 'account');
     finish();
     // Then every link is given up once, none gets an outcome, and nothing more is fetched
     expect([...abandoned].sort()).toEqual(['after', 'retrying', 'slow', 'slow-too', 'waiting']);
@@ -215,7 +215,7 @@ describe('createSharedPreviews', () => {
     };
     const { previews, outcomeOf } = previewsOver(fetchPage, { perHostConcurrency: 1 });
     const links = Array.from({ length: 10 }, (_, i) => `https://short${i}.example/go`);
-    links.forEach((url, i) => previews.request(url, Date.now(), `link${i}`));
+    links.forEach((url, i) => previews.request(url, Date.now(), `link${i}`, 'account'));
     // When every preview is in, the site was asked one at a time
     for (let i = 0; i < links.length; i++)
       await expect(outcomeOf(`link${i}`)).resolves.toMatchObject({ title: 'Target' });

@@ -40,7 +40,7 @@ export interface SharedPreviews<L> {
    * (counted against the share of the account that asked first), ends. After
    * `stop`, the link is abandoned at once.
    */
-  request(url: string, createdAt: number, link: L, account?: string): void;
+  request(url: string, createdAt: number, link: L, account: string): void;
   /** Abandons every link waiting, and starts no more fetches. */
   stop(): void;
   /** Destinations being fetched or waiting for their turn (or a retry). */
@@ -145,7 +145,7 @@ export function createSharedPreviews<L>(options: SharedPreviewsOptions<L>): Shar
   }
 
   return {
-    request(url, createdAt, link, account = '') {
+    request(url, createdAt, link, account) {
       if (stopped) return options.abandon([link]);
       const cached = cache.get(url);
       if (cached) {
