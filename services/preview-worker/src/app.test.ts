@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { setFlagsFromString } from 'node:v8';
@@ -79,9 +80,8 @@ function pipelineWith(
 
 const page = (html: string): FetchedPage => ({
   finalUrl: 'https://example.com/final',
-  body: Buffer.from(html),
   contentType: 'text/html',
-  truncated: false,
+  body: Readable.from([Buffer.from(html)]),
 });
 
 async function until(check: () => boolean): Promise<void> {

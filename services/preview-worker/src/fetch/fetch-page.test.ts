@@ -2,6 +2,7 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import * as zlib from 'node:zlib';
+import { PARSE_LIMITS } from '../parse/extract-preview';
 import { fetchPreview, type PreviewOutcome } from '../preview/fetch-preview';
 import { eventually } from '@shortlink/testing';
 import { createPageFetcher, DEFAULT_FETCH_POLICY, type FetchPolicy } from './fetch-page';
@@ -67,6 +68,7 @@ describe('fetching a preview (private networks allowed, as for local testing)', 
   let bigPageBytesSent = 0;
   let bigPageFinished = false;
   let brotliAsked: string | undefined;
+  let deepPageClosed = false;
   /** Bytes of an endless body written, by path, and whether its connection has closed. */
   const endlessBodies = new Map<string, { written: number; closed: boolean }>();
   function endless(res: http.ServerResponse, status: number, headers: http.OutgoingHttpHeaders): void {
@@ -148,6 +150,12 @@ describe('fetching a preview (private networks allowed, as for local testing)', 
       '/gzip-bomb': (_req, res) => {
         const page = Buffer.concat([Buffer.from('<title>Bomb</title>'), Buffer.alloc(20 * 1024 * 1024, 0x20)]);
         res.writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'gzip' }).end(zlib.gzipSync(page));
+      },
+      '/deep-then-silent': (_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/html' });
+        res.on('close', () => (deepPageClosed = true));
+        // Past the parser's depth limit, then nothing more, the body never ending.
+        res.write(`<title>Deep</title>${'<b>'.repeat(PARSE_LIMITS.depth + 10)}`);
       },
       '/slow': (_req, res) => {
         res.writeHead(200, { 'content-type': 'text/html' });
@@ -279,12 +287,23 @@ describe('fetching a preview (private networks allowed, as for local testing)', 
     expect(bigPageBytesSent).toBeLessThan(32 * 1024 * 1024);
   });
 
+  it('stops reading a page, and ends its download, once its parse stops', async () => {
+    // Read to its end, this page would time out: its body never ends.
+    await expect(preview(`${site.origin}/deep-then-silent`, { timeoutMs: 2000 }, 1)).resolves.toMatchObject({
+      kind: 'fetched',
+      title: 'Deep',
+    });
+    await eventually(async () => (deepPageClosed ? true : undefined), 10_000);
+  });
+
   it('caps the decompressed size, not the compressed one', async () => {
     const fetchPage = createPageFetcher({ ...DEFAULT_FETCH_POLICY, allowPrivateNetworks: true, userAgent: 'x' });
     const page = await fetchPage(`${site.origin}/gzip-bomb`);
-    expect(page.body.length).toBe(1024 * 1024);
-    expect(page.truncated).toBe(true);
-    expect(page.body.subarray(0, 19).toString()).toBe('<title>Bomb</title>');
+    const chunks: Buffer[] = [];
+    for await (const chunk of page.body) chunks.push(chunk);
+    const body = Buffer.concat(chunks);
+    expect(body.length).toBe(1024 * 1024);
+    expect(body.subarray(0, 19).toString()).toBe('<title>Bomb</title>');
   });
 
   it('stops reading a body sent in pieces too small to be a page, without retrying', async () => {

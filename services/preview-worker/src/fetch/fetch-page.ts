@@ -30,13 +30,16 @@ export const DEFAULT_FETCH_POLICY: Omit<FetchPolicy, 'userAgent' | 'allowPrivate
 };
 
 export interface FetchedPage {
-  /** The URL the body was read from, after redirects. */
+  /** The URL the body is read from, after redirects. */
   finalUrl: string;
-  body: Buffer;
   /** The response's Content-Type header, for the charset. */
   contentType: string;
-  /** The page was longer than `maxBytes` and was cut there. */
-  truncated: boolean;
+  /**
+   * The body, decoded, as it arrives, cut at `maxBytes`: read once. Leaving
+   * the loop early ends the download; a failure while reading throws a
+   * PreviewFetchError. Not read, it is dropped when the fetch times out.
+   */
+  body: AsyncIterable<Buffer>;
 }
 
 /**
@@ -114,10 +117,8 @@ export function createPageFetcher(policy: FetchPolicy): PageFetcher {
       }
       const socket = response.socket;
       const readBefore = socket.bytesRead;
-      const { body, truncated } = await readCapped(decoded(response), policy.maxBytes, signal, () => {
-        return socket.bytesRead - readBefore;
-      });
-      return { finalUrl: url.href, body, contentType, truncated };
+      const body = cappedBody(decoded(response), policy.maxBytes, signal, () => socket.bytesRead - readBefore);
+      return { finalUrl: url.href, contentType, body };
     }
   };
 }
@@ -211,32 +212,31 @@ function decoded(response: http.IncomingMessage): Readable {
  */
 const TINY_PIECES_SLACK_BYTES = 32 * 1024;
 
-async function readCapped(
+/** The body's pieces, at most `maxBytes` in all; the stream is destroyed once they stop being taken. */
+async function* cappedBody(
   stream: Readable,
   maxBytes: number,
   signal: AbortSignal,
   wireBytes: () => number,
-): Promise<{ body: Buffer; truncated: boolean }> {
-  const chunks: Buffer[] = [];
+): AsyncGenerator<Buffer, void, undefined> {
   let size = 0;
   const onAbort = () => stream.destroy(signal.reason as Error);
   signal.addEventListener('abort', onAbort, { once: true });
   try {
+    // Leaving this loop, by a return, a throw or the reader's own leaving, destroys the stream and its connection.
     for await (const chunk of stream) {
       const buffer = chunk as Buffer;
       if (wireBytes() > TINY_PIECES_SLACK_BYTES + 2 * (size + buffer.length)) {
-        // Leaving the loop destroys the stream, and with it the connection.
         throw new PreviewFetchError('bad_response', false, 'the body came in pieces too small to be a web page');
       }
-      if (size + buffer.length > maxBytes) {
-        chunks.push(buffer.subarray(0, maxBytes - size));
-        // Leaving the loop destroys the stream: the rest is never read off the socket.
-        return { body: Buffer.concat(chunks), truncated: true };
+      if (size + buffer.length >= maxBytes) {
+        // The rest is never read off the socket.
+        yield buffer.subarray(0, maxBytes - size);
+        return;
       }
-      chunks.push(buffer);
       size += buffer.length;
+      yield buffer;
     }
-    return { body: Buffer.concat(chunks), truncated: false };
   } catch (err) {
     throw classifyError(err, signal);
   } finally {

@@ -1,4 +1,5 @@
-import { decodeHtml } from './decode-html';
+import fc from 'fast-check';
+import { createHtmlDecoder, decodeHtml } from './decode-html';
 
 describe('decodeHtml', () => {
   const latin1 = Buffer.from('<title>caf\xe9</title>', 'latin1');
@@ -32,5 +33,24 @@ describe('decodeHtml', () => {
     expect(decodeHtml(Buffer.from('\ufeffhi'), 'text/html; charset=iso-8859-1')).toBe('hi');
     expect(decodeHtml(Buffer.from('ok'), 'text/html; charset=x-made-up')).toBe('ok');
     expect(decodeHtml(latin1, 'text/html')).toBe('<title>caf\ufffd</title>');
+  });
+
+  it('decodes a page cut anywhere, a character or the charset’s <meta> split across pieces, as it decodes it whole', () => {
+    const pages = fc.tuple(
+      fc.constantFrom('', '<meta charset="iso-8859-1">', '<meta charset="shift_jis">', '\ufeff'),
+      fc.string({ unit: 'grapheme', minLength: 1, maxLength: 300 }),
+      // Pages shorter than the prescan, and pages whose text comes after it
+      fc.constantFrom(0, 990, 1010, 1100),
+    );
+    fc.assert(
+      fc.property(pages, fc.integer({ min: 1, max: 64 }), ([prefix, text, padding], pieceBytes) => {
+        const body = Buffer.from(`${prefix}${' '.repeat(padding)}<title>${text}</title>`);
+        const decoder = createHtmlDecoder('text/html');
+        let decoded = '';
+        for (let at = 0; at < body.length; at += pieceBytes)
+          decoded += decoder.write(body.subarray(at, at + pieceBytes));
+        expect(decoded + decoder.end()).toBe(decodeHtml(body, 'text/html'));
+      }),
+    );
   });
 });

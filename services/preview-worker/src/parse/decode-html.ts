@@ -4,21 +4,62 @@ import { Parser } from 'htmlparser2';
 /** How far into the page a `<meta charset>` is looked for, as browsers do. */
 const PRESCAN_BYTES = 1024;
 
+/** Turns a page's bytes as they arrive into text, never holding more than the first `PRESCAN_BYTES` of it. */
+export interface HtmlDecoder {
+  /** The text of `chunk`, as far as it can be decoded yet (a character split across chunks waits for the next). */
+  write(chunk: Buffer): string;
+  /** The text still held: the rest of the first bytes, or the end of a split character. */
+  end(): string;
+}
+
 /**
  * Turns a page's bytes into text: a byte order mark first, then the charset of
  * the Content-Type header, then a `<meta charset>` (or `http-equiv`) near the
  * top of the page, else UTF-8. Unknown labels fall back to UTF-8; bytes that do
- * not decode become U+FFFD rather than failing the preview.
+ * not decode become U+FFFD rather than failing the preview. The page is read
+ * as it comes: its first `PRESCAN_BYTES` are kept until the charset is known,
+ * the rest is decoded a chunk at a time.
  */
+export function createHtmlDecoder(contentType: string): HtmlDecoder {
+  let head: Buffer[] = [];
+  let headBytes = 0;
+  let decoder: TextDecoder | undefined;
+
+  /** The charset is known: the decoder, and the text of the first bytes. */
+  const start = (): [TextDecoder, string] => {
+    const first = Buffer.concat(head);
+    head = [];
+    decoder = decoderFor(bomCharset(first) ?? charsetParam(contentType) ?? metaCharset(first) ?? 'utf-8');
+    return [decoder, decoder.decode(first, { stream: true })];
+  };
+
+  return {
+    write(chunk) {
+      if (decoder) return decoder.decode(chunk, { stream: true });
+      head.push(chunk);
+      headBytes += chunk.length;
+      return headBytes < PRESCAN_BYTES ? '' : start()[1];
+    },
+    end() {
+      if (decoder) return decoder.decode();
+      const [started, text] = start();
+      return text + started.decode();
+    },
+  };
+}
+
+/** A whole page's text (see `createHtmlDecoder`). */
 export function decodeHtml(body: Buffer, contentType: string): string {
-  const label = bomCharset(body) ?? charsetParam(contentType) ?? metaCharset(body) ?? 'utf-8';
-  let decoder: TextDecoder;
+  const decoder = createHtmlDecoder(contentType);
+  return decoder.write(body) + decoder.end();
+}
+
+function decoderFor(label: string): TextDecoder {
   try {
-    decoder = new TextDecoder(label);
+    return new TextDecoder(label);
   } catch {
-    decoder = new TextDecoder('utf-8');
+    return new TextDecoder('utf-8');
   }
-  return decoder.decode(body);
 }
 
 function bomCharset(body: Buffer): string | null {

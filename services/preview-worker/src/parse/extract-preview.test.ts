@@ -1,4 +1,5 @@
-import { PARSE_LIMITS, extractPreview, LIMITS } from './extract-preview';
+import fc from 'fast-check';
+import { createPreviewExtractor, PARSE_LIMITS, extractPreview, LIMITS } from './extract-preview';
 
 const page = (head: string, body = '') => `<!doctype html><html><head>${head}</head><body>${body}</body></html>`;
 const FINAL = 'https://example.com/articles/42?ref=x';
@@ -101,6 +102,22 @@ describe('extractPreview', () => {
     expect(extractPreview(`${'<b>'.repeat(PARSE_LIMITS.depth - 1)}<title>Deep</title>`, FINAL).title).toBe('Deep');
   });
 
+  it('stops at a piece of markup longer than any page has, with what it read before, but reads text of any length', () => {
+    // The parser holds a tag or a comment until its end: a megabyte of one is a megabyte of the worker's memory.
+    const long = 'x'.repeat(2 * PARSE_LIMITS.pieceChars);
+    const after = '<meta property="og:title" content="After">';
+    expect(extractPreview(`<title>Before</title><!--${long}-->${after}`, FINAL).title).toBe('Before');
+    expect(extractPreview(`<title>Before</title><meta name="description" content="${long}">${after}`, FINAL)).toEqual({
+      title: 'Before',
+      description: null,
+      image: null,
+    });
+    expect(extractPreview(`<title>Before</title><${long}>${after}`, FINAL).title).toBe('Before');
+    const text = 'x '.repeat(PARSE_LIMITS.pieceChars);
+    expect(extractPreview(`<script>${text}</script><p>${text}</p>${after}`, FINAL).title).toBe('After');
+    expect(extractPreview(`<!--${'x'.repeat(PARSE_LIMITS.pieceChars - 100)}-->${after}`, FINAL).title).toBe('After');
+  });
+
   it('counts elements closed by the parser as closed: void tags and implied ends do not nest', () => {
     const page = `<html><head>${'<meta name="x"><link rel="y"><br><img src="z">'.repeat(400)}</head><body><ul>${'<li>item'.repeat(400)}</ul>${'<p>text'.repeat(400)}<table>${'<tr><td>a<td>b'.repeat(400)}</table><title>After many</title></body></html>`;
     expect(extractPreview(page, FINAL).title).toBe('After many');
@@ -129,5 +146,48 @@ describe('extractPreview', () => {
     const html = '<html><head><title>Unclosed <meta property="og:image" content="/x.png"';
     expect(() => extractPreview(html, FINAL)).not.toThrow();
     expect(extractPreview('', FINAL)).toEqual({ title: null, description: null, image: null });
+  });
+
+  it('reads the same fields however the page is cut into pieces', () => {
+    const piece = fc.constantFrom(
+      '<title>',
+      '</title>',
+      '<meta property="og:title" content="',
+      '<meta name="description" content="',
+      '<meta property="og:image" content="/i.png',
+      '">',
+      '<svg>',
+      '</svg>',
+      '<b>',
+      '<!-- c -->',
+      '&amp;',
+      '&#x1F600;',
+      '😀',
+      'caf\u00e9',
+      ' \u0001 ',
+      '\u202e',
+      '\n\t',
+      ' '.repeat(3000),
+      'word '.repeat(100),
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 40 }), fc.integer({ min: 1, max: 5000 }), (pieces, pieceChars) => {
+        const html = pieces.join('');
+        const extractor = createPreviewExtractor(FINAL);
+        for (let at = 0; at < html.length; at += pieceChars) extractor.write(html.slice(at, at + pieceChars));
+        expect(extractor.end()).toEqual(extractPreview(html, FINAL));
+      }),
+    );
+  });
+
+  it('reads a title of a megabyte as a whole, holding only what its cap needs', () => {
+    const spaced = `<title>${' \n'.repeat(500_000)}Hello${' \u0001 '.repeat(1000)}World ${'\t'.repeat(100_000)}</title>`;
+    const extractor = createPreviewExtractor(FINAL);
+    for (let i = 0; i < spaced.length; i += 16 * 1024) extractor.write(spaced.slice(i, i + 16 * 1024));
+    expect(extractor.end().title).toBe('Hello World');
+    const long = createPreviewExtractor(FINAL);
+    long.write('<title>');
+    for (let i = 0; i < 64; i++) long.write(`${'x'.repeat(16 * 1024)}  `);
+    expect(long.end().title).toBe(`${'x'.repeat(LIMITS.title - 1)}…`);
   });
 });

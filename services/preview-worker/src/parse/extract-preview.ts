@@ -14,53 +14,100 @@ const DESCRIPTION_KEYS = ['og:description', 'twitter:description', 'description'
 const IMAGE_KEYS = ['og:image', 'og:image:url', 'og:image:secure_url', 'twitter:image', 'twitter:image:src'];
 
 /**
- * Where the parser stops. htmlparser2 keeps its stack of open elements with
- * `unshift`, so tags that never close cost time quadratic in their depth, on
- * the worker's event loop: 1 KB of gzip (`<b>` 350,000 times) held it for 30 s
- * (issue 18's audit). Real pages nest a few dozen deep and open a few
- * thousand tags; past either bound, what was read so far is the preview.
+ * Where the parser stops; past any bound, what was read so far is the preview.
+ * htmlparser2 keeps its stack of open elements with `unshift`, so tags that
+ * never close cost time quadratic in their depth, on the worker's event loop:
+ * 1 KB of gzip (`<b>` 350,000 times) held it for 30 s (issue 18's audit).
+ * Real pages nest a few dozen deep and open a few thousand tags. And it holds
+ * a piece of markup (a tag with its attributes, a comment) until its end: a
+ * comment of a megabyte held one, 256 pages at once 320 MiB. Text is passed
+ * on as it comes and is not counted.
  */
-export const PARSE_LIMITS = { depth: 500, openTags: 50_000 } as const;
+export const PARSE_LIMITS = { depth: 500, openTags: 50_000, pieceChars: 256 * 1024 } as const;
+
+const WRITE_SLICE_CHARS = 16 * 1024;
+
+/** Reads a page's preview fields from its text as it arrives. */
+export interface PreviewExtractor {
+  /** Takes the next piece of the page's text; false once parsing stopped (past PARSE_LIMITS): read no more. */
+  write(text: string): boolean;
+  /** The page ended (or reading it stopped): its fields. */
+  end(): PreviewFields;
+}
+
+/** Only these `<meta>` are kept: a page may hold thousands of others. */
+const META_KEYS = new Set([...TITLE_KEYS, ...DESCRIPTION_KEYS, ...IMAGE_KEYS]);
+
+/**
+ * The text of a `<title>` is collapsed once it outgrows this many characters,
+ * and cut once collapsed it is past what its cap needs: a page's title cannot
+ * hold a megabyte of the worker's memory while it is read.
+ */
+const TITLE_COLLAPSE_CHARS = 8 * 1024;
+const TITLE_KEPT_CHARS = 2 * LIMITS.title + 2;
 
 /**
  * Reads preview fields from a page: Open Graph first, then Twitter cards, then
  * the document's own `<title>` and `<meta name="description">`. The parser
  * decodes entities; values are whitespace-collapsed, trimmed and capped to the
  * event's limits, and the image is made absolute against the page's final URL.
- * Parsing stops past PARSE_LIMITS.
+ * Parsing stops past PARSE_LIMITS. What it keeps is bounded by the fields, not
+ * by the page: the page's text is parsed a piece at a time and not kept.
  */
-export function extractPreview(html: string, finalUrl: string): PreviewFields {
+export function createPreviewExtractor(finalUrl: string): PreviewExtractor {
   const meta = new Map<string, string>();
   let documentTitle: string | null = null;
   let titleText: string | null = null;
+  /** `titleText` holds all of the title that its cap can need. */
+  let titleFull = false;
   let svgDepth = 0;
   let openTags = 0;
   let depth = 0;
   let stopped = false;
+  /** Characters written, and where the last whole piece of markup or text ended. */
+  let written = 0;
+  let settled = 0;
+  const settle = () => {
+    settled = parser.endIndex + 1;
+  };
+  const stop = () => {
+    stopped = true;
+    parser.pause();
+  };
 
   const parser = new Parser(
     {
       onopentag(name, attributes) {
         if (stopped) return;
         // The parser reports every element it closes, implied closes included: `depth` is its stack's.
-        if (++openTags > PARSE_LIMITS.openTags || ++depth > PARSE_LIMITS.depth) {
-          stopped = true;
-          parser.pause();
-          return;
-        }
+        settle();
+        if (++openTags > PARSE_LIMITS.openTags || ++depth > PARSE_LIMITS.depth) return stop();
         if (name === 'svg') svgDepth++;
         else if (name === 'title' && svgDepth === 0 && documentTitle === null) titleText = '';
         else if (name === 'meta') {
           // Open Graph specifies `property`; many sites write `name`. Accept both.
           const key = (attributes.property ?? attributes.name ?? '').trim().toLowerCase();
           const content = attributes.content;
-          if (key && content !== undefined && !meta.has(key) && clean(content) !== null) meta.set(key, content);
+          if (META_KEYS.has(key) && content !== undefined && !meta.has(key) && clean(content) !== null) {
+            meta.set(key, content);
+          }
         }
       },
       ontext(text) {
-        if (titleText !== null) titleText += text;
+        settle();
+        if (titleText === null || titleFull) return;
+        titleText += text;
+        if (titleText.length > TITLE_COLLAPSE_CHARS) {
+          // Collapsed, the text cleans to the same; past TITLE_KEPT_CHARS, its cap's cut is in what is kept.
+          titleText = collapsed(titleText);
+          if (titleText.length > TITLE_KEPT_CHARS) {
+            titleText = titleText.slice(0, TITLE_KEPT_CHARS);
+            titleFull = true;
+          }
+        }
       },
       onclosetag(name) {
+        settle();
         depth--;
         if (name === 'svg') svgDepth = Math.max(0, svgDepth - 1);
         else if (name === 'title' && titleText !== null) {
@@ -68,21 +115,44 @@ export function extractPreview(html: string, finalUrl: string): PreviewFields {
           titleText = null;
         }
       },
+      oncommentend: settle,
+      oncdataend: settle,
+      onprocessinginstruction: settle,
     },
     { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true },
   );
-  parser.write(html);
-  if (!stopped) parser.end();
 
-  const first = (keys: string[]) => keys.map((k) => meta.get(k)).find((v) => v !== undefined) ?? null;
   return {
-    title: capped(clean(first(TITLE_KEYS) ?? documentTitle ?? titleText), LIMITS.title),
-    description: capped(clean(first(DESCRIPTION_KEYS)), LIMITS.description),
-    image: absoluteImage(
-      IMAGE_KEYS.map((k) => meta.get(k)),
-      finalUrl,
-    ),
+    write(text) {
+      // In slices, so that a piece too long is found however the page was cut, within a slice of the bound.
+      for (let at = 0; at < text.length && !stopped; at += WRITE_SLICE_CHARS) {
+        const slice = text.slice(at, at + WRITE_SLICE_CHARS);
+        parser.write(slice);
+        written += slice.length;
+        if (written - settled > PARSE_LIMITS.pieceChars) stop();
+      }
+      return !stopped;
+    },
+    end() {
+      if (!stopped) parser.end();
+      const first = (keys: string[]) => keys.map((k) => meta.get(k)).find((v) => v !== undefined) ?? null;
+      return {
+        title: capped(clean(first(TITLE_KEYS) ?? documentTitle ?? titleText), LIMITS.title),
+        description: capped(clean(first(DESCRIPTION_KEYS)), LIMITS.description),
+        image: absoluteImage(
+          IMAGE_KEYS.map((k) => meta.get(k)),
+          finalUrl,
+        ),
+      };
+    },
   };
+}
+
+/** The preview fields of a whole page's text (see `createPreviewExtractor`). */
+export function extractPreview(html: string, finalUrl: string): PreviewFields {
+  const extractor = createPreviewExtractor(finalUrl);
+  extractor.write(html);
+  return extractor.end();
 }
 
 /**
@@ -97,14 +167,24 @@ export function extractPreview(html: string, finalUrl: string): PreviewFields {
 const INVISIBLE =
   /[\u00ad\u061c\u115f\u1160\u180e\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\u3164\ufeff\uffa0\ufff9-\ufffb]/g;
 
-/** Collapses runs of whitespace (and drops control and invisible formatting characters); empty is absent. */
-function clean(value: string | null): string | null {
-  if (value === null) return null;
-  const text = value
+/**
+ * Each run of whitespace as one space, with control and invisible formatting
+ * characters dropped (the whitespace around one is one run too). Collapsing
+ * a text's start first changes nothing: collapsed(collapsed(a) + b) is
+ * collapsed(a + b).
+ */
+function collapsed(value: string): string {
+  return value
     .replace(/\s+/g, ' ')
     .replace(/\p{Cc}/gu, '')
     .replace(INVISIBLE, '')
-    .trim();
+    .replace(/ {2,}/g, ' ');
+}
+
+/** Collapsed and trimmed; empty is absent. */
+function clean(value: string | null): string | null {
+  if (value === null) return null;
+  const text = collapsed(value).trim();
   return text === '' ? null : text;
 }
 

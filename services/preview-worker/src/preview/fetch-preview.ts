@@ -1,7 +1,7 @@
-import type { EnterHost, PageFetcher } from '../fetch/fetch-page';
+import type { EnterHost, FetchedPage, PageFetcher } from '../fetch/fetch-page';
 import { PreviewFetchError } from '../fetch/fetch-errors';
-import { decodeHtml } from '../parse/decode-html';
-import { extractPreview, type PreviewFields } from '../parse/extract-preview';
+import { createHtmlDecoder } from '../parse/decode-html';
+import { createPreviewExtractor, type PreviewFields } from '../parse/extract-preview';
 
 export type PreviewOutcome =
   | ({ kind: 'fetched'; finalUrl: string } & PreviewFields)
@@ -42,8 +42,7 @@ export async function attemptPreview(
 ): Promise<PreviewAttempt> {
   try {
     const page = await fetchPage(url, enterHost);
-    const html = decodeHtml(page.body, page.contentType);
-    return { kind: 'fetched', finalUrl: page.finalUrl, ...extractPreview(html, page.finalUrl) };
+    return { kind: 'fetched', finalUrl: page.finalUrl, ...(await readPreview(page)) };
   } catch (err) {
     if (!(err instanceof PreviewFetchError)) throw err;
     if (err.transient && attempt < retry.maxAttempts) {
@@ -53,6 +52,24 @@ export async function attemptPreview(
     const reason = `${err.code}: ${err.message}${tries}`.slice(0, 500);
     return { kind: 'failed', code: err.code, reason, attempts: attempt };
   }
+}
+
+/**
+ * A page's preview fields, read as the page arrives: a piece of it is
+ * decoded, parsed and dropped, so a page being read holds the worker's memory
+ * for what the fields keep, not for its size. Reading stops, and with it the
+ * download, once the parser stops.
+ */
+async function readPreview(page: FetchedPage): Promise<PreviewFields> {
+  const decoder = createHtmlDecoder(page.contentType);
+  const extractor = createPreviewExtractor(page.finalUrl);
+  let reading = true;
+  for await (const chunk of page.body) {
+    reading = extractor.write(decoder.write(chunk));
+    if (!reading) break;
+  }
+  if (reading) extractor.write(decoder.end());
+  return extractor.end();
 }
 
 /**

@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FetchedPage, PageFetcher } from '../fetch/fetch-page';
 import { PreviewFetchError } from '../fetch/fetch-errors';
@@ -6,9 +7,8 @@ import { createSharedPreviews, hostOf, type PreviewSource } from './shared-previ
 
 const page = (title: string): FetchedPage => ({
   finalUrl: 'https://example.com/final',
-  body: Buffer.from(`<title>${title}</title>`),
   contentType: 'text/html',
-  truncated: false,
+  body: Readable.from([Buffer.from(`<title>${title}</title>`)]),
 });
 
 /** Shared previews whose links are names; what each link got (an outcome, or given up) is kept. */
