@@ -188,6 +188,28 @@ describe('PGlite session server', () => {
       await Promise.all([listener.end(), other.end(), notifier.end()]);
     }
   });
+
+  it('gives a listening connection the session before the crowd queued ahead of it', async () => {
+    // A redirector renews its lease on its listening connection: behind a pool's crowd it came back too late.
+    await db.exec('CREATE TABLE turns (seq serial PRIMARY KEY, who text NOT NULL)');
+    const holder = await connected();
+    const crowd = await Promise.all([1, 2, 3].map(() => connected()));
+    const listener = await connected();
+    try {
+      await listener.query('LISTEN link_changed');
+      await holder.query('BEGIN');
+      const queued = crowd.map((c, i) => c.query('INSERT INTO turns (who) VALUES ($1)', [`crowd${i + 1}`]));
+      const renewal = listener.query('INSERT INTO turns (who) VALUES ($1)', ['listener']);
+      // A round trip of the holder's: the others' queries have reached the server meanwhile.
+      await holder.query('SELECT 1');
+      await holder.query('COMMIT');
+      await Promise.all([...queued, renewal]);
+      const { rows } = await holder.query<{ who: string }>('SELECT who FROM turns ORDER BY seq');
+      expect(rows.map((r) => r.who)).toEqual(['listener', 'crowd1', 'crowd2', 'crowd3']);
+    } finally {
+      await Promise.all([holder, listener, ...crowd].map((c) => c.end()));
+    }
+  });
 });
 
 describe('PGlite session server with a password', () => {

@@ -27,6 +27,14 @@ import {
  * a Flush mid-exchange) keeps the session until it is idle again, and the
  * others queue. Notifications raised in the shared session are routed to the
  * connections that listen on their channel, as a real server would.
+ *
+ * Connections that listen go first when the session is free. Theirs are the
+ * short statements the others wait on: a redirector's lease renewals and
+ * confirmations, the write API's read of the leases. Queued behind a pool's
+ * crowd of transactions, whose every round trip waits on a busy event loop, a
+ * renewal came back too late under a storm of changes: the lease lapsed, the
+ * redirector emptied its cache, and most changes waited for the lease to run
+ * out (docs/performance.md, "The embedded session's listeners first").
  */
 export interface SessionServerOptions {
   db: PGlite;
@@ -113,7 +121,13 @@ export async function startSessionServer(options: SessionServerOptions): Promise
   const { db } = options;
   const connections = new Set<Connection>();
   const listeners = new Map<string, Set<Connection>>();
+  /** Connections waiting for the session, one exchange a turn: the listening ones first. */
   const ready: Connection[] = [];
+  const readyListening: Connection[] = [];
+  const enqueue = (conn: Connection) => {
+    conn.queued = true;
+    (conn.listening.size > 0 ? readyListening : ready).push(conn);
+  };
   /** The connection the session belongs to between its exchanges (open transaction, or mid-exchange). */
   let owner: Connection | null = null;
   let pumping = false;
@@ -121,10 +135,7 @@ export async function startSessionServer(options: SessionServerOptions): Promise
   const report = (error: unknown) => options.onError?.(error instanceof Error ? error : new Error(String(error)));
 
   function schedule(conn: Connection): void {
-    if (conn !== owner && !conn.queued && conn.exchanges.length > 0) {
-      conn.queued = true;
-      ready.push(conn);
-    }
+    if (conn !== owner && !conn.queued && conn.exchanges.length > 0) enqueue(conn);
     if (!pumping) void pump();
   }
 
@@ -137,16 +148,14 @@ export async function startSessionServer(options: SessionServerOptions): Promise
           if (owner.exchanges.length === 0) break;
           conn = owner;
         } else {
-          conn = ready.shift();
+          conn = readyListening.shift() ?? ready.shift();
           if (!conn) break;
           conn.queued = false;
           if (conn.exchanges.length === 0) continue;
         }
         await run(conn, conn.exchanges.shift() as Exchange);
-        if (conn !== owner && conn.exchanges.length > 0 && !conn.queued) {
-          conn.queued = true;
-          ready.push(conn); // behind the others: one exchange per turn
-        }
+        // Behind the others of its kind: one exchange per turn.
+        if (conn !== owner && conn.exchanges.length > 0 && !conn.queued) enqueue(conn);
       }
     } finally {
       pumping = false;
