@@ -151,6 +151,13 @@ describe('fetching a preview (private networks allowed, as for local testing)', 
         const page = Buffer.concat([Buffer.from('<title>Bomb</title>'), Buffer.alloc(20 * 1024 * 1024, 0x20)]);
         res.writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'gzip' }).end(zlib.gzipSync(page));
       },
+      '/dies-mid-body': (_req, res, hit) => {
+        if (hit > 1) return html('<title>Whole</title>')(_req, res);
+        // The server process dies with the page half sent: the connection is cut, not ended.
+        res.writeHead(200, { 'content-type': 'text/html' });
+        res.write(`<title>Half`);
+        setTimeout(() => res.socket?.destroy(), 20);
+      },
       '/deep-then-silent': (_req, res) => {
         res.writeHead(200, { 'content-type': 'text/html' });
         res.on('close', () => (deepPageClosed = true));
@@ -285,6 +292,11 @@ describe('fetching a preview (private networks allowed, as for local testing)', 
     await sleep(200);
     expect(bigPageFinished).toBe(false);
     expect(bigPageBytesSent).toBeLessThan(32 * 1024 * 1024);
+  });
+
+  it('tries a page again whose connection was cut halfway through its body', async () => {
+    await expect(preview(`${site.origin}/dies-mid-body`)).resolves.toMatchObject({ kind: 'fetched', title: 'Whole' });
+    expect(site.hits.get('/dies-mid-body')).toBe(2);
   });
 
   it('stops reading a page, and ends its download, once its parse stops', async () => {
