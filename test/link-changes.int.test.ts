@@ -65,6 +65,14 @@ describe('link changes across processes', () => {
       headers: { authorization: `Bearer ${as}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
+  /** Changes the first write API answered after a wait for the redirectors that ended so (its /metrics). */
+  const waitsOf = async (outcome: string) => {
+    const text = await (await fetch(`${writeApi.url}/metrics`)).text();
+    const line = text
+      .split('\n')
+      .find((l) => l.startsWith(`shortlink_link_change_redirector_wait_seconds_count{outcome="${outcome}"}`));
+    return line === undefined ? 0 : Number(line.split(' ').at(-1));
+  };
   const visit = async (redirector: RunningProcess, slug: string) => {
     const res = await fetch(`${redirector.url}/${slug}`, { redirect: 'manual' });
     return { status: res.status, location: res.headers.get('location') };
@@ -231,12 +239,15 @@ describe('link changes across processes', () => {
       // Leased but silent (frozen, or cut off): the answer waits until its lease has run out.
       slow.off('notification', confirmLater);
       await renewRedirectorLease(slow, listenerId, 2000);
+      const lapsedBefore = await waitsOf('lapsed');
       expect((await api('DELETE', `/api/v1/links/${slug}`)).status).toBe(204);
       const { rows } = await infra.pool.query<{ lapsed: boolean }>(
         'SELECT expires_at <= now() AS lapsed FROM redirector_leases WHERE listener_id = $1',
         [listenerId],
       );
       expect(rows[0]?.lapsed).toBe(true);
+      // And the write API says so to its operators: one more change that waited for a lease to run out
+      expect(await waitsOf('lapsed')).toBe(lapsedBefore + 1);
     } finally {
       await releaseRedirectorLease(slow, listenerId);
       await slow.end();

@@ -116,6 +116,22 @@ describe('GET /metrics of the all-in-one process', () => {
     const freshness = valueOf(clicks, 'shortlink_click_freshness_seconds_sum')!;
     expect(freshness).toBeGreaterThan(0);
     expect(freshness).toBeLessThan(60 * valueOf(clicks, 'shortlink_click_freshness_seconds_count')!);
+
+    // A change waits for the process's own redirector, which holds its lease and confirms it
+    const changed = await fetch(`${app.url}/api/v1/links/${slug}`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ tag: 'scraped' }),
+    });
+    expect(changed.status).toBe(200);
+    const { exposition: afterChange } = await scrape();
+    expect(valueOf(afterChange, 'shortlink_link_cache_trusted')).toBe(1);
+    expect(valueOf(afterChange, 'shortlink_link_change_redirector_wait_seconds_count', { outcome: 'confirmed' })).toBe(
+      1,
+    );
+    expect(afterChange.series.filter((s) => /redirector_wait_seconds_count|trust_lost/.test(s.name))).toEqual([
+      expect.objectContaining({ labels: expect.objectContaining({ outcome: 'confirmed' }) }),
+    ]);
   }, 90_000);
 
   it('answers /readyz 200 with every dependency of every service up, /healthz as before', async () => {

@@ -44,6 +44,7 @@ describe('the write API', () => {
         kafka: infra.log,
         names: infra.names,
         logger: silentLogger,
+        metrics: createMetricsRegistry({ processMetrics: false }),
         rateLimiter: memoryRateLimiter({ free: 60, pro: 3000 }),
       },
     );

@@ -7,7 +7,7 @@ const originalQuery = Object.getOwnPropertyDescriptor(Client.prototype, 'query')
 ) => unknown;
 import { CHANNELS, migrate, MIGRATIONS_DIR } from '@shortlink/postgres';
 import { createScratchPostgres, eventually, infraEnv, type ScratchDatabase } from '@shortlink/testing';
-import { listenForLinkChanges, type LinkListener } from './invalidation';
+import { listenForLinkChanges, type LinkListener, type TrustLoss } from './invalidation';
 import { LinkCache } from './link-cache';
 
 const env = infraEnv(process.env);
@@ -63,7 +63,12 @@ describe('link notifications (real Postgres)', () => {
       maxEntries: 100,
       negativeTtlMs: 60_000,
     });
-    const leased = listenForLinkChanges(db.url, own, quiet, { leaseMs: 3000, renewEveryMs: 100 });
+    const losses: TrustLoss[] = [];
+    const leased = listenForLinkChanges(db.url, own, quiet, {
+      leaseMs: 3000,
+      renewEveryMs: 100,
+      onTrustLost: (reason) => losses.push(reason),
+    });
     await leased.start();
     try {
       expect(leased.trusted()).toBe(true);
@@ -77,10 +82,45 @@ describe('link notifications (real Postgres)', () => {
       await eventually(async () => (leased.trusted() ? undefined : true));
       await eventually(async () => (leased.trusted() ? true : undefined), 15_000);
       expect(own.peek('held1')).toBeUndefined();
+      expect(losses).toEqual(['connection_lost']);
     } finally {
       await leased.stop();
     }
     expect(leased.trusted()).toBe(false);
+    expect(losses).toEqual(['connection_lost']); // a clean stop is no loss
+  });
+
+  it('stops trusting the cache when a renewal comes back after the lease ran out, tells it once, and trusts it again after', async () => {
+    const own = new LinkCache({
+      lookup: async (slug) => ({ slug, linkId: 'l1', accountId: 'a1', location: 'https://example.com/' }),
+      maxEntries: 100,
+      negativeTtlMs: 60_000,
+    });
+    const losses: TrustLoss[] = [];
+    const late = listenForLinkChanges(db.url, own, quiet, {
+      leaseMs: 600,
+      renewEveryMs: 100,
+      onTrustLost: (reason) => losses.push(reason),
+    });
+    await late.start();
+    const locker = new Client({ connectionString: db.url });
+    await locker.connect();
+    try {
+      await own.resolve('held2');
+      // Postgres holds the renewals (a lock, as a busy or frozen server would): several queue behind the first.
+      await locker.query('BEGIN');
+      await locker.query('SELECT listener_id FROM redirector_leases FOR UPDATE');
+      await eventually(async () => (late.trusted() ? undefined : true));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await locker.query('COMMIT');
+      await eventually(async () => (late.trusted() ? true : undefined), 15_000);
+      expect(own.peek('held2')).toBeUndefined();
+      expect(losses).toEqual(['lease_late']);
+    } finally {
+      await locker.query('ROLLBACK').catch(() => undefined);
+      await locker.end();
+      await late.stop();
+    }
   });
 
   it('sends one statement at a time on its connection, however confirmations, renewals and catch-ups overlap', async () => {

@@ -40,7 +40,17 @@ export interface LinkListener {
   listenNow(): void;
 }
 
+/**
+ * Why the cache stopped being trusted: the lease ran out before a renewal
+ * came back (Postgres or this process too slow), or the listening connection
+ * was lost. Either way every redirect looks its slug up in Postgres until the
+ * listener is leased again, and the cache starts empty then.
+ */
+export type TrustLoss = 'lease_late' | 'connection_lost';
+
 export interface LinkListenerOptions {
+  /** Told each time the cache stops being trusted (a metric). */
+  onTrustLost?: (reason: TrustLoss) => void;
   leaseMs?: number;
   renewEveryMs?: number;
   /** The first wait before listening again after the connection is lost (doubling up to 5 s). */
@@ -79,6 +89,12 @@ export function listenForLinkChanges(
   let pendingAcks: string[] = [];
 
   const trusted = () => performance.now() < trustedUntil;
+  /** The loss of trust under way was told: renewals queued behind a late one find it lost too. */
+  let lossTold = false;
+  const trustLost = (reason: TrustLoss) => {
+    if (!lossTold) options.onTrustLost?.(reason);
+    lossTold = true;
+  };
   /**
    * Every statement on a listening connection, one at a time in the order
    * asked: confirmations, lease renewals and catch-ups come when they will,
@@ -105,8 +121,13 @@ export function listenForLinkChanges(
     const sentAt = performance.now();
     await inTurn(c, () => renewRedirectorLease(c, listenerId, leaseMs));
     if (client !== c) return;
-    if (!trusted()) cache.forgetAll();
+    if (!trusted()) {
+      // Leased before on this connection (not its first renewal): the lease ran out while this one was on its way.
+      if (trustedUntil > 0) trustLost('lease_late');
+      cache.forgetAll();
+    }
     trustedUntil = sentAt + leaseMs - LEASE_MARGIN_MS;
+    if (trusted()) lossTold = false;
   }
 
   function acknowledge(c: Client, changeId: string): void {
@@ -139,6 +160,8 @@ export function listenForLinkChanges(
     });
     c.on('error', (err) => {
       if (client === c) {
+        // Leased on it (trusted still, or its lease ran out with a renewal that never came back).
+        if (trustedUntil > 0) trustLost('connection_lost');
         client = undefined;
         trustedUntil = 0;
         clearInterval(renewal);

@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
-import { histogram, sampledCounter, sampledGauge, type MetricsRegistry } from '@shortlink/metrics';
+import { counter, histogram, sampledCounter, sampledGauge, type MetricsRegistry } from '@shortlink/metrics';
 import type { ClickQueueStats } from './clicks/click-queue';
+import type { TrustLoss } from './invalidation';
 import type { LookupLink } from './link-cache';
 
 /** What the redirector counts on its hot path, as plain numbers read at scrape time. */
@@ -17,6 +18,8 @@ export interface RedirectorCounts {
   };
   /** Absent where lookups are not gated (tests of the app alone). */
   lookups?: { storeAway(): boolean };
+  /** Absent where nothing listens for link changes (tests of the app alone). */
+  listener?: { trusted(): boolean };
 }
 
 /**
@@ -26,7 +29,7 @@ export interface RedirectorCounts {
  * Returns a function that stops reading these sources.
  */
 export function registerRedirectorMetrics(registry: MetricsRegistry, counts: RedirectorCounts): () => void {
-  const { clicks, cache, lookups } = counts;
+  const { clicks, cache, lookups, listener } = counts;
   const stops = [
     sampledCounter(
       registry,
@@ -97,7 +100,32 @@ export function registerRedirectorMetrics(registry: MetricsRegistry, counts: Red
       ),
     );
   }
+  if (listener) {
+    stops.push(
+      sampledGauge(
+        registry,
+        {
+          name: 'shortlink_link_cache_trusted',
+          help: 'Whether the link cache answers redirects (1): the listener holds its lease. 0: every redirect looks its slug up in Postgres.',
+        },
+        () => (listener.trusted() ? 1 : 0),
+      ),
+    );
+  }
   return () => stops.forEach((stop) => stop());
+}
+
+/**
+ * `shortlink_link_cache_trust_lost_total{reason}`: each time the link cache
+ * stopped being trusted (see TrustLoss): `lease_late` or `connection_lost`.
+ */
+export function countTrustLosses(registry: MetricsRegistry): (reason: TrustLoss) => void {
+  const losses = counter(registry, {
+    name: 'shortlink_link_cache_trust_lost_total',
+    help: 'Times the link cache stopped being trusted, by reason (lease_late, connection_lost): Postgres lookups for every redirect until leased again.',
+    labelNames: ['reason'] as const,
+  });
+  return (reason) => losses.labels({ reason }).inc();
 }
 
 /**

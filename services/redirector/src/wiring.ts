@@ -14,7 +14,7 @@ import { listenForLinkChanges } from './invalidation';
 import { LinkCache } from './link-cache';
 import { postgresLookup } from './lookup';
 import { gateLookupsThroughOutages } from './outage-gate';
-import { registerRedirectorMetrics, timeLookups } from './redirector-metrics';
+import { countTrustLosses, registerRedirectorMetrics, timeLookups } from './redirector-metrics';
 
 /** The time the clicks still held get to reach Kafka when the module is stopped without a deadline. */
 const CLICKS_AT_CLOSE_MS = 5_000;
@@ -81,7 +81,9 @@ async function wireRedirector(resources: RedirectorResources): Promise<Redirecto
     catchUp: () => listener.catchUp(),
     trusted: () => listener.trusted(),
   });
-  const listener = listenForLinkChanges(resources.databaseUrl, cache, logger);
+  const listener = listenForLinkChanges(resources.databaseUrl, cache, logger, {
+    onTrustLost: countTrustLosses(metrics),
+  });
   const visitorSecret = resources.visitorSecret ?? (await instanceSecret(pool, 'visitor-hash'));
   const topic = names.topics.clicks;
   const eventIds = clickEventIds();
@@ -97,7 +99,7 @@ async function wireRedirector(resources: RedirectorResources): Promise<Redirecto
         countryOf: loadCountryLookup(),
         logger,
       });
-  registerRedirectorMetrics(metrics, { clicks: sink, cache, lookups });
+  registerRedirectorMetrics(metrics, { clicks: sink, cache, lookups, listener });
   return {
     cache,
     onRedirect: createClickRecorder({ sink, nextSequence: eventIds.next, now: Date.now }),

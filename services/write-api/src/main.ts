@@ -17,7 +17,7 @@ runMain(async () => {
   const pool = await openServiceDatabase(config, SERVICE_NAME);
   const kafka = await openKafka({ brokers: config.KAFKA_BROKERS, clientId: SERVICE_NAME, logger, names });
   const rateLimiter = openRateLimiter(config, logger);
-  const deps = composeWriteApi(config, { pool, kafka, names, logger, rateLimiter });
+  const deps = composeWriteApi(config, { pool, kafka, names, logger, metrics, rateLimiter });
   await runServices(
     [createWriteApi(deps)],
     processOptionsFrom(SERVICE_NAME, config, logger, {

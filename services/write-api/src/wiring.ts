@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
 import { postgresAuthenticator, type RateLimiter } from '@shortlink/accounts';
 import { eventLogProbe, type EventLogClient, type KafkaLogger, type KafkaNames } from '@shortlink/kafka';
+import type { MetricsRegistry } from '@shortlink/metrics';
 import { postgresReachable } from '@shortlink/postgres';
 import type { WriteApiDeps } from './app';
 import type { WriteApiConfig } from './config';
@@ -15,6 +16,7 @@ import { postgresLinkChangeStore } from './links/link-change-store';
 import { perLinkTurns } from './links/per-link-turns';
 import { createOutboxRelay } from './links/outbox-relay';
 import { redirectorAcks } from './links/redirector-acks';
+import { timeRedirectorWaits } from './links/redirector-wait-metrics';
 import { createClaimSettler } from './links/settle-claims';
 import { generateSlug } from './links/slug';
 
@@ -32,6 +34,8 @@ export interface WriteApiStores {
   kafka: EventLogClient;
   names: KafkaNames;
   logger: KafkaLogger;
+  /** The process's one registry (shared with the other services of an all-in-one process). */
+  metrics: MetricsRegistry;
   /** Each key's request count (openRateLimiter): one per process, shared with the read API when it runs here too. */
   rateLimiter: RateLimiter;
   /** See CreateLinkDeps.onLinkCommitted: given when the redirector runs in the same process. */
@@ -71,7 +75,12 @@ export function composeWriteApi(settings: WriteApiSettings, stores: WriteApiStor
     staleAfterMs: 30_000,
     logger,
   });
-  const redirectors = redirectorAcks({ connectionString: settings.DATABASE_URL, pool, logger });
+  const redirectors = redirectorAcks({
+    connectionString: settings.DATABASE_URL,
+    pool,
+    logger,
+    onSettled: timeRedirectorWaits(stores.metrics),
+  });
   const eventLog = eventLogProbe(kafka, names.topics.links);
   let timer: NodeJS.Timeout | undefined;
   let purgeTimer: NodeJS.Timeout | undefined;

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { Client, type Pool } from 'pg';
 import { sharedRunsPerKey } from '@shortlink/batching';
 import {
@@ -21,6 +22,13 @@ export interface RedirectorsOutcome {
   /** Of those, the ones whose lease ran out first: they check every link in Postgres until they listen again. */
   lapsed: number;
 }
+
+/**
+ * How a change's wait ended, for the metric: every leased redirector
+ * confirmed; one or more leases ran out first; the leases could not be read
+ * (it waited a whole lease); or no redirector was leased.
+ */
+export type RedirectorWaitOutcome = 'confirmed' | 'lapsed' | 'unknown' | 'none';
 
 export interface ChangeExpectation {
   /**
@@ -59,6 +67,8 @@ export function redirectorAcks(options: {
   logger: AcksLogger;
   /** The longest a change waits, whatever the leases say. */
   maxWaitMs?: number;
+  /** Told how each change's wait ended, and how long it took from the commit (a metric). */
+  onSettled?: (outcome: RedirectorWaitOutcome, seconds: number) => void;
 }): RedirectorAcks {
   const { pool, logger } = options;
   const maxWaitMs = options.maxWaitMs ?? REDIRECTOR_LEASE_MS + 1000;
@@ -115,6 +125,9 @@ export function redirectorAcks(options: {
     return {
       cancel: () => changes.delete(changeId),
       async settle() {
+        const settling = performance.now();
+        const settled = (outcome: RedirectorWaitOutcome) =>
+          options.onSettled?.(outcome, (performance.now() - settling) / 1000);
         let leases: LiveLease[];
         try {
           // On the confirmations' own connection while it is up: a pool busy with changes that
@@ -125,6 +138,7 @@ export function redirectorAcks(options: {
           logger.warn({ err }, 'could not read redirector leases; waiting for every lease to run out');
           await new Promise((resolve) => setTimeout(resolve, REDIRECTOR_LEASE_MS).unref());
           changes.delete(changeId);
+          settled('unknown');
           return { leased: 0, confirmed: 0, lapsed: 0 };
         }
         // Timers start after Postgres measured `remainingMs`: each one ends after that lease did.
@@ -154,6 +168,7 @@ export function redirectorAcks(options: {
           check();
         });
         changes.delete(changeId);
+        settled(outcome.lapsed > 0 ? 'lapsed' : outcome.leased > 0 ? 'confirmed' : 'none');
         if (outcome.lapsed > 0)
           logger.warn({ ...outcome, changeId }, 'a link change waited for redirector leases to run out');
         return outcome;
