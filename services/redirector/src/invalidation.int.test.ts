@@ -29,6 +29,25 @@ describe('link notifications (real Postgres)', () => {
     await listener.start();
   });
 
+  /**
+   * A listener renewing every 100 ms a lease of `leaseMs`, on a cache of its own in which every slug is a
+   * link (what it holds shows whether it was emptied), and the losses of trust it told.
+   */
+  function leasedListener(leaseMs: number) {
+    const own = new LinkCache({
+      lookup: async (slug) => ({ slug, linkId: 'l1', accountId: 'a1', location: 'https://example.com/' }),
+      maxEntries: 100,
+      negativeTtlMs: 60_000,
+    });
+    const losses: TrustLoss[] = [];
+    const onTrustLost = (reason: TrustLoss) => void losses.push(reason);
+    return {
+      own,
+      losses,
+      listener: listenForLinkChanges(db.url, own, quiet, { leaseMs, renewEveryMs: 100, onTrustLost }),
+    };
+  }
+
   afterAll(async () => {
     await listener?.stop();
     await writer?.end();
@@ -58,17 +77,7 @@ describe('link notifications (real Postgres)', () => {
   });
 
   it('is trusted while leased; a lost connection ends the trust at once, and the cache is emptied before it returns', async () => {
-    const own = new LinkCache({
-      lookup: async (slug) => ({ slug, linkId: 'l1', accountId: 'a1', location: 'https://example.com/' }),
-      maxEntries: 100,
-      negativeTtlMs: 60_000,
-    });
-    const losses: TrustLoss[] = [];
-    const leased = listenForLinkChanges(db.url, own, quiet, {
-      leaseMs: 3000,
-      renewEveryMs: 100,
-      onTrustLost: (reason) => losses.push(reason),
-    });
+    const { own, losses, listener: leased } = leasedListener(3000);
     await leased.start();
     try {
       expect(leased.trusted()).toBe(true);
@@ -91,17 +100,7 @@ describe('link notifications (real Postgres)', () => {
   });
 
   it('stops trusting the cache when a renewal comes back after the lease ran out, tells it once, and trusts it again after', async () => {
-    const own = new LinkCache({
-      lookup: async (slug) => ({ slug, linkId: 'l1', accountId: 'a1', location: 'https://example.com/' }),
-      maxEntries: 100,
-      negativeTtlMs: 60_000,
-    });
-    const losses: TrustLoss[] = [];
-    const late = listenForLinkChanges(db.url, own, quiet, {
-      leaseMs: 600,
-      renewEveryMs: 100,
-      onTrustLost: (reason) => losses.push(reason),
-    });
+    const { own, losses, listener: late } = leasedListener(600);
     await late.start();
     const locker = new Client({ connectionString: db.url });
     await locker.connect();
