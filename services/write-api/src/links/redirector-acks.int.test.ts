@@ -1,5 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { Client, Pool, type PoolClient } from 'pg';
-import { migrate, MIGRATIONS_DIR } from '@shortlink/postgres';
+import { migrate, MIGRATIONS_DIR, renewRedirectorLease } from '@shortlink/postgres';
 import { createScratchPostgres, infraEnv, type ScratchDatabase } from '@shortlink/testing';
 import { redirectorAcks, type RedirectorAcks } from './redirector-acks';
 
@@ -71,6 +72,37 @@ describe('redirector confirmations (real Postgres)', () => {
       expect(warnings).toEqual([]);
     } finally {
       Client.prototype.query = query;
+    }
+  });
+
+  it('says changes that waited for a lease to run out at once, then together, not a line each', async () => {
+    // Given a redirector leased for 300 ms that confirms nothing (killed, or frozen)
+    const said: { fields: object; msg: string }[] = [];
+    const own = redirectorAcks({
+      connectionString: db.url,
+      pool,
+      logger: { warn: (fields, msg) => void said.push({ fields, msg }) },
+    });
+    await own.start();
+    const silent = new Client({ connectionString: db.url });
+    const silentId = randomUUID();
+    await silent.connect();
+    try {
+      // When five changes wait for it, one after the other within a few seconds (its lease taken again for each)
+      for (let i = 0; i < 5; i++) {
+        await renewRedirectorLease(silent, silentId, 300);
+        expect(await own.expect(`lapsed-${i}`).settle()).toMatchObject({ leased: 1, lapsed: 1 });
+      }
+      await own.stop();
+
+      // Then the first is said at once, the other four in one line (here at the stop, before the 5 s are up)
+      expect(said.map(({ fields, msg }) => [msg, (fields as { changes: number }).changes])).toEqual([
+        ['link changes waited for redirector leases to run out', 1],
+        ['link changes waited for redirector leases to run out', 4],
+      ]);
+    } finally {
+      await own.stop();
+      await silent.end();
     }
   });
 });

@@ -85,6 +85,7 @@ export function redirectorAcks(options: {
   const leaseReads = sharedRunsPerKey<LiveLease[]>();
   let stopped = false;
   let retry: NodeJS.Timeout | undefined;
+  const lapsedWaits = lapsedWaitReport(logger);
 
   async function connect(): Promise<void> {
     const c = new Client({ connectionString: options.connectionString, application_name: 'write-api-acks' });
@@ -169,8 +170,7 @@ export function redirectorAcks(options: {
         });
         changes.delete(changeId);
         settled(outcome.lapsed > 0 ? 'lapsed' : outcome.leased > 0 ? 'confirmed' : 'none');
-        if (outcome.lapsed > 0)
-          logger.warn({ ...outcome, changeId }, 'a link change waited for redirector leases to run out');
+        if (outcome.lapsed > 0) lapsedWaits.add(changeId);
         return outcome;
       },
     };
@@ -182,9 +182,46 @@ export function redirectorAcks(options: {
     async stop() {
       stopped = true;
       if (retry) clearTimeout(retry);
+      lapsedWaits.flush();
       const c = client;
       client = undefined;
       await c?.end().catch(() => undefined);
     },
+  };
+}
+
+/** How often changes that waited for a lease to run out are said in the log, at most. */
+const LAPSED_REPORT_MS = 5000;
+
+/**
+ * Changes that waited for a redirector's lease to run out, said in the log at
+ * once, then at most every 5 s with how many since and one of them: a
+ * redirector killed or renewing late costs every change for up to 3 s, and a
+ * line each (1,644 in a storm of 2,400) drowned the log. The metric
+ * (`shortlink_link_change_redirector_wait_seconds{outcome="lapsed"}`) counts
+ * each.
+ */
+function lapsedWaitReport(logger: AcksLogger): { add(changeId: string): void; flush(): void } {
+  let unsaid = 0;
+  let example = '';
+  let lastSaid = Number.NEGATIVE_INFINITY;
+  let timer: NodeJS.Timeout | undefined;
+  const say = () => {
+    clearTimeout(timer);
+    timer = undefined;
+    if (unsaid === 0) return;
+    logger.warn({ changes: unsaid, changeId: example }, 'link changes waited for redirector leases to run out');
+    unsaid = 0;
+    lastSaid = Date.now();
+  };
+  return {
+    add(changeId) {
+      unsaid++;
+      example = changeId;
+      const wait = LAPSED_REPORT_MS - (Date.now() - lastSaid);
+      if (wait <= 0) say();
+      else timer ??= setTimeout(say, wait).unref();
+    },
+    flush: say,
   };
 }
