@@ -1,3 +1,5 @@
+import { summarizedReport } from '@shortlink/batching';
+
 export interface QueueLogger {
   info(obj: object, msg: string): void;
   warn(obj: object, msg: string): void;
@@ -56,9 +58,16 @@ export class ClickQueue<T> {
   /** Set by an explicit flush: the drain in progress stops waiting between sends until it ends. */
   #hurry = false;
   #stopped = false;
-  #lastDropReport = -Infinity;
-  #droppedReported = 0;
-  #dropReport: NodeJS.Timeout | undefined;
+  /**
+   * A dropped click is lost for good: said at once, then every 5 s while
+   * clicks are dropped, with how many since, so an operator reading the logs
+   * sees them all (the chaos run's one loss on a SIGTERM had no trace but
+   * this counter; until 2026-11-27 the drops of a burst shorter than 5 s
+   * after the first were never said).
+   */
+  readonly #drops = summarizedReport<'stopped' | 'full'>(DROP_REPORT_MS, (dropped, reason) =>
+    this.#options.logger.error({ dropped, reason, capacity: this.#options.capacity }, 'clicks dropped'),
+  );
   readonly stats: ClickQueueStats = { queued: 0, sent: 0, dropped: 0, rejected: 0, failedSends: 0 };
 
   constructor(options: ClickQueueOptions<T>) {
@@ -68,7 +77,7 @@ export class ClickQueue<T> {
   push(item: T): void {
     if (this.#stopped || this.#pending.length >= this.#options.capacity) {
       this.stats.dropped++;
-      this.#reportDrops();
+      this.#drops.add(this.#stopped ? 'stopped' : 'full');
       return;
     }
     this.#pending.push(item);
@@ -80,38 +89,6 @@ export class ClickQueue<T> {
     }
     if (this.#pending.length >= this.#options.maxBatch) this.#schedule(0);
     else this.#schedule(this.#options.flushIntervalMs);
-  }
-
-  /**
-   * A dropped click is lost for good: said at once, then every 5 s while
-   * clicks are dropped, with how many since, so an operator reading the logs
-   * sees them all (the chaos run's one loss on a SIGTERM had no trace but
-   * this counter; until 2026-11-27 the drops of a burst shorter than 5 s
-   * after the first were never said).
-   */
-  #reportDrops(): void {
-    const wait = DROP_REPORT_MS - (Date.now() - this.#lastDropReport);
-    if (wait > 0) {
-      // Said at the window's end, even if the burst of drops ends before it.
-      if (this.#dropReport === undefined) {
-        this.#dropReport = setTimeout(() => {
-          this.#dropReport = undefined;
-          this.#reportDrops();
-        }, wait).unref();
-      }
-      return;
-    }
-    if (this.stats.dropped === this.#droppedReported) return;
-    this.#options.logger.error(
-      {
-        dropped: this.stats.dropped - this.#droppedReported,
-        reason: this.#stopped ? 'stopped' : 'full',
-        capacity: this.#options.capacity,
-      },
-      'clicks dropped',
-    );
-    this.#lastDropReport = Date.now();
-    this.#droppedReported = this.stats.dropped;
   }
 
   get depth(): number {

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { Client, type Pool } from 'pg';
-import { sharedRunsPerKey } from '@shortlink/batching';
+import { sharedRunsPerKey, summarizedReport } from '@shortlink/batching';
 import {
   CHANNELS,
   liveRedirectorLeases,
@@ -29,6 +29,9 @@ export interface RedirectorsOutcome {
  * (it waited a whole lease); or no redirector was leased.
  */
 export type RedirectorWaitOutcome = 'confirmed' | 'lapsed' | 'unknown' | 'none';
+
+/** How often changes that waited for a lease to run out are said in the log, at most. */
+const LAPSED_REPORT_MS = 5000;
 
 export interface ChangeExpectation {
   /**
@@ -85,7 +88,11 @@ export function redirectorAcks(options: {
   const leaseReads = sharedRunsPerKey<LiveLease[]>();
   let stopped = false;
   let retry: NodeJS.Timeout | undefined;
-  const lapsedWaits = lapsedWaitReport(logger);
+  // A redirector killed or renewing late costs every change for up to 3 s, and a line each (1,644 in a storm
+  // of 2,400) drowned the log; the metric counts each.
+  const lapsedWaits = summarizedReport<string>(LAPSED_REPORT_MS, (changes, changeId) =>
+    logger.warn({ changes, changeId }, 'link changes waited for redirector leases to run out'),
+  );
 
   async function connect(): Promise<void> {
     const c = new Client({ connectionString: options.connectionString, application_name: 'write-api-acks' });
@@ -187,41 +194,5 @@ export function redirectorAcks(options: {
       client = undefined;
       await c?.end().catch(() => undefined);
     },
-  };
-}
-
-/** How often changes that waited for a lease to run out are said in the log, at most. */
-const LAPSED_REPORT_MS = 5000;
-
-/**
- * Changes that waited for a redirector's lease to run out, said in the log at
- * once, then at most every 5 s with how many since and one of them: a
- * redirector killed or renewing late costs every change for up to 3 s, and a
- * line each (1,644 in a storm of 2,400) drowned the log. The metric
- * (`shortlink_link_change_redirector_wait_seconds{outcome="lapsed"}`) counts
- * each.
- */
-function lapsedWaitReport(logger: AcksLogger): { add(changeId: string): void; flush(): void } {
-  let unsaid = 0;
-  let example = '';
-  let lastSaid = Number.NEGATIVE_INFINITY;
-  let timer: NodeJS.Timeout | undefined;
-  const say = () => {
-    clearTimeout(timer);
-    timer = undefined;
-    if (unsaid === 0) return;
-    logger.warn({ changes: unsaid, changeId: example }, 'link changes waited for redirector leases to run out');
-    unsaid = 0;
-    lastSaid = Date.now();
-  };
-  return {
-    add(changeId) {
-      unsaid++;
-      example = changeId;
-      const wait = LAPSED_REPORT_MS - (Date.now() - lastSaid);
-      if (wait <= 0) say();
-      else timer ??= setTimeout(say, wait).unref();
-    },
-    flush: say,
   };
 }
