@@ -9,7 +9,8 @@ import { z } from 'zod';
 import { openFleet } from '../fleet';
 import { fleetLayout } from '../fleet-layout';
 import { fleetOptionsFrom } from '../fleet-options';
-import { runChaos, formatReport } from './chaos-run';
+import { formatReport } from './chaos-report';
+import { runChaos } from './chaos-run';
 import { FAULTS } from './faults';
 
 const chaosEnv = z.object({

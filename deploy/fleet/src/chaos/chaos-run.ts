@@ -7,7 +7,8 @@ import { createClickHouse } from '@shortlink/clickhouse';
 import { fleetUp, type Fleet } from '../fleet';
 import { BROWSER_AGENTS, CHECKER_AGENT } from './browser-agents';
 import type { Fault } from './faults';
-import { judgePhase, type PhaseEvidence, type PhaseVerdict } from './phase-verdict';
+import { judgePhase, type PhaseEvidence } from './phase-verdict';
+import type { ChaosReport } from './chaos-report';
 import { Traffic, type CreateTally, type PhaseTraffic, type RedirectTally, type TargetLink } from './traffic';
 
 export interface ChaosOptions {
@@ -20,14 +21,6 @@ export interface ChaosOptions {
   steadyMs: number;
   resultsDir: string;
   log: (message: string) => void;
-}
-
-export interface ChaosReport {
-  startedAt: string;
-  seconds: number;
-  ok: boolean;
-  rates: { redirectsPerSecond: number; createsPerSecond: number };
-  phases: PhaseVerdict[];
 }
 
 interface Phase {
@@ -262,30 +255,4 @@ export async function runChaos(fleet: Fleet, options: ChaosOptions): Promise<Cha
   mkdirSync(options.resultsDir, { recursive: true });
   writeFileSync(join(options.resultsDir, 'chaos-latest.json'), JSON.stringify(report, null, 2) + '\n');
   return report;
-}
-
-/** The report as a table: one row a fault, then every failed check. */
-export function formatReport(report: ChaosReport): string {
-  const rows = report.phases.map((p) =>
-    [
-      p.fault.padEnd(27),
-      `${p.redirected302Percent.toFixed(3)}%`.padStart(9),
-      String(p.serverErrors).padStart(5),
-      `${p.acknowledgedRedirecting}/${p.createsAcknowledged}`.padStart(9),
-      `${p.clicksCounted}/${p.clicksExpected}`.padStart(13),
-      String(p.clicksCountedTwice).padStart(5),
-      (p.freshWithinMsOfEnd === null ? 'never' : `${(p.freshWithinMsOfEnd / 1000).toFixed(1)} s`).padStart(8),
-      p.ok ? 'ok' : 'FAILED',
-    ].join('  '),
-  );
-  const failures = report.phases.flatMap((p) =>
-    p.checks.filter((c) => !c.ok).map((c) => `  ${p.fault}: ${c.name}: ${c.detail}`),
-  );
-  return [
-    `fault                         302 share    5xx  links ok  clicks/human  twice  fresh at  verdict`,
-    ...rows,
-    ...(failures.length > 0 ? ['', 'failed checks:', ...failures] : []),
-    '',
-    `${report.ok ? 'PASSED' : 'FAILED'} in ${report.seconds} s`,
-  ].join('\n');
 }

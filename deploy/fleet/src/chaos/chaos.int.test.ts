@@ -6,7 +6,8 @@ import pg from 'pg';
 import { infraEnv, uniqueSuffix } from '@shortlink/testing';
 import { fleetDown, openFleet, type Fleet } from '../fleet';
 import { fleetLayout } from '../fleet-layout';
-import { formatReport, runChaos } from './chaos-run';
+import { formatReport } from './chaos-report';
+import { runChaos } from './chaos-run';
 import { FAULTS } from './faults';
 
 /**

@@ -21,6 +21,10 @@ function heldEntryPoint() {
       location = to;
       for (const res of held.splice(0)) res.writeHead(302, { location }).end();
     },
+    /** Cuts the waiting requests' connections: no answer at all. */
+    cut(): void {
+      for (const res of held.splice(0)) res.socket?.destroy();
+    },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
@@ -69,6 +73,35 @@ describe('the chaos traffic', () => {
       expect(Math.max(...timeline.map((s) => s.slowestMs))).toBeGreaterThanOrEqual(300);
     } finally {
       entry.release(link.url);
+      await traffic.close();
+      await entry.close();
+    }
+  });
+
+  it('places a redirect that got no answer in the second it was sent, not the one it gave up in', async () => {
+    const entry = heldEntryPoint();
+    const traffic = new Traffic(
+      await entry.listen(),
+      'key',
+      { redirectsPerSecond: 1000, createsPerSecond: 0 },
+      {
+        redirects: 4,
+      },
+    );
+    try {
+      traffic.nextPhase([link]);
+      traffic.start();
+      while (entry.held.length < 4) await sleep(10);
+      const phase = traffic.nextPhase([]);
+      // Sent in the phase's first second; cut in its third.
+      await sleep(Math.max(0, 2100 - (performance.now() - phase.redirects.startedAt)));
+      entry.cut();
+      await phase.settled();
+      expect(phase.redirects).toMatchObject({ sent: 4, failures: 4 });
+      const { timeline } = phase.redirects;
+      expect(timeline[0]?.failures).toBe(4);
+      expect(timeline.reduce((sum, s) => sum + s.failures, 0)).toBe(4);
+    } finally {
       await traffic.close();
       await entry.close();
     }

@@ -8,7 +8,7 @@ export interface TrafficSecond {
   /** Answers of any kind, and how many of them were 302s. */
   answered: number;
   redirected: number;
-  /** 5xx answers, and requests that got no answer (counted when they gave up). */
+  /** 5xx answers (counted when they came), and requests that got no answer (counted in the second they were sent). */
   serverErrors: number;
   failures: number;
   /** The slowest answer that came in this second, in ms. */
@@ -248,6 +248,8 @@ export class Traffic {
     const n = this.n++;
     const tally = this.phase.redirects;
     tally.sent++;
+    // A request given up on after 10 s is placed where it was sent: that is where the fleet stalled.
+    const sentIn = second(tally);
     const started = performance.now();
     try {
       const res = await this.pool.request({
@@ -278,7 +280,7 @@ export class Traffic {
       } else tally.otherStatuses[res.statusCode] = (tally.otherStatuses[res.statusCode] ?? 0) + 1;
     } catch {
       tally.failures++;
-      second(tally).failures++;
+      sentIn.failures++;
     }
   }
 

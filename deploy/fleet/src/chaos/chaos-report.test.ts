@@ -1,0 +1,78 @@
+import { formatReport, type ChaosReport } from './chaos-report';
+import { judgePhase, type PhaseEvidence } from './phase-verdict';
+import type { TrafficSecond } from './traffic';
+
+const second = (over: Partial<TrafficSecond> = {}): TrafficSecond => ({
+  sent: 100,
+  notSent: 0,
+  answered: 100,
+  redirected: 100,
+  serverErrors: 0,
+  failures: 0,
+  slowestMs: 30,
+  inFlightMax: 5,
+  ...over,
+});
+
+const evidence = (fault: string, unanswered: number): PhaseEvidence => ({
+  fault,
+  notes: {},
+  redirects: {
+    sent: 1000,
+    notSent: 0,
+    redirected: 1000 - unanswered,
+    serverErrors: 0,
+    otherStatuses: {},
+    failures: unanswered,
+    wrongLocations: 0,
+    p99Ms: 12,
+  },
+  probeRedirects: 0,
+  creates: {
+    sent: 10,
+    notSent: 0,
+    acknowledged: 10,
+    statuses: { '201': 10 },
+    unavailableWithRetryAfter: 0,
+    failures: 0,
+    slowestMs: 80,
+    overFiveSeconds: 0,
+  },
+  acknowledgedRedirecting: 10,
+  clickRows: 1000 - unanswered,
+  clickEvents: 1000 - unanswered,
+  freshWithinMsOfEnd: 900,
+  redirectsPerSecondPerRedirector: 100,
+});
+
+describe('the chaos report', () => {
+  it('tells, for a fault that missed a rule, where its redirects stalled against the fault', () => {
+    const report: ChaosReport = {
+      startedAt: '2026-11-28T12:00:00.000Z',
+      seconds: 100,
+      ok: false,
+      rates: { redirectsPerSecond: 200, createsPerSecond: 1 },
+      phases: [
+        {
+          ...judgePhase(evidence('baseline', 0)),
+          timeline: { faultFromS: 2, faultToS: 4, seconds: [second(), second({ slowestMs: 1500 }), second()] },
+        },
+        {
+          ...judgePhase(evidence('kafka-kill', 48)),
+          timeline: {
+            faultFromS: 1,
+            faultToS: 3.2,
+            seconds: [second(), second(), second(), second({ failures: 48, slowestMs: 1200 }), second()],
+          },
+        },
+      ],
+    };
+    const text = formatReport(report);
+    expect(text).toContain(
+      '  kafka-kill: redirects stalled at 3 s (slowest 1200 ms, 0 not sent, 48 unanswered); the fault 1-3.2 s',
+    );
+    // A fault that met every rule adds no line, however its seconds went.
+    expect(text).not.toContain('baseline: redirects stalled');
+    expect(text.split('\n').at(-1)).toBe('FAILED in 100 s');
+  });
+});

@@ -1,0 +1,42 @@
+import type { PhaseVerdict } from './phase-verdict';
+import { describeRedirectStalls, type RedirectTimeline } from './redirect-stalls';
+
+/** What a chaos run found, as `chaos-latest.json` keeps it. */
+export interface ChaosReport {
+  startedAt: string;
+  seconds: number;
+  ok: boolean;
+  rates: { redirectsPerSecond: number; createsPerSecond: number };
+  /** Each verdict with the second-by-second redirects it was judged on. */
+  phases: (PhaseVerdict & { timeline: RedirectTimeline })[];
+}
+
+/** The report as a table: one row a fault, then every failed check. */
+export function formatReport(report: ChaosReport): string {
+  const rows = report.phases.map((p) =>
+    [
+      p.fault.padEnd(27),
+      `${p.redirected302Percent.toFixed(3)}%`.padStart(9),
+      String(p.serverErrors).padStart(5),
+      `${p.acknowledgedRedirecting}/${p.createsAcknowledged}`.padStart(9),
+      `${p.clicksCounted}/${p.clicksExpected}`.padStart(13),
+      String(p.clicksCountedTwice).padStart(5),
+      (p.freshWithinMsOfEnd === null ? 'never' : `${(p.freshWithinMsOfEnd / 1000).toFixed(1)} s`).padStart(8),
+      p.ok ? 'ok' : 'FAILED',
+    ].join('  '),
+  );
+  const failures = report.phases.flatMap((p) => {
+    const failed = p.checks.filter((c) => !c.ok);
+    const lines = failed.map((c) => `  ${p.fault}: ${c.name}: ${c.detail}`);
+    // Where the redirects stalled, against the fault, is the first clue to any rule missed.
+    if (failed.length > 0) lines.push(`  ${p.fault}: ${describeRedirectStalls(p.timeline)}`);
+    return lines;
+  });
+  return [
+    `fault                         302 share    5xx  links ok  clicks/human  twice  fresh at  verdict`,
+    ...rows,
+    ...(failures.length > 0 ? ['', 'failed checks:', ...failures] : []),
+    '',
+    `${report.ok ? 'PASSED' : 'FAILED'} in ${report.seconds} s`,
+  ].join('\n');
+}
