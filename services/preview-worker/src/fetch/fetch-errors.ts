@@ -39,6 +39,8 @@ export function classifyError(err: unknown, signal: AbortSignal): PreviewFetchEr
   }
   const code = error?.code ?? '';
   if (code === 'ENOTFOUND') return new PreviewFetchError('dns_not_found', false, 'the host name does not resolve');
+  // The name servers did not answer, failed or refused (destination-lookup.ts): asked again later.
+  if (error?.syscall === 'query') return new PreviewFetchError('dns_failed', true, `the name servers failed: ${code}`);
   if (TRANSIENT_CODES.has(code) || message === 'socket hang up') {
     return new PreviewFetchError('connection_failed', true, `${code || 'connection'}: ${message}`);
   }

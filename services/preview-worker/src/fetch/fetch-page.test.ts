@@ -5,6 +5,7 @@ import * as zlib from 'node:zlib';
 import { PARSE_LIMITS } from '../parse/extract-preview';
 import { fetchPreview, type PreviewOutcome } from '../preview/fetch-preview';
 import { eventually } from '@shortlink/testing';
+import { startDnsTestServer, type DnsTestServer } from './dns-test-server';
 import { createPageFetcher, DEFAULT_FETCH_POLICY, type FetchPolicy } from './fetch-page';
 
 /** A local web server whose routes the tests define; it counts requests per path. */
@@ -227,6 +228,13 @@ describe('fetching a preview (private networks allowed, as for local testing)', 
       title: 'Just a title',
       description: null,
       image: null,
+    });
+  });
+
+  it('fetches a page at localhost, the loopback without a name server', async () => {
+    await expect(preview(`http://localhost:${new URL(site.origin).port}/bare`)).resolves.toMatchObject({
+      kind: 'fetched',
+      title: 'Just a title',
     });
   });
 
@@ -453,6 +461,57 @@ describe('fetching a preview with the default policy (private networks refused)'
   it('refuses a host name that resolves to 127.0.0.1, directly or through a redirect', async () => {
     await expect(strict(`http://localhost:${new URL(local.origin).port}/secret`)).resolves.toMatchObject(blocked);
     await expect(strict(`${publicLooking.origin}/to-localhost`)).resolves.toMatchObject(blocked);
+  });
+
+  describe('names from the name servers', () => {
+    let dns: DnsTestServer;
+    const port = () => new URL(local.origin).port;
+    const viaDns = (url: string, maxAttempts = 1) =>
+      preview(
+        url,
+        {
+          allowPrivateNetworks: false,
+          allowAddresses: ['127.0.0.2'],
+          dns: { timeoutMs: 100, tries: 1, servers: [dns.address] },
+        },
+        maxAttempts,
+      );
+
+    beforeAll(async () => {
+      dns = await startDnsTestServer((name) =>
+        name === 'public.example'
+          ? { addresses: ['127.0.0.2'] }
+          : name === 'internal.example'
+            ? { addresses: ['127.0.0.1'] }
+            : name === 'gone.example'
+              ? 'nxdomain'
+              : 'silent',
+      );
+    });
+    afterAll(() => dns.close());
+
+    it('fetches a page at a name the servers resolve to a public address', async () => {
+      await expect(viaDns(`http://public.example:${new URL(publicLooking.origin).port}/fine`)).resolves.toMatchObject({
+        title: 'Public page',
+      });
+    });
+
+    it('refuses a name the servers resolve to 127.0.0.1', async () => {
+      await expect(viaDns(`http://internal.example:${port()}/secret`)).resolves.toMatchObject(blocked);
+    });
+
+    it('tells a name that does not exist from servers that do not answer, which are asked again', async () => {
+      await expect(viaDns(`http://gone.example:${port()}/`, 2)).resolves.toMatchObject({
+        kind: 'failed',
+        reason: expect.stringMatching(/^dns_not_found/),
+        attempts: 1,
+      });
+      await expect(viaDns(`http://dead.example:${port()}/`, 2)).resolves.toMatchObject({
+        kind: 'failed',
+        reason: expect.stringMatching(/^dns_failed/),
+        attempts: 2,
+      });
+    });
   });
 
   it('never reaches the loopback server', () => {

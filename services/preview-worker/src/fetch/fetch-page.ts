@@ -1,10 +1,16 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
 import type { Readable } from 'node:stream';
+import type { LookupFunction } from 'node:net';
 import * as zlib from 'node:zlib';
 import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from 'request-filtering-agent';
 import { classifyError, PreviewFetchError } from './fetch-errors';
-import { isIpv6EmbeddingIpv4, lookupRefusingEmbeddedIpv4 } from './ipv6-embedding-ipv4';
+import {
+  createDestinationLookup,
+  DEFAULT_DESTINATION_LOOKUP,
+  type DestinationLookupOptions,
+} from './destination-lookup';
+import { isIpv6EmbeddingIpv4, refusingEmbeddedIpv4 } from './ipv6-embedding-ipv4';
 
 export interface FetchPolicy {
   /** PREVIEW_ALLOW_PRIVATE_NETWORKS: lifts the public-address rule. Local testing only. */
@@ -21,6 +27,8 @@ export interface FetchPolicy {
   maxBytes: number;
   maxRedirects: number;
   userAgent: string;
+  /** How destinations' names are resolved (destination-lookup.ts); tests name their own name server. */
+  dns?: DestinationLookupOptions;
 }
 
 export const DEFAULT_FETCH_POLICY: Omit<FetchPolicy, 'userAgent' | 'allowPrivateNetworks'> = {
@@ -75,12 +83,13 @@ export function createPageFetcher(policy: FetchPolicy): PageFetcher {
     'http:': new RequestFilteringHttpAgent(agentOptions),
     'https:': new RequestFilteringHttpsAgent(agentOptions),
   };
+  const lookup = refusingEmbeddedIpv4(createDestinationLookup(policy.dns ?? DEFAULT_DESTINATION_LOOKUP));
 
   return async (startUrl, enterHost) => {
     const signal = AbortSignal.timeout(policy.timeoutMs);
     let url = parseTarget(startUrl);
     for (let redirects = 0; ; redirects++) {
-      const response = await get(url, agents[url.protocol as 'http:' | 'https:'], policy.userAgent, signal);
+      const response = await get(url, agents[url.protocol as 'http:' | 'https:'], lookup, policy.userAgent, signal);
       const status = response.statusCode ?? 0;
       // A body not read is not downloaded: destroyed, not resumed (a hostile
       // redirect or error page can be endless, and the fetch's slot is free by then).
@@ -143,7 +152,13 @@ function parseTarget(raw: string, base?: URL): URL {
   return url;
 }
 
-function get(url: URL, agent: http.Agent, userAgent: string, signal: AbortSignal): Promise<http.IncomingMessage> {
+function get(
+  url: URL,
+  agent: http.Agent,
+  lookup: LookupFunction,
+  userAgent: string,
+  signal: AbortSignal,
+): Promise<http.IncomingMessage> {
   const request = url.protocol === 'https:' ? https.request : http.request;
   return new Promise((resolve, reject) => {
     if (isIpv6EmbeddingIpv4(url.hostname)) {
@@ -154,7 +169,7 @@ function get(url: URL, agent: http.Agent, userAgent: string, signal: AbortSignal
       method: 'GET',
       agent,
       signal,
-      lookup: lookupRefusingEmbeddedIpv4,
+      lookup,
       headers: {
         'user-agent': userAgent,
         accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.8',

@@ -1,4 +1,4 @@
-import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions, type LookupOneOptions } from 'node:dns';
+import type { LookupAddress } from 'node:dns';
 import { isIPv6, type LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
@@ -25,20 +25,16 @@ export function isIpv6EmbeddingIpv4(address: string): boolean {
 const refusal = (address: string, hostname: string) =>
   new Error(`DNS lookup ${address} (host: ${hostname}) is not allowed: an IPv6 address that embeds an IPv4 address`);
 
-/** dns.lookup, refusing any answer of those forms, so a host name that resolves to one is refused too. */
-export const lookupRefusingEmbeddedIpv4: LookupFunction = (hostname, options, callback) => {
-  if ((options as LookupAllOptions).all) {
-    dnsLookup(hostname, options as LookupAllOptions, (err, addresses: LookupAddress[]) => {
-      if (err) return callback(err, addresses);
-      const bad = addresses.find((a) => isIpv6EmbeddingIpv4(a.address));
-      if (bad) return callback(refusal(bad.address, hostname), []);
-      callback(null, addresses);
+/** `lookup`, refusing any answer of those forms, so a host name that resolves to one is refused too. */
+export function refusingEmbeddedIpv4(lookup: LookupFunction): LookupFunction {
+  return (hostname, options, callback) =>
+    lookup(hostname, options, (err, found, family) => {
+      if (err) return callback(err, found, family);
+      if (Array.isArray(found)) {
+        const bad = found.find((a: LookupAddress) => isIpv6EmbeddingIpv4(a.address));
+        return bad ? callback(refusal(bad.address, hostname), []) : callback(null, found);
+      }
+      if (isIpv6EmbeddingIpv4(found)) return callback(refusal(found, hostname), '', 0);
+      callback(null, found, family);
     });
-    return;
-  }
-  dnsLookup(hostname, options as LookupOneOptions, (err, address, family) => {
-    if (err) return callback(err, address, family);
-    if (isIpv6EmbeddingIpv4(address)) return callback(refusal(address, hostname), '', 0);
-    callback(null, address, family);
-  });
-};
+}

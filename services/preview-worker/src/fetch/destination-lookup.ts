@@ -1,0 +1,82 @@
+import { Resolver } from 'node:dns';
+import { isIP, type LookupFunction } from 'node:net';
+
+export interface DestinationLookupOptions {
+  /** How long one try waits for an answer (c-ares doubles it on each try). */
+  timeoutMs: number;
+  tries: number;
+  /** Name servers (`host` or `host:port`); the system's (/etc/resolv.conf) if not given. Tests set their own. */
+  servers?: readonly string[];
+}
+
+/** Within the fetch's 5 s: a name whose servers never answer is given up on after about 4 s (two tries). */
+export const DEFAULT_DESTINATION_LOOKUP: DestinationLookupOptions = { timeoutMs: 1000, tries: 2 };
+
+/** RFC 6761: these names are the loopback, and never asked of a name server. */
+const LOOPBACK_NAME = /^(.+\.)?localhost\.?$/i;
+
+type Address = { address: string; family: 4 | 6 };
+
+const lookupError = (code: string, hostname: string): NodeJS.ErrnoException =>
+  Object.assign(new Error(`DNS lookup of ${hostname} failed: ${code}`), { code, hostname, syscall: 'query' });
+
+/**
+ * The preview fetcher's DNS: the names API users give, asked of the name
+ * servers by c-ares on the event loop, not by `dns.lookup`.
+ *
+ * `dns.lookup` runs getaddrinfo on libuv's thread pool, where slow work such
+ * as it gets two threads for the whole process, and a lookup cannot be
+ * abandoned. A destination whose name servers never answer held one for
+ * 10 s (glibc's 5 s, twice); a few such links in a backlog queued every
+ * other lookup of the process behind them (`localhost` answered after 30 s
+ * behind six), the fetches timed out waiting, and the process could not exit
+ * until the lookups under way had ended. Here a lookup is a pair of queries
+ * (A and AAAA) on a socket, bounded by `timeoutMs` and `tries`, and any number
+ * wait at once without holding anything else back.
+ *
+ * Names are resolved by DNS only: /etc/hosts is not read, except that
+ * `localhost` and its subdomains are the loopback (refused as any private
+ * address unless private networks are allowed).
+ */
+export function createDestinationLookup(options: DestinationLookupOptions): LookupFunction {
+  const resolver = new Resolver({ timeout: options.timeoutMs, tries: options.tries });
+  if (options.servers) resolver.setServers([...options.servers]);
+
+  /** One record type's answer: its addresses, or the resolver's error code. */
+  const query = (family: 4 | 6, hostname: string): Promise<Address[] | string> =>
+    new Promise((resolve) => {
+      const answered = (err: NodeJS.ErrnoException | null, addresses: string[]) =>
+        resolve(err ? (err.code ?? 'ESERVFAIL') : addresses.map((address) => ({ address, family })));
+      if (family === 4) resolver.resolve4(hostname, answered);
+      else resolver.resolve6(hostname, answered);
+    });
+
+  async function addresses(hostname: string, family: number): Promise<Address[]> {
+    if (isIP(hostname)) return [{ address: hostname, family: isIP(hostname) as 4 | 6 }];
+    // The IPv4 loopback unless only IPv6 is asked: `::1` falls in `::/96`, which the fetcher refuses whole.
+    if (LOOPBACK_NAME.test(hostname))
+      return [family === 6 ? { address: '::1', family: 6 } : { address: '127.0.0.1', family: 4 }];
+    const families: (4 | 6)[] = family === 4 ? [4] : family === 6 ? [6] : [4, 6];
+    const answers = await Promise.all(families.map((f) => query(f, hostname)));
+    const found = answers.flatMap((a) => (typeof a === 'string' ? [] : a));
+    if (found.length > 0) return found;
+    const codes = answers.map((a) => (typeof a === 'string' ? a : 'ENODATA'));
+    // The name does not exist, or holds no address: it will not resolve on a later try either.
+    if (codes.every((c) => c === 'ENOTFOUND' || c === 'ENODATA')) throw lookupError('ENOTFOUND', hostname);
+    throw lookupError(codes.find((c) => c !== 'ENOTFOUND' && c !== 'ENODATA') ?? 'ESERVFAIL', hostname);
+  }
+
+  return (hostname, lookupOptions, callback) => {
+    addresses(
+      hostname,
+      lookupOptions.family === 'IPv4' ? 4 : lookupOptions.family === 'IPv6' ? 6 : Number(lookupOptions.family ?? 0),
+    ).then(
+      (found) => {
+        if (lookupOptions.all) return callback(null, found);
+        const first = found[0]!;
+        callback(null, first.address, first.family);
+      },
+      (err: NodeJS.ErrnoException) => callback(err, lookupOptions.all ? [] : '', 0),
+    );
+  };
+}
