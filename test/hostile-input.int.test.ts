@@ -125,12 +125,11 @@ afterAll(async () => {
   if (server) {
     const stopping = Date.now();
     const exitCode = await server.stop();
-    // Its exit code is not asserted: on SIGTERM the preview worker first finishes the previews in flight, retries
-    // included (about 4 s for a destination that does not resolve, as no generated one does here), and after a run
-    // that created hundreds of links this can cross the 10 s grace on a loaded machine, which then exits with 1.
-    // That the process never crashed is asserted while it runs (see 'afterwards').
     console.log(`[hostile] the process stopped in ${Date.now() - stopping} ms with code ${exitCode}`);
     if (process.env.HOSTILE_LOG_LEVEL) console.log(server.output());
+    // Within its 10 s grace, whatever the run left behind: it took 9 s while the lookups of the generated
+    // destinations held libuv's threads and the preview worker's idle fetch waited 5 s (docs/chaos.md).
+    expect(exitCode).toBe(0);
   }
   await infra?.close();
 });

@@ -71,4 +71,36 @@ describe('kafka adapter (real broker)', () => {
       await admin.disconnect();
     }
   });
+
+  it('stops an idle consumer without waiting out a long fetch', async () => {
+    const idleTopic = `test.idle-stop.${uniqueSuffix()}`;
+    const log = kafkaLogClient(kafka);
+    await ensureTopics(log, [{ topic: idleTopic, numPartitions: 1, configEntries: [] }]);
+    const seen: string[] = [];
+    const consumer = await log.consume(
+      {
+        groupId: `test.idle-stop.${uniqueSuffix()}`,
+        topics: [idleTopic],
+        fromBeginning: true,
+        sessionTimeoutMs: 10_000,
+      },
+      async ({ records }, control) => {
+        for (const record of records) seen.push(String(record.value));
+        const last = records.at(-1);
+        if (last) await control.commit((BigInt(last.offset) + 1n).toString());
+      },
+    );
+    const producer = kafka.producer();
+    await producer.connect();
+    await producer.send({ topic: idleTopic, messages: [{ value: 'only' }] });
+    await producer.disconnect();
+    await eventually(async () => (seen.length > 0 ? seen : undefined), 30_000, 'the record');
+    expect(seen).toEqual(['only']);
+    // The topic is idle now: the consumer's next fetch waits at the broker for records that do not come.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const stopping = performance.now();
+    await consumer.stop();
+    // kafkajs's own default wait is 5 s, and a stop waited for it (the preview worker took 4.95 s to stop).
+    expect(performance.now() - stopping).toBeLessThan(2000);
+  });
 });

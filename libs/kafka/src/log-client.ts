@@ -80,7 +80,8 @@ export interface Subscription {
   /**
    * How long a fetch may wait for more records when fewer than `fetchMinBytes`
    * are there: larger batches for consumers whose cost is per batch, at the
-   * price of this much latency. Default: answered as soon as anything is there.
+   * price of this much latency. Default: answered as soon as anything is there,
+   * and after 500 ms when nothing is (a consumer's stop waits for its fetch).
    */
   fetchMaxWaitMs?: number;
   fetchMinBytes?: number;
