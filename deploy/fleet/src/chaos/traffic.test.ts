@@ -34,7 +34,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 describe('the chaos traffic', () => {
   const link = { slug: 'abc', url: 'https://example.com/' };
 
-  it('sends a redirect at once or not at all: with every connection waiting, the ones due are counted as not sent', async () => {
+  /** Traffic at 1,000 redirects/s over four connections, to an entry point that holds them: four wait. */
+  async function fourRedirectsWaiting() {
     const entry = heldEntryPoint();
     const traffic = new Traffic(
       await entry.listen(),
@@ -44,10 +45,15 @@ describe('the chaos traffic', () => {
         redirects: 4,
       },
     );
+    traffic.nextPhase([link]);
+    traffic.start();
+    while (entry.held.length < 4) await sleep(10);
+    return { entry, traffic };
+  }
+
+  it('sends a redirect at once or not at all: with every connection waiting, the ones due are counted as not sent', async () => {
+    const { entry, traffic } = await fourRedirectsWaiting();
     try {
-      traffic.nextPhase([link]);
-      traffic.start();
-      while (entry.held.length < 4) await sleep(10);
       await sleep(300);
       // No more redirects: the phase ends with its four requests still waiting.
       const phase = traffic.nextPhase([]);
@@ -79,19 +85,8 @@ describe('the chaos traffic', () => {
   });
 
   it('places a redirect that got no answer in the second it was sent, not the one it gave up in', async () => {
-    const entry = heldEntryPoint();
-    const traffic = new Traffic(
-      await entry.listen(),
-      'key',
-      { redirectsPerSecond: 1000, createsPerSecond: 0 },
-      {
-        redirects: 4,
-      },
-    );
+    const { entry, traffic } = await fourRedirectsWaiting();
     try {
-      traffic.nextPhase([link]);
-      traffic.start();
-      while (entry.held.length < 4) await sleep(10);
       const phase = traffic.nextPhase([]);
       // Sent in the phase's first second; cut in its third.
       await sleep(Math.max(0, 2100 - (performance.now() - phase.redirects.startedAt)));
