@@ -11,6 +11,7 @@ const second = (over: Partial<TrafficSecond> = {}): TrafficSecond => ({
   failures: 0,
   slowestMs: 30,
   inFlightMax: 5,
+  machineBusyPercent: null,
   ...over,
 });
 

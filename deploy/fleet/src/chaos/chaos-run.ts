@@ -7,6 +7,7 @@ import { createClickHouse } from '@shortlink/clickhouse';
 import { fleetUp, type Fleet } from '../fleet';
 import { BROWSER_AGENTS, CHECKER_AGENT } from './browser-agents';
 import type { Fault } from './faults';
+import { watchMachineBusy } from './machine-busy';
 import { judgePhase, type PhaseEvidence } from './phase-verdict';
 import type { ChaosReport } from './chaos-report';
 import { Traffic, type CreateTally, type PhaseTraffic, type RedirectTally, type TargetLink } from './traffic';
@@ -127,6 +128,7 @@ export async function runChaos(fleet: Fleet, options: ChaosOptions): Promise<Cha
 
   const phases: Phase[] = [];
   traffic.start();
+  const stopWatchingMachine = watchMachineBusy((percent) => traffic.noteMachineBusy(percent));
   try {
     // Links of its own, never judged: the first fault's phase does not measure this client opening its connections.
     log(`warming up: ${WARM_UP_MS / 1000} s of traffic`);
@@ -172,6 +174,7 @@ export async function runChaos(fleet: Fleet, options: ChaosOptions): Promise<Cha
     const previous = phases[phases.length - 1];
     if (previous) await closePhase(previous, last);
   } finally {
+    stopWatchingMachine();
     await traffic.close();
   }
 

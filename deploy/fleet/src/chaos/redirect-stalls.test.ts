@@ -10,6 +10,7 @@ const calm = (over: Partial<TrafficSecond> = {}): TrafficSecond => ({
   failures: 0,
   slowestMs: 40,
   inFlightMax: 20,
+  machineBusyPercent: null,
   ...over,
 });
 
@@ -24,8 +25,8 @@ describe('where the redirects stalled', () => {
       calm({ failures: 1 }),
     ];
     expect(redirectStalls(seconds)).toEqual([
-      { fromS: 1, toS: 3, slowestMs: 3000, notSent: 30, unanswered: 4 },
-      { fromS: 5, toS: 5, slowestMs: 40, notSent: 0, unanswered: 1 },
+      { fromS: 1, toS: 3, slowestMs: 3000, notSent: 30, unanswered: 4, machineBusyMax: null },
+      { fromS: 5, toS: 5, slowestMs: 40, notSent: 0, unanswered: 1, machineBusyMax: null },
     ]);
   });
 
@@ -33,6 +34,20 @@ describe('where the redirects stalled', () => {
     expect(redirectStalls([calm(), calm({ slowestMs: 999 })])).toEqual([]);
     expect(describeRedirectStalls({ faultFromS: 5, faultToS: 37.4, seconds: [calm()] })).toBe(
       'no redirect stalled (the fault 5-37.4 s)',
+    );
+  });
+
+  it('says how busy the machine was at its busiest in each stall, where it was read', () => {
+    const seconds = [
+      calm({ machineBusyPercent: 100 }),
+      calm({ slowestMs: 1500, machineBusyPercent: 97 }),
+      calm({ failures: 2, machineBusyPercent: 99 }),
+      calm({ slowestMs: 1200 }),
+      calm({ machineBusyPercent: 45 }),
+    ];
+    expect(redirectStalls(seconds).map((s) => s.machineBusyMax)).toEqual([99]);
+    expect(describeRedirectStalls({ faultFromS: 0, faultToS: 1, seconds })).toBe(
+      'redirects stalled at 1-3 s (slowest 1500 ms, 0 not sent, 2 unanswered, the machine up to 99 % busy); the fault 0-1 s',
     );
   });
 

@@ -10,7 +10,11 @@ export interface RedirectStall {
   slowestMs: number;
   notSent: number;
   unanswered: number;
+  /** The busiest the machine was in the span, in percent (null: not read). */
+  machineBusyMax: number | null;
 }
+
+const busier = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.max(a, b));
 
 const stalled = (s: TrafficSecond) => s.slowestMs >= STALL_MS || s.notSent > 0 || s.failures > 0;
 
@@ -25,8 +29,16 @@ export function redirectStalls(seconds: readonly TrafficSecond[]): RedirectStall
       last.slowestMs = Math.max(last.slowestMs, s.slowestMs);
       last.notSent += s.notSent;
       last.unanswered += s.failures;
+      last.machineBusyMax = busier(last.machineBusyMax, s.machineBusyPercent);
     } else {
-      stalls.push({ fromS: at, toS: at, slowestMs: s.slowestMs, notSent: s.notSent, unanswered: s.failures });
+      stalls.push({
+        fromS: at,
+        toS: at,
+        slowestMs: s.slowestMs,
+        notSent: s.notSent,
+        unanswered: s.failures,
+        machineBusyMax: s.machineBusyPercent,
+      });
     }
   });
   return stalls;
@@ -42,8 +54,8 @@ export interface RedirectTimeline {
 /**
  * Where a phase's redirects stalled, against the fault's own span, in one
  * line: whether a stall came with the fault, with the recovery (a restarted
- * broker's start-up), or at neither is the first question when a timing
- * rule is missed.
+ * broker's start-up), or at neither, and whether the machine was saturated
+ * then, are the first questions when a timing rule is missed.
  */
 export function describeRedirectStalls(timeline: RedirectTimeline): string {
   const stalls = redirectStalls(timeline.seconds);
@@ -53,7 +65,8 @@ export function describeRedirectStalls(timeline: RedirectTimeline): string {
   const spans = stalls.map(
     (s) =>
       `${s.fromS === s.toS ? s.fromS : `${s.fromS}-${s.toS}`} s (slowest ${s.slowestMs} ms, ` +
-      `${s.notSent} not sent, ${s.unanswered} unanswered)`,
+      `${s.notSent} not sent, ${s.unanswered} unanswered` +
+      `${s.machineBusyMax === null ? '' : `, the machine up to ${s.machineBusyMax} % busy`})`,
   );
   return `redirects stalled at ${spans.join('; ')}; ${fault}`;
 }

@@ -15,6 +15,8 @@ export interface TrafficSecond {
   slowestMs: number;
   /** The most redirects waiting on an answer at once this second. */
   inFlightMax: number;
+  /** The share of the machine's CPU busy over the second before (null: not read). */
+  machineBusyPercent: number | null;
 }
 
 /** What one phase's redirect traffic got back. */
@@ -85,6 +87,7 @@ function second(tally: RedirectTally): TrafficSecond {
       failures: 0,
       slowestMs: 0,
       inFlightMax: 0,
+      machineBusyPercent: null,
     });
   }
   return tally.timeline[at]!;
@@ -183,6 +186,11 @@ export class Traffic {
     this.links = links;
     this.phase = Traffic.newPhase();
     return { redirects, creates, settled: () => Promise.all(inFlight).then(() => undefined) };
+  }
+
+  /** Notes how busy the machine was (watchMachineBusy) on the current second of the phase's redirects. */
+  noteMachineBusy(percent: number): void {
+    second(this.phase.redirects).machineBusyPercent = percent;
   }
 
   start(): void {
