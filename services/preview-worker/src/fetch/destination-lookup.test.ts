@@ -8,6 +8,9 @@ const NAMES: Record<string, DnsBehaviour> = {
   'v4only.example': { addresses: ['93.184.216.35'] },
   'nowhere.example': 'nxdomain',
   'broken.example': 'servfail',
+  'short.example': { addresses: ['93.184.216.36', '2606:2800::36'], ttlSeconds: 1 },
+  'shared.example': { addresses: ['93.184.216.37'] },
+  'live.example': { addresses: ['93.184.216.38'] },
 };
 
 let server: DnsTestServer;
@@ -55,6 +58,12 @@ describe("a destination's name, resolved", () => {
   });
 
   it('gives up on a name whose server never answers within its tries, and holds nothing else back meanwhile', async () => {
+    // Nothing kept: the live name is asked of the server while the dead ones wait.
+    const lookup = createDestinationLookup({ timeoutMs: 200, tries: 2, servers: [server.address], maxTtlMs: 0 });
+    const lookUpOne = (hostname: string) =>
+      new Promise<[string, number]>((resolve, reject) =>
+        lookup(hostname, {}, (err, address, family) => (err ? reject(err) : resolve([address as string, family!]))),
+      );
     const started = performance.now();
     // Far more than libuv's two threads for getaddrinfo: each of these held one for 10 s with dns.lookup.
     const dead = Array.from({ length: 64 }, (_, i) =>
@@ -63,12 +72,40 @@ describe("a destination's name, resolved", () => {
         (err: NodeJS.ErrnoException) => err.code,
       ),
     );
-    await expect(lookUpOne('page.example')).resolves.toEqual(['93.184.216.34', 4]);
+    await expect(lookUpOne('live.example')).resolves.toEqual(['93.184.216.38', 4]);
     const answeredAfter = performance.now() - started;
     expect(new Set(await Promise.all(dead))).toEqual(new Set(['ETIMEOUT']));
     const gaveUpAfter = performance.now() - started;
     // 200 ms, then 400 ms: every dead name given up on together, the live one answered at once.
     expect(answeredAfter).toBeLessThan(150);
     expect(gaveUpAfter).toBeLessThan(2000);
+  });
+
+  const askedFor = (name: string) => server.asked.filter((n) => n === name).length;
+
+  it("asks a name's server once while its answer lasts, and again once its TTL has run out", async () => {
+    await expect(lookUpOne('short.example')).resolves.toEqual(['93.184.216.36', 4]);
+    await expect(lookUpOne('short.example')).resolves.toEqual(['93.184.216.36', 4]);
+    expect(askedFor('short.example')).toBe(2); // A and AAAA, once
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await expect(lookUpOne('short.example')).resolves.toEqual(['93.184.216.36', 4]);
+    expect(askedFor('short.example')).toBe(4);
+  });
+
+  it('asks once for the lookups of one name at the same time', async () => {
+    const all = await Promise.all(Array.from({ length: 20 }, () => lookUpOne('shared.example')));
+    expect(new Set(all.map(([address]) => address))).toEqual(new Set(['93.184.216.37']));
+    expect(askedFor('shared.example')).toBe(2);
+  });
+
+  it('remembers a name that does not exist, and asks again after a server failed', async () => {
+    const before = { nowhere: askedFor('nowhere.example'), broken: askedFor('broken.example') };
+    for (let i = 0; i < 3; i++) {
+      await expect(lookUpOne('nowhere.example')).rejects.toMatchObject({ code: 'ENOTFOUND' });
+      await expect(lookUpOne('broken.example')).rejects.toMatchObject({ code: 'ESERVFAIL' });
+    }
+    // The earlier test asked for nowhere.example already: known since, not asked again.
+    expect(askedFor('nowhere.example') - before.nowhere).toBe(0);
+    expect(askedFor('broken.example') - before.broken).toBeGreaterThanOrEqual(3);
   });
 });

@@ -3,7 +3,7 @@ import { isIPv4 } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
 /** What the test name server does with a name: its addresses, or a failure, or nothing at all. */
-export type DnsBehaviour = { addresses: string[] } | 'nxdomain' | 'servfail' | 'silent';
+export type DnsBehaviour = { addresses: string[]; ttlSeconds?: number } | 'nxdomain' | 'servfail' | 'silent';
 
 export interface DnsTestServer {
   /** `127.0.0.1:port`, for a resolver's `setServers`. */
@@ -57,7 +57,7 @@ export async function startDnsTestServer(behave: (name: string) => DnsBehaviour)
       record.writeUInt16BE(0xc00c, 0);
       record.writeUInt16BE(type, 2);
       record.writeUInt16BE(1, 4);
-      record.writeUInt32BE(60, 6);
+      record.writeUInt32BE(typeof behaviour === 'string' ? 0 : (behaviour.ttlSeconds ?? 60), 6);
       record.writeUInt16BE(rdata.length, 10);
       rdata.copy(record, 12);
       return record;
