@@ -48,6 +48,14 @@ describe("a destination's name, resolved", () => {
     await expect(lookUpOne('broken.example')).rejects.toMatchObject({ code: 'ESERVFAIL', syscall: 'query' });
   });
 
+  it('says a name DNS cannot carry does not resolve, as a name that does not exist', async () => {
+    // Both pass the URL parser; neither can be asked of a name server.
+    for (const name of ['a..b.example', `${'a'.repeat(64)}.example`]) {
+      expect(new URL(`http://${name}/`).hostname).toBe(name);
+      await expect(lookUpOne(name)).rejects.toMatchObject({ code: 'ENOTFOUND', syscall: 'query' });
+    }
+  });
+
   it('answers localhost itself, and an address as it is, without asking the server', async () => {
     const before = server.asked.length;
     await expect(lookUpAll('localhost')).resolves.toEqual([{ address: '127.0.0.1', family: 4 }]);

@@ -32,6 +32,13 @@ export const DEFAULT_DESTINATION_LOOKUP = {
 /** RFC 6761: these names are the loopback, and never asked of a name server. */
 const LOOPBACK_NAME = /^(.+\.)?localhost\.?$/i;
 
+/**
+ * The resolver's answers that say the name has no address, now or later: it
+ * does not exist, holds no record of the type, or is not a name DNS can
+ * carry (`a..b`, a label over 63 characters: the URL parser lets these through).
+ */
+const NO_ADDRESS = new Set(['ENOTFOUND', 'ENODATA', 'EBADNAME']);
+
 type Address = { address: string; family: 4 | 6 };
 /** One record type's answer for a name: its addresses, or the resolver's error code. */
 type Answer = Address[] | string;
@@ -80,7 +87,7 @@ export function createDestinationLookup(given: DestinationLookupOptions): Lookup
           ? (err.code ?? 'ESERVFAIL')
           : records.map(({ address }) => ({ address, family }) satisfies Address);
         const ttlMs = err
-          ? err.code === 'ENOTFOUND' || err.code === 'ENODATA'
+          ? NO_ADDRESS.has(err.code ?? '')
             ? options.notFoundTtlMs
             : 0
           : Math.min(options.maxTtlMs, 1000 * Math.min(...records.map((r) => r.ttl)));
@@ -105,9 +112,9 @@ export function createDestinationLookup(given: DestinationLookupOptions): Lookup
     const found = answers.flatMap((a) => (typeof a === 'string' ? [] : a));
     if (found.length > 0) return found;
     const codes = answers.map((a) => (typeof a === 'string' ? a : 'ENODATA'));
-    // The name does not exist, or holds no address: it will not resolve on a later try either.
-    if (codes.every((c) => c === 'ENOTFOUND' || c === 'ENODATA')) throw lookupError('ENOTFOUND', hostname);
-    throw lookupError(codes.find((c) => c !== 'ENOTFOUND' && c !== 'ENODATA') ?? 'ESERVFAIL', hostname);
+    // The name does not exist, holds no address, or cannot be a name: it will not resolve on a later try either.
+    if (codes.every((c) => NO_ADDRESS.has(c))) throw lookupError('ENOTFOUND', hostname);
+    throw lookupError(codes.find((c) => !NO_ADDRESS.has(c)) ?? 'ESERVFAIL', hostname);
   }
 
   return (hostname, lookupOptions, callback) => {
