@@ -36,6 +36,7 @@ export type {
   RunningLogConsumer,
   Subscription,
 } from './log-client';
+export { DEFAULT_FETCH_MAX_WAIT_MS } from './log-client';
 export { appendEvents, EVENT_HEADERS, type AppendOptions } from './append-events';
 export { serveLogClient } from './thread-log/thread-log-host';
 export { threadLogClient } from './thread-log/thread-log-client';

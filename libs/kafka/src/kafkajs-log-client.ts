@@ -1,5 +1,12 @@
 import { CompressionTypes, type Consumer, type Kafka, type Message } from 'kafkajs';
-import type { EventLogClient, LogAdmin, LogProducer, RunningLogConsumer, Subscription } from './log-client';
+import {
+  DEFAULT_FETCH_MAX_WAIT_MS,
+  type EventLogClient,
+  type LogAdmin,
+  type LogProducer,
+  type RunningLogConsumer,
+  type Subscription,
+} from './log-client';
 import { MemoizedDefaultPartitioner } from './partitioner';
 import { recordPartitions, unacknowledgedRecords } from './unacknowledged-records';
 
@@ -80,17 +87,12 @@ export function kafkaLogClient(kafka: Kafka): EventLogClient {
   };
 }
 
-const DEFAULT_FETCH_MAX_WAIT_MS = 500;
-
 function newConsumer(kafka: Kafka, subscription: Subscription): Consumer {
   const sessionTimeout = subscription.sessionTimeoutMs ?? 30_000;
   return kafka.consumer({
     groupId: subscription.groupId,
     sessionTimeout,
     heartbeatInterval: Math.min(3000, sessionTimeout / 3),
-    // The Java client's 500 ms, not kafkajs's 5 s: a stop waits for the fetch under way, and an idle
-    // consumer's fetch waits at the broker that long (the preview worker took 4.95 s to stop). A record
-    // is returned at once either way, so this costs an idle consumer two empty fetches a second.
     maxWaitTimeInMs: subscription.fetchMaxWaitMs ?? DEFAULT_FETCH_MAX_WAIT_MS,
     ...(subscription.fetchMinBytes === undefined ? {} : { minBytes: subscription.fetchMinBytes }),
     ...(subscription.maxBytesPerPartition === undefined

@@ -66,6 +66,15 @@ export interface LogProducer {
   append(topic: string, records: readonly OutgoingRecord[], options?: AppendRecordsOptions): Promise<void>;
 }
 
+/**
+ * How long a fetch waits at most when there is nothing to read, unless a
+ * subscription sets its own: the Java client's 500 ms, not kafkajs's 5 s. A
+ * consumer's stop waits for the fetch under way, so an idle consumer took
+ * that long to stop (the preview worker 4.95 s); a record is answered at once
+ * either way, and an idle consumer pays two empty fetches a second.
+ */
+export const DEFAULT_FETCH_MAX_WAIT_MS = 500;
+
 export interface Subscription {
   groupId: string;
   topics: string[];
@@ -81,7 +90,7 @@ export interface Subscription {
    * How long a fetch may wait for more records when fewer than `fetchMinBytes`
    * are there: larger batches for consumers whose cost is per batch, at the
    * price of this much latency. Default: answered as soon as anything is there,
-   * and after 500 ms when nothing is (a consumer's stop waits for its fetch).
+   * and after DEFAULT_FETCH_MAX_WAIT_MS when nothing is.
    */
   fetchMaxWaitMs?: number;
   fetchMinBytes?: number;

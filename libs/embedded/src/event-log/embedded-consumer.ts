@@ -1,4 +1,11 @@
-import type { BatchHandler, KafkaLogger, LogRecord, RunningLogConsumer, Subscription } from '@shortlink/kafka';
+import {
+  DEFAULT_FETCH_MAX_WAIT_MS,
+  type BatchHandler,
+  type KafkaLogger,
+  type LogRecord,
+  type RunningLogConsumer,
+  type Subscription,
+} from '@shortlink/kafka';
 import type { EventLog } from './event-log';
 import type { GroupCoordinator } from './group-coordinator';
 import type { StoredRecord } from './partition-log';
@@ -7,8 +14,6 @@ const DEFAULT_MAX_BYTES_PER_PARTITION = 1024 * 1024;
 const RETRY_AFTER_ERROR_MS = 1000;
 const RETRY_UNCOMMITTED_MS = 100;
 const IDLE_WAIT_MS = 1000;
-/** As the Kafka adapter's default when only a minimum size is given. */
-const DEFAULT_FETCH_MAX_WAIT_MS = 500;
 
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
