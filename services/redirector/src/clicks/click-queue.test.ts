@@ -210,6 +210,30 @@ describe('ClickQueue', () => {
     }
   });
 
+  it('says the drops not yet said as it closes, before its last word', async () => {
+    const said: string[] = [];
+    const queue = new ClickQueue<ClickRecorded>({
+      send: () => new Promise(() => undefined),
+      capacity: 2,
+      maxBatch: 100,
+      flushIntervalMs: 1000,
+      logger: {
+        info: (_obj, msg) => void said.push(msg),
+        warn() {},
+        error: (obj, msg) => void said.push(`${msg} ${(obj as { dropped?: number }).dropped ?? ''}`.trim()),
+      },
+    });
+    // Two taken, one dropped and said at once, three more dropped within its 5 s.
+    for (let i = 0; i < 6; i++) queue.push(captured(i));
+    await queue.close(50);
+    expect(said).toEqual([
+      'clicks dropped 1',
+      'clicks could not be sent before shutdown',
+      'clicks dropped 3',
+      'click queue closed',
+    ]);
+  });
+
   it('says as it closes how many clicks it took, sent and dropped, and how many are left unsent', async () => {
     const infos: object[] = [];
     const queue = new ClickQueue<ClickRecorded>({

@@ -186,6 +186,7 @@ export class ClickQueue<T> {
     if (outcome === 'timeout' || this.depth > 0) {
       this.#options.logger.error({ lost: this.depth }, 'clicks could not be sent before shutdown');
     }
+    this.#drops.flush();
     // The process's last word on its clicks: every one taken was sent, or this says how many were not.
     this.#options.logger.info({ ...this.stats, unsent: this.depth }, 'click queue closed');
   }
