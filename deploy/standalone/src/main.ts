@@ -12,6 +12,7 @@ import { createLogger, processOptionsFrom, runMain, runServices } from '@shortli
 import { kafkaNames, openKafka, type EventLogClient } from '@shortlink/kafka';
 import { createMetricsRegistry } from '@shortlink/metrics';
 import { openServiceDatabase } from '@shortlink/postgres';
+import { withLocalBaseUrl } from './local-base-url';
 import { composeSystem, systemConfig } from './system';
 
 /** A URL to log: the passwords are made for this run and stay in DATA_DIR/embedded.json. */
@@ -23,7 +24,7 @@ function withoutPassword(url: string): string {
 
 runMain(async () => {
   const deployment = deploymentFrom(process.env);
-  const settings = loadConfig(systemConfig, process.env);
+  const settings = loadConfig(systemConfig, withLocalBaseUrl(process.env));
   const names = kafkaNames(settings.KAFKA_TOPIC_PREFIX);
   const logger = createLogger('shortlink', settings.LOG_LEVEL);
   // The process's one registry: every module's metrics and the HTTP layer's, served at /metrics.
