@@ -32,3 +32,19 @@ const target = (): ContractTarget => ({
 
 describeApiContract('embedded', target);
 describeConcurrentContract('embedded', target);
+
+it('hands out short URLs that lead to the link when PUBLIC_BASE_URL is unset: this process on its own port', async () => {
+  const key = await createKeyWithCli({ DATA_DIR: dataDir }, 'pro');
+  const created = await fetch(`${app.url}/api/v1/links`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ url: 'https://example.com/own-port' }),
+  });
+  expect(created.status).toBe(201);
+  const { shortUrl, slug } = (await created.json()) as { shortUrl: string; slug: string };
+  expect(shortUrl).toBe(`http://localhost:${new URL(app.url).port}/${slug}`);
+  // The machine may resolve localhost to ::1 first, where this process does not listen: the port is what is checked.
+  const visited = await fetch(`${app.url}${new URL(shortUrl).pathname}`, { redirect: 'manual' });
+  expect(visited.status).toBe(302);
+  expect(visited.headers.get('location')).toBe('https://example.com/own-port');
+});
