@@ -103,15 +103,16 @@ export function createDestinationLookup(given: DestinationLookupOptions): Lookup
   }
 
   async function addresses(hostname: string, family: number): Promise<Address[]> {
-    if (isIP(hostname)) return [{ address: hostname, family: isIP(hostname) as 4 | 6 }];
+    const literal = isIP(hostname);
+    if (literal !== 0) return [{ address: hostname, family: literal as 4 | 6 }];
     // The IPv4 loopback unless only IPv6 is asked: `::1` falls in `::/96`, which the fetcher refuses whole.
     if (LOOPBACK_NAME.test(hostname))
       return [family === 6 ? { address: '::1', family: 6 } : { address: '127.0.0.1', family: 4 }];
     const families: (4 | 6)[] = family === 4 ? [4] : family === 6 ? [6] : [4, 6];
-    const answers = await Promise.all(families.map((f) => query(f, hostname)));
-    const found = answers.flatMap((a) => (typeof a === 'string' ? [] : a));
+    const replies = await Promise.all(families.map((f) => query(f, hostname)));
+    const found = replies.flatMap((a) => (typeof a === 'string' ? [] : a));
     if (found.length > 0) return found;
-    const codes = answers.map((a) => (typeof a === 'string' ? a : 'ENODATA'));
+    const codes = replies.map((a) => (typeof a === 'string' ? a : 'ENODATA'));
     // The name does not exist, holds no address, or cannot be a name: it will not resolve on a later try either.
     if (codes.every((c) => NO_ADDRESS.has(c))) throw lookupError('ENOTFOUND', hostname);
     throw lookupError(codes.find((c) => !NO_ADDRESS.has(c)) ?? 'ESERVFAIL', hostname);
