@@ -20,6 +20,7 @@ function previewsOver(
     perHostConcurrency?: number;
     backoffMs?: number;
     maxAttempts?: number;
+    now?: () => number;
   } = {},
 ) {
   const sources: PreviewSource[] = [];
@@ -33,6 +34,7 @@ function previewsOver(
     concurrency: 16,
     perHostConcurrency: options.perHostConcurrency ?? 4,
     freshMs: 10_000,
+    now: options.now,
     attempt: (url, attempt, enterHost) =>
       attemptPreview(
         url,
@@ -82,6 +84,8 @@ describe('createSharedPreviews', () => {
   });
 
   it('fetches again once the preview is older than the cache time, and keeps a failure a shorter time', async () => {
+    // The clock is the test's: how long a request takes on a busy machine does not age the cache.
+    let clock = 1_000_000;
     let fetches = 0;
     let fail = true;
     const { previews, outcomeOf } = previewsOver(
@@ -90,7 +94,7 @@ describe('createSharedPreviews', () => {
         if (fail) throw new PreviewFetchError('http_404', false, 'the server answered HTTP 404');
         return page('Back');
       },
-      { cacheMs: 300, failureCacheMs: 50 },
+      { cacheMs: 300, failureCacheMs: 50, now: () => clock },
     );
     let n = 0;
     const previewOf = (url: string) => {
@@ -99,14 +103,16 @@ describe('createSharedPreviews', () => {
       return outcomeOf(link);
     };
     expect(await previewOf('https://example.com/x')).toMatchObject({ kind: 'failed' });
+    clock += 49;
     expect(await previewOf('https://example.com/x')).toMatchObject({ kind: 'failed' });
     expect(fetches).toBe(1);
     fail = false;
-    await sleep(80);
+    clock += 2;
     expect(await previewOf('https://example.com/x')).toMatchObject({ kind: 'fetched', title: 'Back' });
+    clock += 299;
     expect(await previewOf('https://example.com/x')).toMatchObject({ kind: 'fetched' });
     expect(fetches).toBe(2);
-    await sleep(350);
+    clock += 2;
     await previewOf('https://example.com/x');
     expect(fetches).toBe(3);
   });

@@ -101,6 +101,9 @@ export function createSharedPreviews<L>(options: SharedPreviewsOptions<L>): Shar
     maxSize: options.maxCacheBytes,
     sizeCalculation: (outcome, url) => outcomeBytes(outcome) + 2 * url.length,
     ttl: options.cacheMs,
+    // The cache's clock is the scheduler's, so both age a preview alike (and a test can move them on),
+    // read afresh every time rather than once a millisecond.
+    ...(options.now ? { perf: { now: options.now }, ttlResolution: 0 } : {}),
   });
   const jobs = new Map<string, Job<L>>();
   let stopped = false;
