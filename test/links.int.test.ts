@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { eventually } from '@shortlink/testing';
 import { PUBLIC_BASE_URL, startLinkSystem, type LinkSystem } from './support/link-system';
 
@@ -145,6 +146,41 @@ describe('POST /api/v1/links', () => {
     const big = await create({ url: 'https://example.com', tag: 'x'.repeat(100_000) });
     expect(big.statusCode).toBe(413);
     expect(big.json()).toEqual({ error: 'Request body too large', code: 'body_too_large' });
+  });
+
+  it('refuses a compressed body with 415, single or bulk, and creates nothing of it', async () => {
+    const body = { url: 'https://example.com/zipped', customSlug: 'zipped' };
+    const refused = [
+      await system.app.inject({
+        method: 'POST',
+        url: '/api/v1/links',
+        headers: {
+          'content-type': 'application/json',
+          'content-encoding': 'gzip',
+          authorization: `Bearer ${system.proKey}`,
+        },
+        payload: gzipSync(JSON.stringify(body)),
+      }),
+      await system.app.inject({
+        method: 'POST',
+        url: '/api/v1/links/bulk',
+        headers: {
+          'content-type': 'application/json',
+          'content-encoding': 'br',
+          authorization: `Bearer ${system.proKey}`,
+        },
+        payload: JSON.stringify({ links: [body] }),
+      }),
+    ];
+    for (const res of refused) {
+      expect([res.statusCode, res.headers['accept-encoding'], res.json()]).toEqual([
+        415,
+        'identity',
+        { error: 'Unsupported Content-Encoding: send the body uncompressed', code: 'unsupported_content_encoding' },
+      ]);
+    }
+    // Sent as it is, the same link is created: neither refusal took its slug.
+    expect((await create(body)).statusCode).toBe(201);
   });
 
   it.each([

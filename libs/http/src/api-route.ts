@@ -98,6 +98,7 @@ export const RESPONSE_HEADERS = {
     ...(optional ? { 'x-optional': true } : {}),
   }),
   wwwAuthenticate: { type: 'string', enum: ['Bearer'], description: 'The scheme the API key goes in.' },
+  acceptEncoding: { type: 'string', enum: ['identity'], description: 'The only content coding a body may be in.' },
 } as const;
 
 /** The groups the document's operations are listed under. */

@@ -18,6 +18,11 @@ export const HTTP_ERRORS = {
   requestTimeout: { status: 408, error: 'Request Timeout', code: 'request_timeout' },
   expectationFailed: { status: 417, error: 'Expectation Failed', code: 'expectation_failed' },
   bodyTooLarge: { status: 413, error: 'Request body too large', code: 'body_too_large' },
+  contentCoded: {
+    status: 415,
+    error: 'Unsupported Content-Encoding: send the body uncompressed',
+    code: 'unsupported_content_encoding',
+  },
   rateLimited: {
     status: 429,
     error: 'Too many requests: this API key is over its rate limit. Try again after Retry-After seconds.',

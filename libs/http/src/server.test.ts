@@ -1,4 +1,5 @@
 import { connect, type AddressInfo } from 'node:net';
+import { deflateSync, gzipSync } from 'node:zlib';
 import { HttpError } from './errors';
 import { healthRoutes } from './health';
 import { createServer } from './server';
@@ -81,6 +82,44 @@ describe('createServer', () => {
     });
     expect(res.statusCode).toBe(413);
     expect(res.json()).toEqual({ error: 'Request body too large', code: 'body_too_large' });
+  });
+
+  it('refuses a body in a content coding with 415, naming the one it takes, whether or not the body is coded', async () => {
+    const json = JSON.stringify({ a: 1 });
+    for (const [encoding, payload] of [
+      ['gzip', gzipSync(json)],
+      ['br', Buffer.from(json)],
+      ['identity, deflate', deflateSync(json)],
+    ] as const) {
+      const res = await build().inject({
+        method: 'POST',
+        url: '/echo',
+        headers: { 'content-type': 'application/json', 'content-encoding': encoding },
+        payload,
+      });
+      expect([encoding, res.statusCode, res.headers['accept-encoding'], res.json()]).toEqual([
+        encoding,
+        415,
+        'identity',
+        { error: 'Unsupported Content-Encoding: send the body uncompressed', code: 'unsupported_content_encoding' },
+      ]);
+    }
+  });
+
+  it('takes a body labelled identity, and an empty one whatever its label', async () => {
+    const echoed = await build().inject({
+      method: 'POST',
+      url: '/echo',
+      headers: { 'content-type': 'application/json', 'content-encoding': 'identity' },
+      payload: '{"a":1}',
+    });
+    expect([echoed.statusCode, echoed.json()]).toEqual([200, { a: 1 }]);
+    const deleted = await build().inject({
+      method: 'DELETE',
+      url: '/thing',
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+    });
+    expect(deleted.statusCode).toBe(204);
   });
 
   it('passes HttpError status, text and headers through', async () => {

@@ -11,6 +11,7 @@ import Fastify, {
 } from 'fastify';
 import { isStorableJson } from '@shortlink/events';
 import { closeConnectionsAfterAnswers } from './close-connections-after-answers';
+import { isContentCoded } from './content-coding';
 import { isDependencyOutage } from './dependency-outage';
 import { headerLines } from './header-lines';
 import { errorBody, HttpError } from './errors';
@@ -45,6 +46,12 @@ function parserError(error: NodeJS.ErrnoException): HttpErrorText {
 }
 
 const toHttpError = (e: HttpErrorText) => new HttpError(e.status, e.error, e.code);
+
+/** RFC 9110 15.5.16: a 415 for a content coding says which codings the request could have used. */
+const contentCodedError = () =>
+  new HttpError(HTTP_ERRORS.contentCoded.status, HTTP_ERRORS.contentCoded.error, HTTP_ERRORS.contentCoded.code, {
+    'accept-encoding': 'identity',
+  });
 
 /**
  * A connection answered beneath the HTTP server keeps reading, and dropping,
@@ -195,6 +202,10 @@ export function addJsonBodyParser(app: FastifyInstance, { refuseUnstorable }: { 
     // request): the route's schema decides whether it needed one.
     if (bytes.length === 0) {
       done(null, undefined);
+      return;
+    }
+    if (isContentCoded(request.headers['content-encoding'])) {
+      done(contentCodedError(), undefined);
       return;
     }
     if (!isUtf8(bytes)) {

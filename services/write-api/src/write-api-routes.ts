@@ -69,6 +69,12 @@ const unauthorized = errorResponse(
 const bodyTooLarge = (bytes: number) =>
   errorResponse(`The body is over ${bytes / 1024} KiB.`, { bodyTooLarge: HTTP_ERRORS.bodyTooLarge });
 
+const contentCoded = errorResponse(
+  'The body was sent in a content coding (`Content-Encoding: gzip`, `br`, …): bodies are taken uncompressed.',
+  { contentCoded: HTTP_ERRORS.contentCoded },
+  { 'Accept-Encoding': RESPONSE_HEADERS.acceptEncoding },
+);
+
 /** The errors of one link's creation, in the spec's order: what a single create answers and a bulk result holds. */
 const CREATE_REJECTIONS = {
   invalidBody: REJECTIONS.invalidBody,
@@ -128,6 +134,7 @@ export const CREATE_LINK_ROUTE: ApiRoute = {
         { 'Retry-After': RESPONSE_HEADERS.retryAfter(true), 'Idempotent-Replayed': replayed },
       ),
       413: bodyTooLarge(64 * 1024),
+      415: contentCoded,
       422: idempotencyReused,
       503: errorResponse(
         'The event log did not acknowledge the link, no slug could be drawn, or a store is unreachable: try again.',
@@ -199,6 +206,7 @@ export const BULK_CREATE_ROUTE: ApiRoute = {
         'Retry-After': RESPONSE_HEADERS.retryAfter(),
       }),
       413: bodyTooLarge(LIMITS.bulkBodyLimitBytes),
+      415: contentCoded,
       422: idempotencyReused,
       503: errorResponse(
         'A store is unreachable: nothing was created.',
@@ -245,6 +253,7 @@ export const UPDATE_LINK_ROUTE: ApiRoute = {
       401: unauthorized,
       404: linkNotFound,
       413: bodyTooLarge(64 * 1024),
+      415: contentCoded,
       503: changeUnavailable,
     },
   },
