@@ -30,22 +30,44 @@ export interface PreviewRecord {
  * reads consistent with a 201, 200 or 204 already sent. A deleted link is null.
  */
 export async function findLinkBySlug(pool: Pool, slug: string): Promise<LinkRecord | null> {
-  const { rows } = await pool.query<{
-    link_id: string;
-    account_id: string;
-    destination_url: string;
-    tag: string | null;
-    created_at: Date;
-    updated_at: Date | null;
-    deleted_at: Date | null;
-    version: number;
-  }>(
+  const { rows } = await pool.query<LinkRow>(
     // The query is in the function (migration 0010), where its plan is kept.
     'SELECT link_id, account_id, destination_url, tag, created_at, updated_at, deleted_at, version FROM find_link_by_slug($1)',
     [slug],
   );
   const row = rows[0];
   if (!row || row.deleted_at !== null) return null;
+  return linkRecord(slug, row);
+}
+
+type LinkRow = {
+  link_id: string;
+  account_id: string;
+  destination_url: string;
+  tag: string | null;
+  created_at: Date;
+  updated_at: Date | null;
+  deleted_at: Date | null;
+  version: number;
+};
+
+/**
+ * Live links by slug, read as `findLinkBySlug` reads one, in one round trip
+ * (migration 0013): the slugs without a live link are absent from the map.
+ */
+export async function findLinksBySlugs(pool: Pool, slugs: readonly string[]): Promise<Map<string, LinkRecord>> {
+  const { rows } = await pool.query<LinkRow & { slug: string }>(
+    'SELECT slug, link_id, account_id, destination_url, tag, created_at, updated_at, deleted_at, version FROM find_links_by_slugs($1)',
+    [slugs],
+  );
+  const found = new Map<string, LinkRecord>();
+  for (const row of rows) {
+    if (row.deleted_at === null) found.set(row.slug, linkRecord(row.slug, row));
+  }
+  return found;
+}
+
+function linkRecord(slug: string, row: LinkRow): LinkRecord {
   return {
     linkId: row.link_id,
     accountId: row.account_id,

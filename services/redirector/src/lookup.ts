@@ -1,18 +1,49 @@
 import type { Pool } from 'pg';
-import { findLinkBySlug } from '@shortlink/postgres';
-import type { LookupLink } from './link-cache';
+import { groupCommit } from '@shortlink/batching';
+import { findLinkBySlug, findLinksBySlugs, type LinkRecord } from '@shortlink/postgres';
+import type { LookupLink, ResolvedLink } from './link-cache';
 import { redirectLocation } from './redirect-location';
+
+/**
+ * Misses come in bursts: a redirector that starts under traffic, the new links
+ * of a campaign. Looked up one statement each, a hundred misses at once
+ * queued on the pool's ten connections (359 ms for a hundred on one
+ * redirector, against 97 ms cached, in the fleet). Up to this many lookups are
+ * under way at once; the misses that arrive meanwhile leave together, in one
+ * statement, when one of them ends. An idle redirector's miss leaves at once,
+ * alone, as before.
+ */
+const LOOKUPS_IN_FLIGHT = 4;
+const SLUGS_PER_LOOKUP = 100;
+
+function resolved(slug: string, link: LinkRecord | null | undefined): ResolvedLink | null {
+  if (!link) return null;
+  const location = redirectLocation(link.destinationUrl);
+  if (location === null) return null;
+  return { slug, linkId: link.linkId, accountId: link.accountId, location };
+}
 
 /**
  * Cache misses go to Postgres: the projection, or a committed claim it has not
  * reached yet. A failed query rejects (it is never taken for "not found").
+ * Each lookup is sent after it was asked for (a batch leaves after its last
+ * slug joined), so it sees every change committed before the request.
  */
 export function postgresLookup(pool: Pool): LookupLink {
-  return async (slug) => {
-    const link = await findLinkBySlug(pool, slug);
-    if (!link) return null;
-    const location = redirectLocation(link.destinationUrl);
-    if (location === null) return null;
-    return { slug, linkId: link.linkId, accountId: link.accountId, location };
-  };
+  const lookUp = groupCommit(
+    async (slugs: string[]): Promise<(ResolvedLink | null)[]> => {
+      if (slugs.length === 1) {
+        // Alone, the one-slug function: its plan is the cheaper one.
+        const slug = slugs[0]!;
+        return [resolved(slug, await findLinkBySlug(pool, slug))];
+      }
+      const links = await findLinksBySlugs(pool, slugs);
+      return slugs.map((slug) => resolved(slug, links.get(slug)));
+    },
+    // A failed statement is the store's failure, never one slug's: no slug that
+    // Postgres text cannot hold joins a batch (below), so it fails them all alike.
+    { maxBatch: SLUGS_PER_LOOKUP, maxInFlight: LOOKUPS_IN_FLIGHT, onFailure: 'fail-all' },
+  );
+  // A slug with U+0000 names no link (no store can hold it), and sent, would fail its batch.
+  return (slug) => (slug.includes('\0') ? Promise.resolve(null) : lookUp(slug));
 }
