@@ -4,7 +4,14 @@ export { MIGRATIONS_DIR } from './paths';
 export { CHANNELS, linkChangedPayload, parsePayloadPair } from './channels';
 export { commitSlugClaim, commitSlugClaims, type ClaimRef } from './slug-claims';
 export { instanceSecret } from './instance-secret';
-export { findLinkBySlug, findLinksBySlugs, findLinkPreview, type LinkRecord, type PreviewRecord } from './links';
+export {
+  findLinkBySlug,
+  findLinksBySlugs,
+  findLinkPreview,
+  type LinkRecord,
+  type LinkRow,
+  type PreviewRecord,
+} from './links';
 export { listLinks, listPosition, containsPattern, type LinkListQuery } from './link-list';
 export {
   REDIRECTOR_LEASE_MS,

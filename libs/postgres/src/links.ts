@@ -40,7 +40,8 @@ export async function findLinkBySlug(pool: Pool, slug: string): Promise<LinkReco
   return linkRecord(slug, row);
 }
 
-type LinkRow = {
+/** A link's row as the write model's claim and the projection both hold it. */
+export type LinkRow = {
   link_id: string;
   account_id: string;
   destination_url: string;

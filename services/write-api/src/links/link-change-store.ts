@@ -1,6 +1,6 @@
 import type { Pool } from 'pg';
 import { decodeEvent, encodeEvent, linkEvent } from '@shortlink/events';
-import { CHANNELS, inTransaction, linkChangedPayload } from '@shortlink/postgres';
+import { CHANNELS, inTransaction, linkChangedPayload, type LinkRow } from '@shortlink/postgres';
 import type { LinkDecision, LinkState } from './decide-link-change';
 import type { AppendLinkEvent, LinkWriteEvent } from './link-created-appender';
 
@@ -27,17 +27,7 @@ export interface LinkChangeStore {
   publish(slug: string, append: AppendLinkEvent): Promise<number>;
 }
 
-interface ClaimRow {
-  link_id: string;
-  account_id: string;
-  destination_url: string;
-  tag: string | null;
-  created_at: Date;
-  updated_at: Date | null;
-  deleted_at: Date | null;
-  version: number;
-  live: boolean;
-}
+type ClaimRow = LinkRow & { live: boolean };
 
 export function postgresLinkChangeStore(pool: Pool): LinkChangeStore {
   return {
