@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createKafka, kafkaLogClient, type LogProducer } from '@shortlink/kafka';
+import { createKafka, ensureTopics, kafkaLogClient, type LogProducer } from '@shortlink/kafka';
 import { bootstrapOf, kafkaNodeProcess, prepareKafkaCluster } from './kafka-cluster';
 import { kafkaClusterLayout } from './fleet-layout';
 import { Supervisor, type ProcessSpec } from './supervisor';
@@ -44,14 +44,14 @@ it('keeps every acknowledged append when a broker is killed under concurrent app
   const topic = `appends-${randomUUID()}`;
   const admin = kafka.admin();
   await admin.connect();
-  await admin.createTopics({
-    waitForLeaders: true,
-    topics: [
-      { topic, numPartitions: 12, replicationFactor: 3, configEntries: [{ name: 'min.insync.replicas', value: '2' }] },
-    ],
-  });
-
   const log = kafkaLogClient(kafka);
+  // As the services create theirs (a new topic's leaders waited for on every broker).
+  await ensureTopics(
+    log,
+    [{ topic, numPartitions: 12, configEntries: [{ name: 'min.insync.replicas', value: '2' }] }],
+    3,
+  );
+
   const producers: LogProducer[] = [log.producer(), log.producer()];
   await Promise.all(producers.map((p) => p.connect()));
   const acknowledged = new Set<string>();

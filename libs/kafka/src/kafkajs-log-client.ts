@@ -8,6 +8,7 @@ import {
   type Subscription,
 } from './log-client';
 import { MemoizedDefaultPartitioner } from './partitioner';
+import { isTopicNotYetKnown, waitForTopicLeaders } from './topic-leaders';
 import { recordPartitions, unacknowledgedRecords } from './unacknowledged-records';
 
 /** Sends of the records a send left unwritten, before the append fails (the caller then retries it whole). */
@@ -153,6 +154,9 @@ function kafkaProducer(kafka: Kafka): LogProducer {
   };
 }
 
+/** kafkajs's own wait for a new topic's leaders (its `createTopics` timeout). */
+const TOPIC_LEADERS_TIMEOUT_MS = 5000;
+
 function kafkaAdmin(kafka: Kafka): LogAdmin {
   const admin = kafka.admin();
   return {
@@ -162,16 +166,23 @@ function kafkaAdmin(kafka: Kafka): LogAdmin {
       const existing = new Set(await admin.listTopics());
       const missing = specs.filter((s) => !existing.has(s.topic));
       if (missing.length === 0) return [];
-      await admin.createTopics({
-        waitForLeaders: true,
-        topics: missing.map((s) => ({
-          topic: s.topic,
-          numPartitions: s.numPartitions,
-          ...(replicationFactor === undefined ? {} : { replicationFactor }),
-          configEntries: s.configEntries,
-        })),
-      });
-      return missing.map((s) => s.topic);
+      const topics = missing.map((s) => s.topic);
+      try {
+        await admin.createTopics({
+          waitForLeaders: true,
+          topics: missing.map((s) => ({
+            topic: s.topic,
+            numPartitions: s.numPartitions,
+            ...(replicationFactor === undefined ? {} : { replicationFactor }),
+            configEntries: s.configEntries,
+          })),
+        });
+      } catch (error) {
+        // Created, but the broker asked for the leaders had not heard of them yet: wait for them here.
+        if (!isTopicNotYetKnown(error)) throw error;
+        await waitForTopicLeaders(admin, topics, TOPIC_LEADERS_TIMEOUT_MS);
+      }
+      return topics;
     },
     async partitionOffsets(topic) {
       const offsets = await admin.fetchTopicOffsets(topic);
