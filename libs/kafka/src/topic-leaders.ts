@@ -26,14 +26,15 @@ export function isTopicNotYetKnown(error: unknown): boolean {
 export async function waitForTopicLeaders(admin: Admin, topics: readonly string[], timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
+    let notYet: unknown = new Error(`topics without a leader after ${timeoutMs} ms: ${topics.join(', ')}`);
     try {
       const { topics: found } = await admin.fetchTopicMetadata({ topics: [...topics] });
       if (found.length === topics.length && found.every((t) => t.partitions.every((p) => p.leader >= 0))) return;
-      if (Date.now() >= deadline)
-        throw new Error(`topics without a leader after ${timeoutMs} ms: ${topics.join(', ')}`);
     } catch (error) {
-      if (!isTopicNotYetKnown(error) || Date.now() >= deadline) throw error;
+      if (!isTopicNotYetKnown(error)) throw error;
+      notYet = error;
     }
+    if (Date.now() >= deadline) throw notYet;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
