@@ -21,7 +21,9 @@ function countingPool(url: string) {
 describe('postgresLookup (real Postgres)', () => {
   let db: ScratchDatabase;
   let writer: Pool;
-  const account = randomUUID();
+  // Two accounts side by side, their links alternating: a batch holds both, and each answer must name its own.
+  const accounts = [randomUUID(), randomUUID()] as const;
+  const accountOf = (slug: string) => accounts[[...slug].reduce((n, c) => n + c.charCodeAt(0), 0) % 2]!;
 
   beforeAll(async () => {
     db = await createScratchPostgres(env.DATABASE_URL);
@@ -38,7 +40,7 @@ describe('postgresLookup (real Postgres)', () => {
     await writer.query(
       `INSERT INTO links (slug, link_id, account_id, destination_url, created_at, event_id, source_partition, source_offset, version, deleted_at)
        VALUES ($1, $2, $3, $4, now(), $5, 0, 0, $6, $7)`,
-      [slug, randomUUID(), account, url, randomUUID(), change.version ?? 1, change.deleted ? new Date() : null],
+      [slug, randomUUID(), accountOf(slug), url, randomUUID(), change.version ?? 1, change.deleted ? new Date() : null],
     );
   }
 
@@ -47,7 +49,7 @@ describe('postgresLookup (real Postgres)', () => {
       `INSERT INTO slug_claims (slug, link_id, account_id, destination_url, created_at, state, version)
        VALUES ($1, $2, $3, $4, now(), $5, $6)
        ON CONFLICT (slug) DO UPDATE SET destination_url = $4, state = $5, version = $6`,
-      [slug, randomUUID(), account, url, state, version],
+      [slug, randomUUID(), accountOf(slug), url, state, version],
     );
   }
 
@@ -94,6 +96,9 @@ describe('postgresLookup (real Postgres)', () => {
       expect(answers).toEqual(expected);
       expect(answers.filter((a) => a !== null)).toHaveLength(150 + 26);
       expect(answers[2]?.location).toBe('https://example.com/new/2');
+      const found = answers.filter((a) => a !== null);
+      expect(found.map((a) => a.accountId)).toEqual(found.map((a) => accountOf(a.slug)));
+      expect(new Set(found.map((a) => a.accountId))).toEqual(new Set(accounts));
       expect(sent.statements).toBeLessThanOrEqual(4 + Math.ceil((asked.length - 4) / 100) + 4);
     } finally {
       await pool.end();
