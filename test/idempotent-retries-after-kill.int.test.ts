@@ -141,8 +141,10 @@ describe('Idempotent retries after a write API is killed mid-stream', () => {
     const first = new Map<string, Answer | 'lost'>();
 
     // 32 integrators' connections on the victim, killed once it has answered 90 requests and
-    // holds a key at work: the kill is to catch one, and a kill timed by answers alone once
-    // caught the 32 requests in flight all before their key was written (CI, 2026-11-28).
+    // holds a key at work: the kill is to catch one. Timed by answers alone, a kill once caught
+    // the 32 requests in flight all before their key was written; polled from here, the key seen
+    // at work was once answered between the poll and the kill (CI, 2026-11-28). So the victim is
+    // frozen (SIGSTOP) while it is looked at, and killed only while frozen with a key at work.
     const keysAtWork = async () =>
       Number(
         (
@@ -155,7 +157,12 @@ describe('Idempotent retries after a write API is killed mid-stream', () => {
     let killed = false;
     let killing: Promise<void> | undefined;
     const kill = async () => {
-      while (next < requests.length && (await keysAtWork()) === 0);
+      for (;;) {
+        process.kill(victim.pid, 'SIGSTOP');
+        if ((await keysAtWork()) > 0 || next >= requests.length) break;
+        process.kill(victim.pid, 'SIGCONT');
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
       await victim.kill();
       killed = true;
     };
