@@ -11,6 +11,7 @@ const clean = (fault: string): PhaseEvidence => ({
     serverErrors: 0,
     otherStatuses: {},
     failures: 0,
+    failureReasons: {},
     wrongLocations: 0,
     p99Ms: 12,
   },
@@ -22,6 +23,7 @@ const clean = (fault: string): PhaseEvidence => ({
     statuses: { '201': 500 },
     unavailableWithRetryAfter: 0,
     failures: 0,
+    failureReasons: {},
     slowestMs: 80,
     overFiveSeconds: 0,
   },
@@ -50,6 +52,22 @@ describe('judging a fault', () => {
 
   it('given an event stored twice, fails as counted twice', () => {
     expect(failed({ ...clean('kafka-pause'), clickRows: 10_004 })).toEqual(['no click counted twice']);
+  });
+
+  it('names why redirects and creates went unanswered, the commonest reason first', () => {
+    const verdict = judgePhase({
+      ...clean('kafka-kill'),
+      redirects: {
+        ...clean('kafka-kill').redirects,
+        redirected: 9_996,
+        failures: 4,
+        failureReasons: { UND_ERR_HEADERS_TIMEOUT: 1, UND_ERR_SOCKET: 3 },
+      },
+      creates: { ...clean('kafka-kill').creates, failures: 1, failureReasons: { ECONNRESET: 1 } },
+    });
+    const detail = (name: string) => verdict.checks.find((c) => c.name === name)?.detail;
+    expect(detail('redirects answered 302')).toContain('4 unanswered (3 UND_ERR_SOCKET, 1 UND_ERR_HEADERS_TIMEOUT)');
+    expect(detail('creates answered within 5 s')).toContain('1 unanswered (1 ECONNRESET)');
   });
 
   it('given more events than 302s seen, allows only as many as redirects went unanswered or got a 5xx', () => {

@@ -53,6 +53,12 @@ export interface PhaseVerdict {
 /** Faults after which a process's unacknowledged clicks may be gone: a kill -9 of a redirector, nothing else. */
 const MAY_LOSE_HELD_CLICKS = new Set(['redirector-kill']);
 
+/** ` (3 UND_ERR_SOCKET, 1 UND_ERR_HEADERS_TIMEOUT)`, most first; nothing when there were none. */
+const reasons = (byReason: Record<string, number>) => {
+  const entries = Object.entries(byReason).sort(([, a], [, b]) => b - a);
+  return entries.length === 0 ? '' : ` (${entries.map(([reason, n]) => `${n} ${reason}`).join(', ')})`;
+};
+
 const FRESHNESS_RECOVERY_MS = 60_000;
 const MIN_REDIRECTED = 0.999;
 
@@ -90,7 +96,7 @@ export function judgePhase(e: PhaseEvidence): PhaseVerdict {
     'redirects answered 302',
     share >= MIN_REDIRECTED,
     `${(share * 100).toFixed(3)} % of ${e.redirects.sent} (${e.redirects.serverErrors} 5xx, ` +
-      `${e.redirects.failures} unanswered, ${e.redirects.wrongLocations} wrong Location)`,
+      `${e.redirects.failures} unanswered${reasons(e.redirects.failureReasons)}, ${e.redirects.wrongLocations} wrong Location)`,
     'timing',
   );
   check('no redirect to a wrong Location', e.redirects.wrongLocations === 0, `${e.redirects.wrongLocations} wrong`);
@@ -125,14 +131,15 @@ export function judgePhase(e: PhaseEvidence): PhaseVerdict {
     'creates answered within 5 s',
     e.creates.overFiveSeconds === 0 && e.creates.notSent === 0,
     `slowest ${Math.round(e.creates.slowestMs)} ms over ${e.creates.sent} creates; ` +
-      `${e.creates.notSent} not sent (every connection waiting)`,
+      `${e.creates.notSent} not sent (every connection waiting); ` +
+      `${e.creates.failures} unanswered${reasons(e.creates.failureReasons)}`,
     'timing',
   );
   if (e.fault === 'postgres-restart') {
     check(
       'creates refused with 503 and Retry-After during the outage',
       otherCreates === e.creates.unavailableWithRetryAfter && e.creates.failures === 0,
-      `${otherCreates} refused, ${e.creates.unavailableWithRetryAfter} of them 503 with Retry-After; ${e.creates.failures} unanswered; statuses ${JSON.stringify(e.creates.statuses)}`,
+      `${otherCreates} refused, ${e.creates.unavailableWithRetryAfter} of them 503 with Retry-After; ${e.creates.failures} unanswered${reasons(e.creates.failureReasons)}; statuses ${JSON.stringify(e.creates.statuses)}`,
     );
   }
   check(

@@ -35,6 +35,8 @@ export interface RedirectTally {
   otherStatuses: Record<string, number>;
   /** No answer at all: refused, reset or timed out. */
   failures: number;
+  /** The failures by what this client was told (undici's error code), so a reset is told from a timeout. */
+  failureReasons: Record<string, number>;
   /** Wrong Location for a link (must stay 0). */
   wrongLocations: number;
   latenciesMs: number[];
@@ -55,6 +57,7 @@ export interface CreateTally {
   /** 503s that carried Retry-After, as the README promises during an outage. */
   unavailableWithRetryAfter: number;
   failures: number;
+  failureReasons: Record<string, number>;
   slowestMs: number;
   /** Answered after more than 5 s, or not at all within 10 s. */
   overFiveSeconds: number;
@@ -67,6 +70,7 @@ const newRedirectTally = (): RedirectTally => ({
   serverErrors: 0,
   otherStatuses: {},
   failures: 0,
+  failureReasons: {},
   wrongLocations: 0,
   latenciesMs: [],
   bySlug: {},
@@ -100,9 +104,24 @@ const newCreateTally = (): CreateTally => ({
   statuses: {},
   unavailableWithRetryAfter: 0,
   failures: 0,
+  failureReasons: {},
   slowestMs: 0,
   overFiveSeconds: 0,
 });
+
+/** undici's code for a request that got no answer (UND_ERR_HEADERS_TIMEOUT, UND_ERR_SOCKET, ECONNRESET…). */
+export function failureReason(err: unknown): string {
+  if (err instanceof Error) {
+    const code = (err as Error & { code?: unknown }).code;
+    return typeof code === 'string' ? code : err.name;
+  }
+  return 'unknown';
+}
+
+function noteReason(reasons: Record<string, number>, err: unknown): void {
+  const reason = failureReason(err);
+  reasons[reason] = (reasons[reason] ?? 0) + 1;
+}
 
 export interface TargetLink {
   slug: string;
@@ -286,8 +305,9 @@ export class Traffic {
         tally.serverErrors++;
         now.serverErrors++;
       } else tally.otherStatuses[res.statusCode] = (tally.otherStatuses[res.statusCode] ?? 0) + 1;
-    } catch {
+    } catch (err) {
       tally.failures++;
+      noteReason(tally.failureReasons, err);
       sentIn.failures++;
     }
   }
@@ -317,8 +337,9 @@ export class Traffic {
       if (res.statusCode === 201 && body.id && body.slug)
         tally.acknowledged.push({ id: body.id, slug: body.slug, url });
       if (res.statusCode === 503 && res.headers['retry-after'] !== undefined) tally.unavailableWithRetryAfter++;
-    } catch {
+    } catch (err) {
       tally.failures++;
+      noteReason(tally.failureReasons, err);
     }
     const took = performance.now() - started;
     tally.slowestMs = Math.max(tally.slowestMs, took);
