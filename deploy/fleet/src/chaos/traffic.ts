@@ -189,8 +189,10 @@ export class Traffic {
       redirects: connections.redirects ?? REDIRECT_CONNECTIONS,
       api: connections.api ?? API_CONNECTIONS,
     };
+    // Idle connections kept by the entry point's keep-alive hint (25 s); an answer without one (the
+    // entry point's own error pages) 20 s, under the 30 s after which the entry point closes them.
     const pool = (n: number) =>
-      new Pool(entryUrl, { connections: n, pipelining: 1, keepAliveTimeout: 60_000, keepAliveMaxTimeout: 60_000 });
+      new Pool(entryUrl, { connections: n, pipelining: 1, keepAliveTimeout: 20_000, keepAliveMaxTimeout: 60_000 });
     this.pool = pool(this.connections.redirects);
     this.apiPool = pool(this.connections.api);
   }
