@@ -78,4 +78,24 @@ describe('the chaos report', () => {
     expect(text).not.toContain('baseline: redirects stalled');
     expect(text.split('\n').at(-1)).toBe('FAILED in 100 s');
   });
+
+  it('quotes how the redirects were answered, with why any went unanswered, for a fault that missed another rule', () => {
+    const report: ChaosReport = {
+      startedAt: '2026-11-28T12:00:00.000Z',
+      seconds: 100,
+      ok: false,
+      rates: { redirectsPerSecond: 200, createsPerSecond: 1 },
+      phases: [
+        {
+          ...judgePhase({ ...evidence('kafka-kill', 1), freshWithinMsOfEnd: null }),
+          timeline: { faultFromS: 1, faultToS: 3, seconds: [second(), second({ failures: 1 }), second()] },
+        },
+      ],
+    };
+    const text = formatReport(report);
+    expect(text).toContain('  kafka-kill: freshness under 2 s within 60 s of the end: not back');
+    expect(text).toContain(
+      '  kafka-kill: redirects answered 302 (held): 99.900 % of 1000 (0 5xx, 1 unanswered (1 UND_ERR_HEADERS_TIMEOUT), 0 wrong Location)',
+    );
+  });
 });

@@ -1,4 +1,4 @@
-import type { PhaseVerdict } from './phase-verdict';
+import { REDIRECTS_ANSWERED, type PhaseVerdict } from './phase-verdict';
 import { describeRedirectStalls, type RedirectTimeline } from './redirect-stalls';
 
 /** What a chaos run found, as `chaos-latest.json` keeps it. */
@@ -28,8 +28,13 @@ export function formatReport(report: ChaosReport): string {
   const failures = report.phases.flatMap((p) => {
     const failed = p.checks.filter((c) => !c.ok);
     const lines = failed.map((c) => `  ${p.fault}: ${c.name}: ${c.detail}`);
-    // Where the redirects stalled, against the fault, is the first clue to any rule missed.
-    if (failed.length > 0) lines.push(`  ${p.fault}: ${describeRedirectStalls(p.timeline)}`);
+    if (failed.length > 0) {
+      // How the redirects were answered (the unanswered by reason) and where they stalled, against
+      // the fault, are the first clues to any rule missed, though their own rules held.
+      const answered = p.checks.find((c) => c.name === REDIRECTS_ANSWERED);
+      if (answered?.ok) lines.push(`  ${p.fault}: ${answered.name} (held): ${answered.detail}`);
+      lines.push(`  ${p.fault}: ${describeRedirectStalls(p.timeline)}`);
+    }
     return lines;
   });
   return [

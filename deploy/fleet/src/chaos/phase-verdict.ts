@@ -59,6 +59,9 @@ const reasons = (byReason: Record<string, number>) => {
   return entries.length === 0 ? '' : ` (${entries.map(([reason, n]) => `${n} ${reason}`).join(', ')})`;
 };
 
+/** The check of the share of redirects answered 302, which the report quotes for any phase that missed a rule. */
+export const REDIRECTS_ANSWERED = 'redirects answered 302';
+
 const FRESHNESS_RECOVERY_MS = 60_000;
 const MIN_REDIRECTED = 0.999;
 
@@ -93,7 +96,7 @@ export function judgePhase(e: PhaseEvidence): PhaseVerdict {
     'timing',
   );
   check(
-    'redirects answered 302',
+    REDIRECTS_ANSWERED,
     share >= MIN_REDIRECTED,
     `${(share * 100).toFixed(3)} % of ${e.redirects.sent} (${e.redirects.serverErrors} 5xx, ` +
       `${e.redirects.failures} unanswered${reasons(e.redirects.failureReasons)}, ${e.redirects.wrongLocations} wrong Location)`,
