@@ -44,5 +44,6 @@ export {
 export { HTTP_ERRORS, type HttpErrorText } from './http-errors';
 export { HTTP_LIMITS, type HttpLimits } from './http-limits';
 export { isDependencyOutage } from './dependency-outage';
+export { answerWithin, DependencyTimeout } from './dependency-deadline';
 export { linkResource, type LinkResource, type LinkFacts } from './link-resource';
 export { headerLines } from './header-lines';

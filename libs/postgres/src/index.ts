@@ -11,6 +11,7 @@ export {
   type LinkRecord,
   type LinkRow,
   type PreviewRecord,
+  type ReadOptions,
 } from './links';
 export { listLinks, listPosition, containsPattern, type LinkListQuery } from './link-list';
 export {

@@ -1,4 +1,4 @@
-import type { Pool } from 'pg';
+import type { Pool, QueryConfig } from 'pg';
 
 export interface LinkRecord {
   linkId: string;
@@ -29,11 +29,16 @@ export interface PreviewRecord {
  * which holds a link the projector has not reached yet). That is what makes
  * reads consistent with a 201, 200 or 204 already sent. A deleted link is null.
  */
-export async function findLinkBySlug(pool: Pool, slug: string): Promise<LinkRecord | null> {
+export async function findLinkBySlug(pool: Pool, slug: string, options: ReadOptions = {}): Promise<LinkRecord | null> {
   const { rows } = await pool.query<LinkRow>(
-    // The query is in the function (migration 0010), where its plan is kept.
-    'SELECT link_id, account_id, destination_url, tag, created_at, updated_at, deleted_at, version FROM find_link_by_slug($1)',
-    [slug],
+    withReadTimeout(
+      {
+        // The query is in the function (migration 0010), where its plan is kept.
+        text: 'SELECT link_id, account_id, destination_url, tag, created_at, updated_at, deleted_at, version FROM find_link_by_slug($1)',
+        values: [slug],
+      },
+      options,
+    ),
   );
   const row = rows[0];
   if (!row || row.deleted_at !== null) return null;
@@ -56,16 +61,39 @@ export type LinkRow = {
  * Live links by slug, read as `findLinkBySlug` reads one, in one round trip
  * (migration 0013): the slugs without a live link are absent from the map.
  */
-export async function findLinksBySlugs(pool: Pool, slugs: readonly string[]): Promise<Map<string, LinkRecord>> {
+export async function findLinksBySlugs(
+  pool: Pool,
+  slugs: readonly string[],
+  options: ReadOptions = {},
+): Promise<Map<string, LinkRecord>> {
   const { rows } = await pool.query<LinkRow & { slug: string }>(
-    'SELECT slug, link_id, account_id, destination_url, tag, created_at, updated_at, deleted_at, version FROM find_links_by_slugs($1)',
-    [slugs],
+    withReadTimeout(
+      {
+        text: 'SELECT slug, link_id, account_id, destination_url, tag, created_at, updated_at, deleted_at, version FROM find_links_by_slugs($1)',
+        values: [slugs],
+      },
+      options,
+    ),
   );
   const found = new Map<string, LinkRecord>();
   for (const row of rows) {
     if (row.deleted_at === null) found.set(row.slug, linkRecord(row.slug, row));
   }
   return found;
+}
+
+export interface ReadOptions {
+  /**
+   * Fail with pg's "Query read timeout" when no answer came within this (a
+   * stalled server): the pool then drops the connection, which the answer
+   * would otherwise hold until the server woke.
+   */
+  readTimeoutMs?: number;
+}
+
+/** `query_timeout` is pg's per-query option, which its types leave out of QueryConfig. */
+function withReadTimeout(query: QueryConfig, { readTimeoutMs }: ReadOptions): QueryConfig {
+  return readTimeoutMs === undefined ? query : ({ ...query, query_timeout: readTimeoutMs } as QueryConfig);
 }
 
 function linkRecord(slug: string, row: LinkRow): LinkRecord {

@@ -1,5 +1,6 @@
 import type { Pool } from 'pg';
 import { groupCommit } from '@shortlink/batching';
+import { answerWithin } from '@shortlink/http';
 import { findLinkBySlug, findLinksBySlugs, type LinkRecord } from '@shortlink/postgres';
 import type { LookupLink, ResolvedLink } from './link-cache';
 import { redirectLocation } from './redirect-location';
@@ -16,6 +17,19 @@ import { redirectLocation } from './redirect-location';
 const LOOKUPS_IN_FLIGHT = 4;
 const SLUGS_PER_LOOKUP = 100;
 
+/**
+ * The longest a redirect waits on one answer from Postgres (a lookup, the
+ * outage gate's probe, a catch-up). A Postgres that refuses fails at once; one
+ * that stalls (frozen, partitioned away, failing over) answered nothing, and
+ * every redirect the cache could not answer alone waited with it: warm links
+ * too, once the lease lapsed (30 s and more by hand, until Postgres woke).
+ * Bounded, a stalled Postgres is an outage like a refusing one: a warm link
+ * is served from memory, a miss answers 503 with Retry-After, well within the
+ * entry point's 10 s for an instance. A lookup takes milliseconds (a batch of
+ * 100 on a cold cache, 30 ms at p99 on 10 M links), so 2 s is no answer.
+ */
+export const POSTGRES_ANSWER_MS = 2000;
+
 function resolved(slug: string, link: LinkRecord | null | undefined): ResolvedLink | null {
   if (!link) return null;
   const location = redirectLocation(link.destinationUrl);
@@ -30,14 +44,17 @@ function resolved(slug: string, link: LinkRecord | null | undefined): ResolvedLi
  * slug joined), so it sees every change committed before the request.
  */
 export function postgresLookup(pool: Pool): LookupLink {
+  // The statement's own bound frees its connection and its place among those in flight; the
+  // caller's (below) also covers the wait for a connection and for that place.
+  const bounded = { readTimeoutMs: POSTGRES_ANSWER_MS };
   const lookUp = groupCommit(
     async (slugs: string[]): Promise<(ResolvedLink | null)[]> => {
       if (slugs.length === 1) {
         // Alone, through the one-slug function, as before batching: a lone miss costs what it did.
         const slug = slugs[0]!;
-        return [resolved(slug, await findLinkBySlug(pool, slug))];
+        return [resolved(slug, await findLinkBySlug(pool, slug, bounded))];
       }
-      const links = await findLinksBySlugs(pool, slugs);
+      const links = await findLinksBySlugs(pool, slugs, bounded);
       return slugs.map((slug) => resolved(slug, links.get(slug)));
     },
     // A failed statement is the store's failure, never one slug's: no slug that
@@ -45,5 +62,6 @@ export function postgresLookup(pool: Pool): LookupLink {
     { maxBatch: SLUGS_PER_LOOKUP, maxInFlight: LOOKUPS_IN_FLIGHT, onFailure: 'fail-all' },
   );
   // A slug with U+0000 names no link (no store can hold it), and sent, would fail its batch.
-  return (slug) => (slug.includes('\0') ? Promise.resolve(null) : lookUp(slug));
+  return (slug) =>
+    slug.includes('\0') ? Promise.resolve(null) : answerWithin(lookUp(slug), POSTGRES_ANSWER_MS, 'Postgres');
 }

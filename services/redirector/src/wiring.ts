@@ -1,6 +1,6 @@
-import type { Pool } from 'pg';
+import type { Pool, QueryConfig } from 'pg';
 import { type EventLogClient, type KafkaLogger, type KafkaNames } from '@shortlink/kafka';
-import { isDependencyOutage } from '@shortlink/http';
+import { answerWithin, isDependencyOutage } from '@shortlink/http';
 import type { MetricsRegistry } from '@shortlink/metrics';
 import { instanceSecret, postgresReachable } from '@shortlink/postgres';
 import { SERVICE_NAME, type RedirectorDeps } from './app';
@@ -12,7 +12,7 @@ import { loadCountryLookup } from './clicks/country';
 import { workerClickSink } from './clicks/worker-click-sink';
 import { listenForLinkChanges } from './invalidation';
 import { LinkCache } from './link-cache';
-import { postgresLookup } from './lookup';
+import { POSTGRES_ANSWER_MS, postgresLookup } from './lookup';
 import { gateLookupsThroughOutages } from './outage-gate';
 import { countTrustLosses, registerRedirectorMetrics, timeLookups } from './redirector-metrics';
 
@@ -70,7 +70,12 @@ interface RedirectorResources extends RedirectorStores {
 async function wireRedirector(resources: RedirectorResources): Promise<RedirectorDeps> {
   const { pool, kafka, names, logger, metrics } = resources;
   const lookups = gateLookupsThroughOutages(postgresLookup(pool), {
-    probe: () => pool.query('SELECT 1'),
+    probe: () =>
+      answerWithin(
+        pool.query({ text: 'SELECT 1', query_timeout: POSTGRES_ANSWER_MS } as QueryConfig),
+        POSTGRES_ANSWER_MS,
+        'Postgres',
+      ),
     isOutage: isDependencyOutage,
     onStoreBack: () => listener.listenNow(),
   });
@@ -78,7 +83,8 @@ async function wireRedirector(resources: RedirectorResources): Promise<Redirecto
     lookup: timeLookups(metrics, lookups.lookup),
     maxEntries: resources.cacheSize,
     negativeTtlMs: 5000,
-    catchUp: () => listener.catchUp(),
+    // Not caught up in time is "cannot be known": the miss is then looked up afresh (and bounded).
+    catchUp: () => answerWithin(listener.catchUp(), POSTGRES_ANSWER_MS, 'Postgres').catch(() => false),
     trusted: () => listener.trusted(),
   });
   const listener = listenForLinkChanges(resources.databaseUrl, cache, logger, {
