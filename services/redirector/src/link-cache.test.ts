@@ -12,6 +12,7 @@ function setup(
   known: Record<string, ResolvedLink> = { abc12: link },
   catchUp?: () => Promise<boolean>,
   trusted?: () => boolean,
+  storeAway?: () => boolean,
 ) {
   const lookups: string[] = [];
   const releases: (() => void)[] = [];
@@ -22,6 +23,7 @@ function setup(
     negativeTtlMs: 60_000,
     catchUp,
     trusted,
+    storeAway,
     lookup: async (slug) => {
       lookups.push(slug);
       // Read when the query runs, answered later: a held lookup answers what was stored when it began.
@@ -263,6 +265,35 @@ describe('LinkCache', () => {
       env.databaseDown(true);
       expect(await env.cache.resolve('abc12')).toEqual(link);
       await expect(env.cache.resolve('other')).rejects.toThrow('database down');
+    });
+
+    it('while not trusted and the store held for away, a cached link waits for no lookup of its slug already under way', async () => {
+      let trusted = true;
+      let away = false;
+      const env = setup(
+        undefined,
+        undefined,
+        () => trusted,
+        () => away,
+      );
+      await env.cache.resolve('abc12');
+      trusted = false;
+      away = true;
+      env.holdLookups();
+      env.databaseDown(true);
+      const early = env.cache.resolve('abc12');
+      const late = env.cache.resolve('abc12');
+      // Each its own lookup, both under way at once (the gate makes them one attempt at the store)
+      expect(env.lookups).toEqual(['abc12', 'abc12', 'abc12']);
+      env.releaseLookups();
+      expect(await early).toEqual(link);
+      expect(await late).toEqual(link);
+      // An unknown slug is shared as before: no cached link to serve, nothing to gain
+      env.holdLookups();
+      const unknown = [env.cache.resolve('other'), env.cache.resolve('other')];
+      expect(env.lookups.filter((s) => s === 'other')).toEqual(['other']);
+      env.releaseLookups();
+      for (const p of unknown) await expect(p).rejects.toThrow('database down');
     });
 
     it('drops everything when told changes may have been missed, in-flight answers included', async () => {

@@ -39,6 +39,15 @@ export interface LinkCacheOptions {
    * slug up again (see `resolve`). Called on every request: must be cheap.
    */
   trusted?: () => boolean;
+  /**
+   * Whether the store is held for away (outage-gate.ts): every lookup then
+   * waits for the gate's one shared attempt, whatever its slug. A request
+   * revalidating a cached link then asks for its own lookup rather than
+   * waiting for the end of one of its slug already under way and the next
+   * after it: through a stalled Postgres, a warm link waited for two of the
+   * gate's attempts that way and more (8 s in the fleet's `postgres-pause`).
+   */
+  storeAway?: () => boolean;
 }
 
 /**
@@ -112,7 +121,8 @@ export class LinkCache {
    */
   #revalidate(slug: string): Promise<ResolvedLink | null> {
     const stale = this.#peekRaw(slug);
-    return this.#freshLookup(slug).catch((error: unknown) => {
+    const lookup = stale && this.#options.storeAway?.() ? this.#lookup(slug) : this.#freshLookup(slug);
+    return lookup.catch((error: unknown) => {
       if (stale) return stale;
       throw error;
     });

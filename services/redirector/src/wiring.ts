@@ -70,10 +70,12 @@ interface RedirectorResources extends RedirectorStores {
 async function wireRedirector(resources: RedirectorResources): Promise<RedirectorDeps> {
   const { pool, kafka, names, logger, metrics } = resources;
   const lookups = gateLookupsThroughOutages(postgresLookup(pool), {
+    // Only while away, so its bound costs nothing when Postgres is well: half a lookup's, since a
+    // redirect may wait for the one under way and the next, and `SELECT 1` has no work to take time.
     probe: () =>
       answerWithin(
-        pool.query({ text: 'SELECT 1', query_timeout: POSTGRES_ANSWER_MS } as QueryConfig),
-        POSTGRES_ANSWER_MS,
+        pool.query({ text: 'SELECT 1', query_timeout: POSTGRES_ANSWER_MS / 2 } as QueryConfig),
+        POSTGRES_ANSWER_MS / 2,
         'Postgres',
       ),
     isOutage: isDependencyOutage,
@@ -86,6 +88,7 @@ async function wireRedirector(resources: RedirectorResources): Promise<Redirecto
     // Not caught up in time is "cannot be known": the miss is then looked up afresh (and bounded).
     catchUp: () => answerWithin(listener.catchUp(), POSTGRES_ANSWER_MS, 'Postgres').catch(() => false),
     trusted: () => listener.trusted(),
+    storeAway: lookups.storeAway,
   });
   const listener = listenForLinkChanges(resources.databaseUrl, cache, logger, {
     onTrustLost: countTrustLosses(metrics),

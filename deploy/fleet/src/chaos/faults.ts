@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { underReplicatedPartitions } from '../kafka-cluster';
 import type { Fleet } from '../fleet';
 
@@ -49,6 +49,31 @@ function postgresVersion(): string {
   const version = versions[versions.length - 1];
   if (!version) throw new Error('no PostgreSQL cluster under /etc/postgresql');
   return version;
+}
+
+/**
+ * Freezes the cluster as a hung host or a partition would leave it: the
+ * postmaster first (it forks no backend after), then each of its children.
+ */
+async function freezePostgres(): Promise<number[]> {
+  const pidFile = `/var/run/postgresql/${postgresVersion()}-main.pid`;
+  const postmaster = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+  if (!Number.isInteger(postmaster) || postmaster <= 1) throw new Error(`no postmaster pid in ${pidFile}`);
+  process.kill(postmaster, 'SIGSTOP');
+  const { stdout } = await promisify(execFile)('pgrep', ['-P', String(postmaster)]).catch(() => ({ stdout: '' }));
+  const children = stdout.split('\n').filter(Boolean).map(Number);
+  for (const pid of children) process.kill(pid, 'SIGSTOP');
+  return [postmaster, ...children];
+}
+
+function thaw(pids: readonly number[]): void {
+  for (const pid of [...pids].reverse()) {
+    try {
+      process.kill(pid, 'SIGCONT');
+    } catch {
+      // A backend that exited while frozen (its client gone) has nothing to resume.
+    }
+  }
 }
 
 /**
@@ -143,6 +168,20 @@ export const FAULTS: Fault[] = [
       await sleep(10_000);
       await pgctl('start');
       return {};
+    },
+  },
+  {
+    name: 'postgres-pause',
+    description:
+      'every Postgres process frozen (SIGSTOP) for 20 s, then SIGCONT: a stall, connections open and nothing answered',
+    async run() {
+      const frozen = await freezePostgres();
+      try {
+        await sleep(20_000);
+      } finally {
+        thaw(frozen);
+      }
+      return { postgresProcessesFrozen: frozen.length };
     },
   },
   {
