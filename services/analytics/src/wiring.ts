@@ -2,9 +2,20 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import type { Pool } from 'pg';
 import { postgresAuthenticator, type RateLimiter } from '@shortlink/accounts';
 import { clickhouseReachable } from '@shortlink/clickhouse';
+import { answerWithin } from '@shortlink/http';
 import { findLinkBySlug, findLinkPreview, listLinks, listPosition, postgresReachable } from '@shortlink/postgres';
 import type { AnalyticsDeps } from './app';
 import type { AnalyticsConfig } from './config';
+
+/**
+ * The longest a read waits on Postgres. These reads take milliseconds (a page
+ * of the list is one index range); a Postgres that stalls (frozen,
+ * partitioned away) answers none of them, and without a bound a request
+ * waited as long as the stall (or until the entry point gave up on it).
+ * Bounded, it is a 503 with Retry-After, as an outage.
+ */
+const POSTGRES_READ_MS = 3000;
+const bounded = <T>(read: Promise<T>): Promise<T> => answerWithin(read, POSTGRES_READ_MS, 'Postgres');
 
 /** What the analytics API takes of its settings (see config.ts). */
 export type AnalyticsSettings = Pick<AnalyticsConfig, 'PUBLIC_BASE_URL'>;
@@ -25,10 +36,10 @@ export function composeAnalytics(
   return {
     authenticate: postgresAuthenticator(pool),
     rateLimiter,
-    findLink: (slug) => findLinkBySlug(pool, slug),
-    findPreview: (linkId) => findLinkPreview(pool, linkId),
-    listLinks: (query) => listLinks(pool, query),
-    listPosition: (accountId, linkId) => listPosition(pool, accountId, linkId),
+    findLink: (slug) => bounded(findLinkBySlug(pool, slug)),
+    findPreview: (linkId) => bounded(findLinkPreview(pool, linkId)),
+    listLinks: (query) => bounded(listLinks(pool, query)),
+    listPosition: (accountId, linkId) => bounded(listPosition(pool, accountId, linkId)),
     publicBaseUrl: settings.PUBLIC_BASE_URL,
     clickhouse,
     now: () => new Date(),

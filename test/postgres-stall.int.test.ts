@@ -1,23 +1,28 @@
 import { randomUUID } from 'node:crypto';
+import { createAccountWithKey } from '@shortlink/accounts';
+import { infraEnv } from '@shortlink/testing';
 import { openTestInfra, type TestInfra } from './support/link-system';
 import { buildOnce, startProcess, type RunningProcess } from './support/processes';
 import { startTcpProxy, type TcpProxy } from './support/tcp-proxy';
 
 /**
  * A Postgres that stalls rather than refuses (frozen, partitioned away,
- * failing over): the redirector's connections stay open and nothing comes
- * back. The redirector as its own process, its Postgres through a proxy that
- * lets no byte through while frozen. Every redirect must be answered while
- * Postgres is still stalled: a warm link from memory, anything else 503.
+ * failing over): the services' connections stay open and nothing comes back.
+ * The redirector and the read API as their own processes, their Postgres
+ * through a proxy that lets no byte through while frozen. Every request must
+ * be answered while Postgres is still stalled: a warm link from memory,
+ * anything that needs Postgres 503 with Retry-After.
  */
 let infra: TestInfra;
 let proxy: TcpProxy;
 let redirector: RunningProcess;
+let analytics: RunningProcess;
 
 const LEASE_LAPSED_MS = 4000;
 /** Far beyond any bound of the redirector's own: a request not answered by then waited on the stall. */
 const GIVE_UP_MS = 20_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const urlOf = (slug: string) => `https://example.com/${slug}`;
 
 async function insertLink(slug: string, url: string, accountId: string) {
   await infra.pool.query(
@@ -47,16 +52,28 @@ beforeAll(async () => {
   proxy = await startTcpProxy(Number(new URL(infra.db.url).port || 5432));
   const url = new URL(infra.db.url);
   url.port = String(proxy.port);
-  redirector = await startProcess('services/redirector/dist/main.js', {
+  const env = {
     DATABASE_URL: url.toString(),
     KAFKA_BROKERS: infra.brokers.join(','),
     KAFKA_TOPIC_PREFIX: infra.topicPrefix,
-  });
+  };
+  const clickhouse = infraEnv(process.env);
+  [redirector, analytics] = await Promise.all([
+    startProcess('services/redirector/dist/main.js', env),
+    startProcess('services/analytics/dist/main.js', {
+      ...env,
+      CLICKHOUSE_URL: clickhouse.CLICKHOUSE_URL,
+      CLICKHOUSE_USER: clickhouse.CLICKHOUSE_USER,
+      CLICKHOUSE_PASSWORD: clickhouse.CLICKHOUSE_PASSWORD,
+      CLICKHOUSE_DATABASE: infra.clickhouseDatabase,
+      PUBLIC_BASE_URL: 'https://sho.rt',
+    }),
+  ]);
 }, 60_000);
 
 afterAll(async () => {
   proxy?.thaw();
-  await redirector?.stop();
+  await Promise.all([redirector?.stop(), analytics?.stop()]);
   await proxy?.close();
   await infra?.close();
 });
@@ -66,7 +83,6 @@ it('answers every redirect while Postgres stalls: warm links from memory, the re
   const warm = Array.from({ length: 4 }, (_, i) => ({ slug: `warm-${i}-${randomUUID().slice(0, 6)}`, i }));
   const cold = Array.from({ length: 4 }, (_, i) => ({ slug: `cold-${i}-${randomUUID().slice(0, 6)}`, i }));
   const accounts = [randomUUID(), randomUUID()];
-  const urlOf = (slug: string) => `https://example.com/${slug}`;
   for (const { slug, i } of [...warm, ...cold]) await insertLink(slug, urlOf(slug), accounts[i % 2]!);
   for (const { slug } of warm) expect(await get(slug)).toMatchObject({ status: 302, location: urlOf(slug) });
   const missing = `missing-${randomUUID().slice(0, 8)}`;
@@ -114,4 +130,50 @@ it('answers every redirect while Postgres stalls: warm links from memory, the re
     }
   }
   expect((await get(missing)).status).toBe(404);
+}, 120_000);
+
+it('answers reads of links while Postgres stalls with 503 and Retry-After; a key seen before and one never seen alike', async () => {
+  // Given two accounts' keys, one of them used once (its key cached), and a link of each
+  const [seen, unseen] = await Promise.all(
+    ['seen', 'unseen'].map((name) =>
+      createAccountWithKey(infra.pool, { accountName: name, keyName: 'k', plan: 'pro' }),
+    ),
+  );
+  const slugs = [`read-a-${randomUUID().slice(0, 6)}`, `read-b-${randomUUID().slice(0, 6)}`];
+  await insertLink(slugs[0]!, urlOf(slugs[0]!), seen!.account.id);
+  await insertLink(slugs[1]!, urlOf(slugs[1]!), unseen!.account.id);
+  const read = async (path: string, key: string) => {
+    const res = await fetch(`${analytics.url}${path}`, {
+      headers: { authorization: `Bearer ${key}` },
+      signal: AbortSignal.timeout(GIVE_UP_MS),
+    });
+    return { status: res.status, retryAfter: res.headers.get('retry-after'), body: await res.json() };
+  };
+  expect((await read(`/api/v1/links/${slugs[0]}`, seen!.key)).status).toBe(200);
+  // Several at once, so the service holds open connections to the stalling Postgres (a new one would fail on its own, in 5 s)
+  const lists = await Promise.all(Array.from({ length: 6 }, () => read('/api/v1/links', seen!.key)));
+  expect(lists.map((l) => l.status)).toEqual([200, 200, 200, 200, 200, 200]);
+
+  // When Postgres stops answering
+  proxy.freeze();
+  try {
+    // Then every read that needs Postgres, several at once, is answered while it is still stalled: 503, Retry-After
+    const answers = await Promise.all([
+      read(`/api/v1/links/${slugs[0]}`, seen!.key),
+      read('/api/v1/links', seen!.key),
+      read(`/api/v1/links/${slugs[0]}/analytics?range=7d`, seen!.key),
+      read(`/api/v1/links/${slugs[1]}`, unseen!.key),
+      read('/api/v1/links', unseen!.key),
+    ]);
+    for (const a of answers) {
+      expect(a).toMatchObject({ status: 503, body: { code: 'temporarily_unavailable' } });
+      expect(Number(a.retryAfter)).toBeGreaterThan(0);
+    }
+  } finally {
+    proxy.thaw();
+  }
+
+  // And once it answers again, so do the reads, each account its own link only
+  expect(await read(`/api/v1/links/${slugs[1]}`, unseen!.key)).toMatchObject({ status: 200, body: { slug: slugs[1] } });
+  expect((await read(`/api/v1/links/${slugs[1]}`, seen!.key)).status).toBe(404);
 }, 120_000);
