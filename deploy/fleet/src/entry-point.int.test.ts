@@ -9,27 +9,51 @@ import { freePort } from '@shortlink/testing';
 import { renderEntryPoint } from './entry-point';
 
 /**
- * The fleet's HAProxy configuration, run by the real HAProxy in front of an
- * instance that keeps connections as the services do (its own keep-alive
- * hint, 72 s): what a client keeping connections by the hint is told, against
- * when the entry point really closes an idle connection.
+ * The fleet's HAProxy configuration, run by the real HAProxy in front of
+ * instances that answer as redirectors do: which answers it sends on to
+ * another instance, and what a client keeping connections by the keep-alive
+ * hint is told against when the entry point really closes an idle connection.
  */
 const ROOT = join(__dirname, '..', '..', '..');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let dir: string;
-let instance: Server;
+let instances: Server[];
 let haproxy: ChildProcess;
 let entryPort: number;
+/** Redirects each instance was asked for, by instance. */
+const asked = { holding: 0, away: 0 };
+
+const LOOKUP_FAILED =
+  '{"error":"The link cannot be looked up right now. Try again in a moment.","code":"temporarily_unavailable"}';
+
+/**
+ * Two redirectors as Postgres going away leaves them: one holds `/held` in
+ * memory, the other holds nothing and can look nothing up. Neither holds any
+ * other slug. Both keep connections as the services do (their own keep-alive
+ * hint, 72 s).
+ */
+function redirector(holds: boolean): Server {
+  const server = createServer((req, res) => {
+    if (req.url === '/healthz') return res.writeHead(200).end('{}');
+    asked[holds ? 'holding' : 'away']++;
+    if (holds && req.url === '/held') return res.writeHead(302, { location: 'https://example.com/held' }).end();
+    res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' }).end(LOOKUP_FAILED);
+  });
+  server.keepAliveTimeout = HTTP_LIMITS.keepAliveTimeoutMs;
+  return server;
+}
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'entry-point-'));
-  instance = createServer((req, res) => res.writeHead(req.url === '/healthz' ? 200 : 404).end('{}'));
-  instance.keepAliveTimeout = HTTP_LIMITS.keepAliveTimeoutMs;
-  const instancePort = await freePort();
-  await new Promise<void>((resolve) => instance.listen(instancePort, '127.0.0.1', resolve));
+  instances = [redirector(true), redirector(false)];
+  const servers = [];
+  for (const [i, instance] of instances.entries()) {
+    const port = await freePort();
+    await new Promise<void>((resolve) => instance.listen(port, '127.0.0.1', resolve));
+    servers.push(`server r${i} 127.0.0.1:${port} check`);
+  }
   entryPort = await freePort();
-  const server = `server one 127.0.0.1:${instancePort} check`;
   const config = join(dir, 'haproxy.cfg');
   writeFileSync(
     config,
@@ -37,29 +61,49 @@ beforeAll(async () => {
       template: join(ROOT, 'deploy', 'fleet', 'haproxy.cfg.template'),
       bind: `127.0.0.1:${entryPort}`,
       errorsDir: join(ROOT, 'deploy', 'fleet', 'errors'),
-      servers: { redirectors: [server], writeApis: [server], analytics: [server], apiDocs: [server] },
+      servers: { redirectors: servers, writeApis: servers, analytics: servers, apiDocs: servers },
     }),
   );
   haproxy = spawn('haproxy', ['-db', '-f', config], { stdio: 'ignore' });
   for (;;) {
-    const res = await fetch(`http://127.0.0.1:${entryPort}/healthz`).catch(() => null);
-    if (res?.status === 200) break;
+    const res = await fetch(`http://127.0.0.1:${entryPort}/held`, { redirect: 'manual' }).catch(() => null);
+    if (res?.status === 302) break;
     await sleep(100);
   }
 });
 
 afterAll(async () => {
   haproxy.kill('SIGKILL');
-  instance.closeAllConnections();
-  await new Promise((resolve) => instance.close(resolve));
+  for (const instance of instances) {
+    instance.closeAllConnections();
+    await new Promise((resolve) => instance.close(resolve));
+  }
   rmSync(dir, { recursive: true, force: true });
+});
+
+it('sends a redirect an instance could not look up (503) to another, which answers it from memory', async () => {
+  asked.holding = asked.away = 0;
+  const answers = [];
+  for (let i = 0; i < 10; i++) {
+    const res = await fetch(`http://127.0.0.1:${entryPort}/held`, { redirect: 'manual' });
+    await res.arrayBuffer();
+    answers.push([res.status, res.headers.get('location')]);
+  }
+  expect(answers).toEqual(Array.from({ length: 10 }, () => [302, 'https://example.com/held']));
+  // Round robin put about half of them on the instance that could not answer first.
+  expect(asked.away).toBeGreaterThanOrEqual(4);
+});
+
+it('answers the instance’s own 503 when no instance can look the link up', async () => {
+  const res = await fetch(`http://127.0.0.1:${entryPort}/nobody-holds-it`, { redirect: 'manual' });
+  expect([res.status, res.headers.get('retry-after'), await res.text()]).toEqual([503, '1', LOOKUP_FAILED]);
 });
 
 /** One request on a connection of its own; resolves with the answer's head and when the entry point closed it. */
 function requestThenIdle(): Promise<{ head: string; closedAfterMs: Promise<number> }> {
   return new Promise((resolve, reject) => {
     const socket = connect(entryPort, '127.0.0.1', () =>
-      socket.write('GET /some-slug HTTP/1.1\r\nHost: entry\r\nUser-Agent: test\r\n\r\n'),
+      socket.write('GET /held HTTP/1.1\r\nHost: entry\r\nUser-Agent: test\r\n\r\n'),
     );
     let head = '';
     let answeredAt = 0;
@@ -77,7 +121,7 @@ function requestThenIdle(): Promise<{ head: string; closedAfterMs: Promise<numbe
 
 it('tells clients a keep-alive time shorter than the one it keeps an idle connection, with room for a late timer', async () => {
   const { head, closedAfterMs } = await requestThenIdle();
-  expect(head).toMatch(/^HTTP\/1\.1 404/);
+  expect(head).toMatch(/^HTTP\/1\.1 302/);
   const hints = head.split('\r\n').filter((line) => /^keep-alive:/i.test(line));
   // The instance's own hint (timeout=72) does not reach the client: it is not the entry point's.
   expect(hints).toEqual([expect.stringMatching(/^keep-alive: timeout=\d+$/i)]);
