@@ -48,28 +48,31 @@ const evidence = (fault: string, unanswered: number): PhaseEvidence => ({
   redirectsPerSecondPerRedirector: 100,
 });
 
+/** A failed run of these phases. */
+const failedRun = (phases: ChaosReport['phases']): ChaosReport => ({
+  startedAt: '2026-11-28T12:00:00.000Z',
+  seconds: 100,
+  ok: false,
+  rates: { redirectsPerSecond: 200, createsPerSecond: 1 },
+  phases,
+});
+
 describe('the chaos report', () => {
   it('tells, for a fault that missed a rule, where its redirects stalled against the fault', () => {
-    const report: ChaosReport = {
-      startedAt: '2026-11-28T12:00:00.000Z',
-      seconds: 100,
-      ok: false,
-      rates: { redirectsPerSecond: 200, createsPerSecond: 1 },
-      phases: [
-        {
-          ...judgePhase(evidence('baseline', 0)),
-          timeline: { faultFromS: 2, faultToS: 4, seconds: [second(), second({ slowestMs: 1500 }), second()] },
+    const report = failedRun([
+      {
+        ...judgePhase(evidence('baseline', 0)),
+        timeline: { faultFromS: 2, faultToS: 4, seconds: [second(), second({ slowestMs: 1500 }), second()] },
+      },
+      {
+        ...judgePhase(evidence('kafka-kill', 48)),
+        timeline: {
+          faultFromS: 1,
+          faultToS: 3.2,
+          seconds: [second(), second(), second(), second({ failures: 48, slowestMs: 1200 }), second()],
         },
-        {
-          ...judgePhase(evidence('kafka-kill', 48)),
-          timeline: {
-            faultFromS: 1,
-            faultToS: 3.2,
-            seconds: [second(), second(), second(), second({ failures: 48, slowestMs: 1200 }), second()],
-          },
-        },
-      ],
-    };
+      },
+    ]);
     const text = formatReport(report);
     expect(text).toContain(
       '  kafka-kill: redirects stalled at 3 s (slowest 1200 ms, 0 not sent, 48 unanswered); the fault 1-3.2 s',
@@ -80,18 +83,12 @@ describe('the chaos report', () => {
   });
 
   it('quotes how the redirects were answered, with why any went unanswered, for a fault that missed another rule', () => {
-    const report: ChaosReport = {
-      startedAt: '2026-11-28T12:00:00.000Z',
-      seconds: 100,
-      ok: false,
-      rates: { redirectsPerSecond: 200, createsPerSecond: 1 },
-      phases: [
-        {
-          ...judgePhase({ ...evidence('kafka-kill', 1), freshWithinMsOfEnd: null }),
-          timeline: { faultFromS: 1, faultToS: 3, seconds: [second(), second({ failures: 1 }), second()] },
-        },
-      ],
-    };
+    const report = failedRun([
+      {
+        ...judgePhase({ ...evidence('kafka-kill', 1), freshWithinMsOfEnd: null }),
+        timeline: { faultFromS: 1, faultToS: 3, seconds: [second(), second({ failures: 1 }), second()] },
+      },
+    ]);
     const text = formatReport(report);
     expect(text).toContain('  kafka-kill: freshness under 2 s within 60 s of the end: not back');
     expect(text).toContain(
