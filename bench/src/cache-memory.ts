@@ -41,8 +41,10 @@ async function main(): Promise<void> {
   let destinationChars = 0;
   let destinations = 0;
   const pool = {
-    query: async (_sql: unknown, values: unknown[]) => {
-      const i = Number(String(values[0]).slice(2));
+    // Called as pg is: (text, values), or one query config ({ text, values, query_timeout }).
+    query: async (query: string | { values: unknown[] }, values?: unknown[]) => {
+      const slug = (typeof query === 'string' ? values : query.values)?.[0];
+      const i = Number(String(slug).slice(2));
       const destination = fresh(destinationOf(i));
       destinationChars += destination.length;
       destinations++;
