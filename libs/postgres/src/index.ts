@@ -12,6 +12,7 @@ export {
   type LinkRow,
   type PreviewRecord,
   type ReadOptions,
+  withReadTimeout,
 } from './links';
 export { listLinks, listPosition, containsPattern, type LinkListQuery } from './link-list';
 export {

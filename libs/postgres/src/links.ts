@@ -92,7 +92,7 @@ export interface ReadOptions {
 }
 
 /** `query_timeout` is pg's per-query option, which its types leave out of QueryConfig. */
-function withReadTimeout(query: QueryConfig, { readTimeoutMs }: ReadOptions): QueryConfig {
+export function withReadTimeout(query: QueryConfig, { readTimeoutMs }: ReadOptions): QueryConfig {
   return readTimeoutMs === undefined ? query : ({ ...query, query_timeout: readTimeoutMs } as QueryConfig);
 }
 

@@ -1,8 +1,8 @@
-import type { Pool, QueryConfig } from 'pg';
+import type { Pool } from 'pg';
 import { type EventLogClient, type KafkaLogger, type KafkaNames } from '@shortlink/kafka';
 import { answerWithin, isDependencyOutage } from '@shortlink/http';
 import type { MetricsRegistry } from '@shortlink/metrics';
-import { instanceSecret, postgresReachable } from '@shortlink/postgres';
+import { instanceSecret, postgresReachable, withReadTimeout } from '@shortlink/postgres';
 import { SERVICE_NAME, type RedirectorDeps } from './app';
 import type { RedirectorConfig } from './config';
 import { clickEventIds } from './clicks/click-event-id';
@@ -74,7 +74,7 @@ async function wireRedirector(resources: RedirectorResources): Promise<Redirecto
     // redirect may wait for the one under way and the next, and `SELECT 1` has no work to take time.
     probe: () =>
       answerWithin(
-        pool.query({ text: 'SELECT 1', query_timeout: POSTGRES_ANSWER_MS / 2 } as QueryConfig),
+        pool.query(withReadTimeout({ text: 'SELECT 1' }, { readTimeoutMs: POSTGRES_ANSWER_MS / 2 })),
         POSTGRES_ANSWER_MS / 2,
         'Postgres',
       ),
