@@ -1,4 +1,5 @@
 import { createServer, connect, type AddressInfo, type Server, type Socket } from 'node:net';
+import { Transform } from 'node:stream';
 
 /** A TCP proxy in front of a real server, which a test can cut (the server "goes away") and restore. */
 export interface TcpProxy {
@@ -12,6 +13,13 @@ export interface TcpProxy {
    * connections stay open, new ones are accepted, and no byte passes either way.
    */
   freeze(): void;
+  /**
+   * Freezes (as `freeze`) the moment a client sends bytes that hold `bytes`:
+   * those reach the server, which does what they say, but nothing of its
+   * answer comes back (as when the network fails just after a request left).
+   * Resolves then.
+   */
+  freezeAt(bytes: Buffer): Promise<void>;
   /** Lets the bytes held since `freeze` through, and every later one. */
   thaw(): void;
   close(): Promise<void>;
@@ -20,24 +28,27 @@ export interface TcpProxy {
 interface Pair {
   client: Socket;
   upstream: Socket;
+  /** Between client and upstream: where `freezeAt` looks at what the client sends. */
+  outbound: Transform;
 }
 
 export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'): Promise<TcpProxy> {
   const sockets = new Set<Socket>();
   const pairs = new Set<Pair>();
   let frozen = false;
+  let trigger: { bytes: Buffer; reached: () => void } | null = null;
   const track = (socket: Socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
     socket.on('error', () => undefined);
   };
   // Paused, a socket reads nothing: what the peer sends waits in the kernel, unanswered.
-  const flow = ({ client, upstream }: Pair) => {
-    client.pipe(upstream);
+  const flow = ({ client, upstream, outbound }: Pair) => {
+    client.pipe(outbound);
     upstream.pipe(client);
   };
-  const hold = ({ client, upstream }: Pair) => {
-    client.unpipe(upstream);
+  const hold = ({ client, upstream, outbound }: Pair) => {
+    client.unpipe(outbound);
     upstream.unpipe(client);
     client.pause();
     upstream.pause();
@@ -45,7 +56,18 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
   const newServer = () =>
     createServer((client) => {
       const upstream = connect(targetPort, targetHost);
-      const pair = { client, upstream };
+      const outbound = new Transform({
+        transform(chunk: Buffer, _encoding, pass) {
+          const reached = trigger !== null && chunk.includes(trigger.bytes) ? trigger.reached : null;
+          pass(null, chunk);
+          if (reached === null) return;
+          trigger = null;
+          freezeAll();
+          reached();
+        },
+      });
+      outbound.pipe(upstream);
+      const pair = { client, upstream, outbound };
       track(client);
       track(upstream);
       pairs.add(pair);
@@ -62,6 +84,10 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
       server.once('error', reject);
       server.listen(port, '127.0.0.1', resolve);
     });
+  const freezeAll = () => {
+    frozen = true;
+    for (const pair of pairs) hold(pair);
+  };
   let server = newServer();
   await listen(server, 0);
   const port = (server.address() as AddressInfo).port;
@@ -81,12 +107,13 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
       await listen(server, port);
       listening = true;
     },
-    freeze() {
-      frozen = true;
-      for (const pair of pairs) hold(pair);
+    freeze: freezeAll,
+    freezeAt(bytes) {
+      return new Promise<void>((reached) => (trigger = { bytes, reached }));
     },
     thaw() {
       frozen = false;
+      trigger = null;
       for (const pair of pairs) flow(pair);
     },
     close: stop,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
-import { inTransaction } from '@shortlink/postgres';
+import { inTransaction, type Statements } from '@shortlink/postgres';
 import { generateApiKey } from './api-key';
 import type { Plan } from './plans';
 
@@ -51,7 +51,7 @@ export async function addKeyToAccount(pool: Pool, accountId: string, keyName: st
   return insertKey(pool, account, keyName);
 }
 
-async function insertKey(db: Pick<Pool, 'query'>, account: Account, keyName: string): Promise<IssuedKey> {
+async function insertKey(db: Statements, account: Account, keyName: string): Promise<IssuedKey> {
   const { key, hash, displayPrefix } = generateApiKey();
   const keyId = randomUUID();
   await db.query('INSERT INTO api_keys (id, account_id, name, display_prefix, key_hash) VALUES ($1, $2, $3, $4, $5)', [

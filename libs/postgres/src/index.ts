@@ -23,4 +23,4 @@ export {
   type LiveLease,
 } from './redirector-leases';
 export { postgresReachable } from './reachable';
-export { inTransaction } from './transaction';
+export { CommitUnconfirmed, inTransaction, type Statements, type TransactionOptions } from './transaction';

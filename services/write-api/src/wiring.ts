@@ -19,6 +19,7 @@ import { redirectorAcks } from './links/redirector-acks';
 import { timeRedirectorWaits } from './links/redirector-wait-metrics';
 import { createClaimSettler } from './links/settle-claims';
 import { generateSlug } from './links/slug';
+import { claimsWithinDeadlines, idempotencyWithinDeadlines, POSTGRES_WRITE_DEADLINES } from './postgres-deadlines';
 
 /** How often stale slug claims are settled and the link-change outbox relayed. */
 const SETTLE_INTERVAL_MS = 20_000;
@@ -67,7 +68,12 @@ export function composeWriteApi(settings: WriteApiSettings, stores: WriteApiStor
   // A create is answered within 5 s (201, or 503 with Retry-After): the append gets 4 of them.
   const appendLinkEvents = kafkaLinkAppender(producer, names.topics.links, 4000);
   const appendLinkEvent = oneEvent(appendLinkEvents);
-  const changes = perLinkTurns(postgresLinkChangeStore(pool), accountShare(settings.DATABASE_POOL_SIZE));
+  const { beforeDurableMs } = POSTGRES_WRITE_DEADLINES;
+  const changes = perLinkTurns(
+    postgresLinkChangeStore(pool, { statementTimeoutMs: beforeDurableMs }),
+    accountShare(settings.DATABASE_POOL_SIZE),
+    { startWithinMs: beforeDurableMs },
+  );
   const relay = createOutboxRelay({
     pool,
     publish: (slug, append) => changes.publish(slug, append),
@@ -88,9 +94,9 @@ export function composeWriteApi(settings: WriteApiSettings, stores: WriteApiStor
   return {
     authenticate: postgresAuthenticator(pool),
     rateLimiter: stores.rateLimiter,
-    claims: postgresClaimStore(pool),
+    claims: claimsWithinDeadlines(postgresClaimStore(pool)),
     idempotency: {
-      store: idempotencyStore,
+      store: idempotencyWithinDeadlines(idempotencyStore),
       waitMs: IDEMPOTENCY.waitMs,
       now: Date.now,
       sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),

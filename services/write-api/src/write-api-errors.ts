@@ -114,6 +114,23 @@ export const IDEMPOTENCY_KEY_IN_PROGRESS = new HttpError(
 export const LINK_NOT_FOUND = new HttpError(404, 'Link not found', 'not_found');
 
 /**
+ * Postgres took the change's COMMIT and did not answer (it stalled, or the
+ * connection was lost): the change may be saved or not. Either way the same
+ * change sent again is harmless, and its answer says which: the change
+ * (again), or 404 for a delete that had been saved.
+ */
+export function changeUnconfirmed(cause: unknown): HttpError {
+  const error = new HttpError(
+    503,
+    'The database did not confirm the change in time: it may or may not have been saved. Sending the same change again is safe.',
+    'temporarily_unavailable',
+    { 'Retry-After': '5' },
+  );
+  error.cause = cause;
+  return error;
+}
+
+/**
  * A change is committed in Postgres (redirects already show it) but the event
  * log did not confirm its event in time. It stays in the outbox and is
  * appended again until the log takes it, so nothing is undone.

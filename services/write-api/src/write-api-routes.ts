@@ -16,6 +16,7 @@ import {
   appendFailed,
   BULK_SIZE,
   changeNotConfirmed,
+  changeUnconfirmed,
   IDEMPOTENCY_KEY_IN_PROGRESS,
   IDEMPOTENCY_KEY_INVALID,
   IDEMPOTENCY_KEY_REUSED,
@@ -218,8 +219,12 @@ export const BULK_CREATE_ROUTE: ApiRoute = {
 };
 
 const changeUnavailable = errorResponse(
-  'The change is saved (redirects show it) but its event is not confirmed yet, or a store is unreachable.',
-  { changeNotConfirmed: changeNotConfirmed(null), storeUnavailable: HTTP_ERRORS.unavailable },
+  'The change is saved (redirects show it) but its event is not confirmed yet; or the database did not answer its commit (it may or may not be saved: sending it again is safe); or a store is unreachable (nothing was changed).',
+  {
+    changeNotConfirmed: changeNotConfirmed(null),
+    changeUnconfirmed: changeUnconfirmed(null),
+    storeUnavailable: HTTP_ERRORS.unavailable,
+  },
   { 'Retry-After': RESPONSE_HEADERS.retryAfter() },
 );
 const linkNotFound = errorResponse('No such link for this key: unknown, deleted, or another account’s.', {

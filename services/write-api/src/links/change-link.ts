@@ -1,6 +1,7 @@
 import type { Account } from '@shortlink/accounts';
 import { linkResource, type LinkResource } from '@shortlink/http';
-import { changeNotConfirmed, LINK_NOT_FOUND } from '../write-api-errors';
+import { CommitUnconfirmed } from '@shortlink/postgres';
+import { changeNotConfirmed, changeUnconfirmed, LINK_NOT_FOUND } from '../write-api-errors';
 import { decideLinkChange, type LinkCommand } from './decide-link-change';
 import type { AppendLinkEvent } from './link-created-appender';
 import type { LinkChangeStore } from './link-change-store';
@@ -44,7 +45,10 @@ export async function changeLink(
     );
   } catch (error) {
     expectation.cancel();
-    throw error;
+    if (!(error instanceof CommitUnconfirmed)) throw error;
+    // Perhaps saved: a cached copy in this process must not outlive it (the others hear the commit's NOTIFY).
+    deps.onLinkChanged?.(slug);
+    throw changeUnconfirmed(error);
   }
   if (decision.kind === 'not-found') {
     expectation.cancel();

@@ -2,6 +2,7 @@ import type { LinkDecision } from './decide-link-change';
 import type { LinkChangeStore } from './link-change-store';
 import { accountShare } from './account-share';
 import { perLinkTurns } from './per-link-turns';
+import { DependencyTimeout } from '@shortlink/http';
 
 /** A store whose calls end when the test says, recording how many of each are at work at once. */
 function heldStore() {
@@ -126,5 +127,39 @@ describe('perLinkTurns', () => {
     void turns.publish('a', append);
     await tick();
     expect(calls).toHaveLength(3);
+  });
+
+  it('withdraws a change whose turn does not come within startWithinMs, and lets one that started run past it', async () => {
+    // Given changes that must start within 50 ms, and a change of link a under way at a store that does not answer
+    jest.useFakeTimers({ doNotFake: ['setImmediate'] });
+    try {
+      const { store, calls } = heldStore();
+      const turns = perLinkTurns(store, accountShare(4), { startWithinMs: 50 });
+      const holder = turns.change('a', () => ({ kind: 'not-found' }), 'acct');
+      const waiting = turns.change('a', () => ({ kind: 'not-found' }), 'acct');
+      await tick();
+      expect(calls).toHaveLength(1);
+      // When 50 ms pass
+      jest.advanceTimersByTime(50);
+      // Then the waiting one is answered as an outage, and the one under way is still awaited
+      await expect(waiting).rejects.toBeInstanceOf(DependencyTimeout);
+      let holderDone = false;
+      void holder.then(() => (holderDone = true));
+      await tick();
+      expect(holderDone).toBe(false);
+      // And when the holder ends, its answer comes and the withdrawn change never reaches the store
+      calls[0]!.end(true);
+      await expect(holder).resolves.toEqual({ kind: 'not-found' });
+      await tick();
+      expect(calls).toHaveLength(1);
+      // While a change whose turn comes at once starts and ends normally
+      const next = turns.change('a', () => ({ kind: 'not-found' }), 'acct');
+      await tick();
+      expect(calls).toHaveLength(2);
+      calls[1]!.end(true);
+      await expect(next).resolves.toEqual({ kind: 'not-found' });
+    } finally {
+      jest.useRealTimers();
+    }
   });
 });

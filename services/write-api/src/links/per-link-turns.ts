@@ -1,4 +1,5 @@
 import { sharedRunsPerKey, turnsPerKey } from '@shortlink/batching';
+import { DependencyTimeout } from '@shortlink/http';
 import type { AccountShare } from './account-share';
 import type { LinkChangeStore } from './link-change-store';
 
@@ -22,17 +23,54 @@ import type { LinkChangeStore } from './link-change-store';
  * link's turn, not before: a change waiting behind others of its link holds
  * none of it, so a crowd on a few links does not stop the account's other
  * links.
+ *
+ * `startWithinMs`: a change whose turn (and share) did not come within it is
+ * answered as an outage and withdrawn, so it never runs: the changes ahead
+ * of it wait on a Postgres that does not answer, each up to its statements'
+ * bound, and a crowd of them would otherwise hold the last caller for the
+ * sum. A change that started runs to its own end.
  */
-export function perLinkTurns(store: LinkChangeStore, share?: AccountShare): LinkChangeStore {
+export function perLinkTurns(
+  store: LinkChangeStore,
+  share?: AccountShare,
+  { startWithinMs }: { startWithinMs?: number } = {},
+): LinkChangeStore {
   const changeTurn = turnsPerKey();
   const publishes = sharedRunsPerKey<number>();
   return {
     change: (slug, decide, accountId) =>
-      changeTurn(slug, () =>
-        share && accountId !== undefined
-          ? share(accountId, () => store.change(slug, decide))
-          : store.change(slug, decide),
+      startWithin(
+        startWithinMs,
+        (run) => changeTurn(slug, () => (share && accountId !== undefined ? share(accountId, run) : run())),
+        () => store.change(slug, decide),
       ),
     publish: (slug, append) => publishes.fresh(slug, () => store.publish(slug, append)),
   };
+}
+
+/** Runs `work` through `queue` if its place comes within `ms`; otherwise rejects at `ms` and skips it when it comes. */
+function startWithin<R>(
+  ms: number | undefined,
+  queue: (run: () => Promise<R>) => Promise<R>,
+  work: () => Promise<R>,
+): Promise<R> {
+  if (ms === undefined) return queue(work);
+  let withdrawn = false;
+  let started = false;
+  return new Promise<R>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      if (started) return;
+      withdrawn = true;
+      reject(new DependencyTimeout('Postgres', ms));
+    }, ms);
+    // Settling an already rejected promise is a no-op: a withdrawn caller hears nothing more.
+    queue(() => {
+      clearTimeout(timer);
+      if (withdrawn) return Promise.reject(new DependencyTimeout('Postgres', ms));
+      started = true;
+      return work();
+    })
+      .then(resolve, reject)
+      .finally(() => clearTimeout(timer));
+  });
 }

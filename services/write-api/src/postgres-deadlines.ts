@@ -1,0 +1,60 @@
+import { answerWithin } from '@shortlink/http';
+import type { IdempotencyStore } from './idempotency/idempotency-store';
+import type { ClaimStore } from './links/claims';
+
+/**
+ * How long a write waits for Postgres. A Postgres that stalls (frozen,
+ * partitioned away, failing over: connections open, nothing answered) would
+ * otherwise hold every write for as long as it lasts, or until the entry
+ * point gives up with a 504 that says nothing of the outcome.
+ *
+ * - Before anything is durable (the Idempotency-Key taken, the slug claimed,
+ *   a change's statements), a wait past `beforeDurableMs` is an outage: 503,
+ *   nothing was done. A claim that lands once Postgres wakes is left pending
+ *   and freed by the claim settler, as for any create that went no further.
+ * - A change's COMMIT unanswered within it is "may or may not be saved"
+ *   (changeUnconfirmed).
+ * - After the link's event is in the log, bookkeeping (the claim's commit,
+ *   the Idempotency-Key's outcome) waits `afterDurableMs` at most and the
+ *   answer goes: the projector commits the claim too, and a key whose outcome
+ *   was not recorded is taken over once its lease runs out, by a retry that
+ *   finishes the same links. A key taken after its request was answered 503
+ *   is given back as soon as Postgres answers.
+ */
+export const POSTGRES_WRITE_DEADLINES = { beforeDurableMs: 3000, afterDurableMs: 1000 } as const;
+
+const { beforeDurableMs, afterDurableMs } = POSTGRES_WRITE_DEADLINES;
+const before = <T>(work: Promise<T>) => answerWithin(work, beforeDurableMs, 'Postgres');
+const after = <T>(work: Promise<T>) => answerWithin(work, afterDurableMs, 'Postgres');
+
+/** Slug claims within the deadlines: claiming before the append, committing after. */
+export function claimsWithinDeadlines(claims: ClaimStore): ClaimStore {
+  return {
+    claim: (claim) => before(claims.claim(claim)),
+    commit: (slug, linkId) => after(claims.commit(slug, linkId)),
+    claimAll: (all) => claims.claimAll(all).map(before),
+    commitAll: (refs) => claims.commitAll(refs).map(after),
+    findOwn: (linkIds) => before(claims.findOwn(linkIds)),
+  };
+}
+
+/** Idempotency-Keys within the deadlines: taken before the work, the outcome recorded after it. */
+export function idempotencyWithinDeadlines(store: IdempotencyStore): IdempotencyStore {
+  return {
+    begin(ref, hash) {
+      const begun = store.begin(ref, hash);
+      return before(begun).catch((error: unknown) => {
+        // The caller was answered 503 and has gone: a key its begin took once
+        // Postgres woke is given back at once (its work kept, as any
+        // release), so a retry need not wait out the lease.
+        begun
+          .then((late) => (late.kind === 'acquired' ? store.release(ref, late.owner) : undefined))
+          .catch(() => undefined);
+        throw error;
+      });
+    },
+    complete: (ref, owner, response) => after(store.complete(ref, owner, response)),
+    release: (ref, owner) => after(store.release(ref, owner)),
+    purgeExpired: () => store.purgeExpired(),
+  };
+}
