@@ -15,6 +15,8 @@ import { startTcpProxy, type TcpProxy } from './support/tcp-proxy';
  */
 let infra: TestInfra;
 let proxy: TcpProxy;
+/** The read API's ClickHouse, behind a proxy of its own. */
+let clickhouseProxy: TcpProxy;
 let redirector: RunningProcess;
 let analytics: RunningProcess;
 
@@ -58,11 +60,14 @@ beforeAll(async () => {
     KAFKA_TOPIC_PREFIX: infra.topicPrefix,
   };
   const clickhouse = infraEnv(process.env);
+  const clickhouseUrl = new URL(clickhouse.CLICKHOUSE_URL);
+  clickhouseProxy = await startTcpProxy(Number(clickhouseUrl.port || 8123), clickhouseUrl.hostname);
+  clickhouseUrl.port = String(clickhouseProxy.port);
   [redirector, analytics] = await Promise.all([
     startProcess('services/redirector/dist/main.js', env),
     startProcess('services/analytics/dist/main.js', {
       ...env,
-      CLICKHOUSE_URL: clickhouse.CLICKHOUSE_URL,
+      CLICKHOUSE_URL: clickhouseUrl.toString(),
       CLICKHOUSE_USER: clickhouse.CLICKHOUSE_USER,
       CLICKHOUSE_PASSWORD: clickhouse.CLICKHOUSE_PASSWORD,
       CLICKHOUSE_DATABASE: infra.clickhouseDatabase,
@@ -73,8 +78,9 @@ beforeAll(async () => {
 
 afterAll(async () => {
   proxy?.thaw();
+  clickhouseProxy?.thaw();
   await Promise.all([redirector?.stop(), analytics?.stop()]);
-  await proxy?.close();
+  await Promise.all([proxy?.close(), clickhouseProxy?.close()]);
   await infra?.close();
 });
 
@@ -176,4 +182,51 @@ it('answers reads of links while Postgres stalls with 503 and Retry-After; a key
   // And once it answers again, so do the reads, each account its own link only
   expect(await read(`/api/v1/links/${slugs[1]}`, unseen!.key)).toMatchObject({ status: 200, body: { slug: slugs[1] } });
   expect((await read(`/api/v1/links/${slugs[1]}`, seen!.key)).status).toBe(404);
+}, 120_000);
+
+it('answers analytics while ClickHouse stalls with 503 and Retry-After, and links still from Postgres', async () => {
+  // Given two accounts with a link each, whose analytics were read (several at once: the service holds open connections)
+  const accounts = await Promise.all(
+    ['ch-a', 'ch-b'].map((name) => createAccountWithKey(infra.pool, { accountName: name, keyName: 'k', plan: 'pro' })),
+  );
+  const slugs = accounts.map(() => `ch-${randomUUID().slice(0, 8)}`);
+  await Promise.all(slugs.map((slug, i) => insertLink(slug, urlOf(slug), accounts[i]!.account.id)));
+  const read = async (path: string, i: number) => {
+    const res = await fetch(`${analytics.url}${path}`, {
+      headers: { authorization: `Bearer ${accounts[i]!.key}` },
+      signal: AbortSignal.timeout(GIVE_UP_MS),
+    });
+    return { status: res.status, retryAfter: res.headers.get('retry-after'), body: await res.json() };
+  };
+  const analyticsOf = (i: number, range = '7d') => read(`/api/v1/links/${slugs[i]}/analytics?range=${range}`, i);
+  const warm = await Promise.all([0, 1, 0, 1, 0, 1].map((i) => analyticsOf(i)));
+  expect(warm.map((w) => w.status)).toEqual([200, 200, 200, 200, 200, 200]);
+
+  // When ClickHouse stops answering
+  clickhouseProxy.freeze();
+  try {
+    // Then both accounts' analytics, several at once, are answered while it is still stalled: 503, Retry-After
+    const [a7, b7, a30, b30, linkA, linkB] = await Promise.all([
+      analyticsOf(0),
+      analyticsOf(1),
+      analyticsOf(0, '30d'),
+      analyticsOf(1, '30d'),
+      read(`/api/v1/links/${slugs[0]}`, 0),
+      read(`/api/v1/links/${slugs[1]}`, 1),
+    ]);
+    for (const a of [a7, b7, a30, b30]) {
+      expect(a).toMatchObject({ status: 503, body: { code: 'temporarily_unavailable' } });
+      expect(Number(a.retryAfter)).toBeGreaterThan(0);
+    }
+    // And a link, which needs Postgres only, is read as ever
+    expect(linkA).toMatchObject({ status: 200, body: { slug: slugs[0] } });
+    expect(linkB).toMatchObject({ status: 200, body: { slug: slugs[1] } });
+  } finally {
+    clickhouseProxy.thaw();
+  }
+
+  // And once it answers again, so do the analytics, each account its own link's only
+  expect(await analyticsOf(0)).toMatchObject({ status: 200, body: { slug: slugs[0], totalClicks: 0 } });
+  expect(await analyticsOf(1)).toMatchObject({ status: 200, body: { slug: slugs[1], totalClicks: 0 } });
+  expect((await read(`/api/v1/links/${slugs[1]}/analytics`, 0)).status).toBe(404);
 }, 120_000);

@@ -37,6 +37,7 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
   const pairs = new Set<Pair>();
   let frozen = false;
   let trigger: { bytes: Buffer; reached: () => void } | null = null;
+  let closedWhileFrozen: Socket[] = [];
   const track = (socket: Socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
@@ -77,7 +78,8 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
         pairs.delete(pair);
         upstream.destroy();
       });
-      upstream.on('close', () => client.destroy());
+      // A frozen server closes nothing: a close of the real one (its idle timeout) reaches the client on thaw.
+      upstream.on('close', () => (frozen ? closedWhileFrozen.push(client) : client.destroy()));
     });
   const listen = (server: Server, port: number) =>
     new Promise<void>((resolve, reject) => {
@@ -115,6 +117,8 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
       frozen = false;
       trigger = null;
       for (const pair of pairs) flow(pair);
+      for (const client of closedWhileFrozen) client.destroy();
+      closedWhileFrozen = [];
     },
     close: stop,
   };

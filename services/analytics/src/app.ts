@@ -1,18 +1,22 @@
-import type { ClickHouseClient } from '@clickhouse/client';
 import type { FastifyInstance } from 'fastify';
 import { accountOf, PLANS, requireApiKey } from '@shortlink/accounts';
 import { servedSchema, type Dependency, type ServiceModule } from '@shortlink/http';
 import { linkReadRoutes, ownedLink, type LinkReadDeps } from './links/link-route';
 import { linkListRoutes, type LinkListDeps } from './links/list-route';
-import { readRangeStats } from './analytics/queries';
-import { isRange } from './analytics/range';
+import type { LinkStats } from './analytics/queries';
+import { isRange, type Range, type RangeDays } from './analytics/range';
 import { INVALID_RANGE, rangeNeedsPro } from './analytics-errors';
 import { ANALYTICS_ROUTE } from './analytics-routes';
 
 export const SERVICE_NAME = 'analytics';
 
 export interface AnalyticsDeps extends LinkReadDeps, LinkListDeps {
-  clickhouse: ClickHouseClient;
+  /** A link's clicks over a range, from ClickHouse (readRangeStats). */
+  readStats: (
+    link: { linkId: string; createdAt: Date },
+    range: Range,
+    now: Date,
+  ) => Promise<{ period: RangeDays; stats: LinkStats }>;
   now: () => Date;
   /** What `/readyz` checks: Postgres (links, keys) and ClickHouse (clicks). */
   dependencies?: readonly Dependency[];
@@ -45,7 +49,7 @@ export function createAnalytics(deps: AnalyticsDeps): ServiceModule {
           // Another account's link is "not found" too: existence does not leak.
           const link = await ownedLink(deps, slug, account.id);
 
-          const { period, stats } = await readRangeStats(deps.clickhouse, link, range, deps.now());
+          const { period, stats } = await deps.readStats(link, range, deps.now());
           return {
             slug,
             range,

@@ -5,6 +5,7 @@ import { clickhouseReachable } from '@shortlink/clickhouse';
 import { answerWithin } from '@shortlink/http';
 import { findLinkBySlug, findLinkPreview, listLinks, listPosition, postgresReachable } from '@shortlink/postgres';
 import type { AnalyticsDeps } from './app';
+import { readRangeStats } from './analytics/queries';
 import type { AnalyticsConfig } from './config';
 
 /**
@@ -16,6 +17,15 @@ import type { AnalyticsConfig } from './config';
  */
 const POSTGRES_READ_MS = 3000;
 const bounded = <T>(read: Promise<T>): Promise<T> => answerWithin(read, POSTGRES_READ_MS, 'Postgres');
+
+/**
+ * How long a link's analytics wait for ClickHouse: a stalled server left the
+ * request unanswered for the client's 30 s (then a 500), and the entry
+ * point, retrying its 10 s timeouts, for 40 s with no answer at all. Far
+ * above a read's usual tens of milliseconds; past it, a 503 with
+ * Retry-After, and the query is withdrawn so its connection is free again.
+ */
+const CLICKHOUSE_READ_MS = 5000;
 
 /** What the analytics API takes of its settings (see config.ts). */
 export type AnalyticsSettings = Pick<AnalyticsConfig, 'PUBLIC_BASE_URL'>;
@@ -41,7 +51,14 @@ export function composeAnalytics(
     listLinks: (query) => bounded(listLinks(pool, query)),
     listPosition: (accountId, linkId) => bounded(listPosition(pool, accountId, linkId)),
     publicBaseUrl: settings.PUBLIC_BASE_URL,
-    clickhouse,
+    readStats(link, range, now) {
+      const withdraw = new AbortController();
+      return answerWithin(
+        readRangeStats(clickhouse, link, range, now, withdraw.signal),
+        CLICKHOUSE_READ_MS,
+        'ClickHouse',
+      ).finally(() => withdraw.abort());
+    },
     now: () => new Date(),
     dependencies: [
       { name: 'postgres', check: postgresReachable(pool) },

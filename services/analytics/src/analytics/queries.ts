@@ -55,6 +55,7 @@ export async function readLinkStats(
   clickhouse: ClickHouseClient,
   linkId: string,
   { from, to, wholeLife }: Pick<RangeDays, 'from' | 'to' | 'wholeLife'>,
+  signal?: AbortSignal,
 ): Promise<LinkStats> {
   const rows = await clickhouse
     .query({
@@ -87,6 +88,7 @@ export async function readLinkStats(
       // visitors are the link's whole life. Normally there is none: no extra rows, no extra query.
       query_params: { link: linkId, from, to, firstDay: wholeLife ? '1970-01-01' : from },
       format: 'JSONEachRow',
+      abort_signal: signal,
     })
     .then((r) => r.json<StatsRow>());
   const stats: LinkStats = {
@@ -129,12 +131,13 @@ export async function readRangeStats(
   link: { linkId: string; createdAt: Date },
   range: Range,
   now: Date,
+  signal?: AbortSignal,
 ): Promise<{ period: RangeDays; stats: LinkStats }> {
   const assumed = rangeDays(range, now, link.createdAt);
-  const stats = await readLinkStats(clickhouse, link.linkId, assumed);
+  const stats = await readLinkStats(clickhouse, link.linkId, assumed, signal);
   const period = rangeDays(range, now, link.createdAt, clickDaysOf(stats.daily));
   if (period.from === assumed.from && period.to === assumed.to && period.wholeLife === assumed.wholeLife) {
     return { period, stats };
   }
-  return { period, stats: await readLinkStats(clickhouse, link.linkId, period) };
+  return { period, stats: await readLinkStats(clickhouse, link.linkId, period, signal) };
 }
