@@ -185,6 +185,17 @@ export const FAULTS: Fault[] = [
     },
   },
   {
+    name: 'clickhouse-pause',
+    description:
+      'the ClickHouse endpoint frozen (SIGSTOP) for 20 s, then SIGCONT: inserts and reads under way neither answered nor refused',
+    async run({ fleet }) {
+      fleet.supervisor.pause('clickhouse');
+      await sleep(20_000);
+      fleet.supervisor.resume('clickhouse');
+      return {};
+    },
+  },
+  {
     name: 'clickhouse-stop',
     description: 'the ClickHouse endpoint stopped for 60 s',
     async run({ fleet }) {
