@@ -187,10 +187,10 @@ export const FAULTS: Fault[] = [
   {
     name: 'clickhouse-pause',
     description:
-      'the ClickHouse endpoint frozen (SIGSTOP) for 20 s, then SIGCONT: inserts and reads under way neither answered nor refused',
+      "the ClickHouse endpoint frozen (SIGSTOP) for 40 s, then SIGCONT: inserts under way outlive the client's 30 s timeout, their outcome unknown",
     async run({ fleet }) {
       fleet.supervisor.pause('clickhouse');
-      await sleep(20_000);
+      await sleep(40_000);
       fleet.supervisor.resume('clickhouse');
       return {};
     },
