@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
 import { postgresAuthenticator, type RateLimiter } from '@shortlink/accounts';
 import { eventLogProbe, type EventLogClient, type KafkaLogger, type KafkaNames } from '@shortlink/kafka';
+import { isDependencyOutage } from '@shortlink/http';
 import type { MetricsRegistry } from '@shortlink/metrics';
 import { postgresReachable } from '@shortlink/postgres';
 import type { WriteApiDeps } from './app';
@@ -111,7 +112,10 @@ export function composeWriteApi(settings: WriteApiSettings, stores: WriteApiStor
     publicBaseUrl,
     onLinkCommitted: stores.onLinkCommitted,
     onLinkChanged: stores.onLinkChanged,
-    onClaimError: (err, slug) => logger.error({ err, slug }, 'slug claim could not be committed'),
+    onClaimError: (err, slug) =>
+      isDependencyOutage(err)
+        ? logger.warn({ err, slug }, 'slug claim commit not confirmed; the link projector commits it')
+        : logger.error({ err, slug }, 'slug claim could not be committed'),
     dependencies: [
       { name: 'postgres', check: postgresReachable(pool) },
       { name: 'kafka', check: eventLog.check },

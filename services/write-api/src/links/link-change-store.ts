@@ -5,6 +5,7 @@ import {
   inTransaction,
   linkChangedPayload,
   type LinkRow,
+  type Statements,
   type TransactionOptions,
 } from '@shortlink/postgres';
 import type { LinkDecision, LinkState } from './decide-link-change';
@@ -37,27 +38,26 @@ type ClaimRow = LinkRow & { live: boolean };
 
 /** `bounds`: how long each statement may go unanswered (a stalled Postgres); see inTransaction. */
 export function postgresLinkChangeStore(pool: Pool, bounds: TransactionOptions = {}): LinkChangeStore {
+  const transaction = <T>(work: (client: Statements) => Promise<T>) => inTransaction(pool, work, bounds);
   return {
     change(slug, decide) {
-      return inTransaction(
-        pool,
-        async (client) => {
-          // A claim still pending whose LinkCreated the projector has already
-          // applied is a link (its 201 was sent; only the writer's commit was lost).
-          const { rows } = await client.query<ClaimRow>(
-            `SELECT link_id, account_id, destination_url, tag, created_at, updated_at, deleted_at, version,
+      return transaction(async (client) => {
+        // A claim still pending whose LinkCreated the projector has already
+        // applied is a link (its 201 was sent; only the writer's commit was lost).
+        const { rows } = await client.query<ClaimRow>(
+          `SELECT link_id, account_id, destination_url, tag, created_at, updated_at, deleted_at, version,
                   (state = 'committed' OR EXISTS (SELECT 1 FROM links l WHERE l.link_id = c.link_id)) AS live
              FROM slug_claims c WHERE slug = $1 FOR UPDATE`,
-            [slug],
-          );
-          const row = rows[0];
-          const decision = decide(row?.live ? stateOf(slug, row) : null);
-          if (decision.kind === 'changed') {
-            const { state, event } = decision;
-            // Checked here, before anything is written: the outbox must only ever hold events the log accepts.
-            linkEvent.parse(event);
-            await client.query(
-              `WITH changed AS (
+          [slug],
+        );
+        const row = rows[0];
+        const decision = decide(row?.live ? stateOf(slug, row) : null);
+        if (decision.kind === 'changed') {
+          const { state, event } = decision;
+          // Checked here, before anything is written: the outbox must only ever hold events the log accepts.
+          linkEvent.parse(event);
+          await client.query(
+            `WITH changed AS (
                UPDATE slug_claims SET destination_url = $2, tag = $3, updated_at = $4, deleted_at = $5,
                                       version = $6, state = 'committed'
                 WHERE slug = $1
@@ -65,48 +65,42 @@ export function postgresLinkChangeStore(pool: Pool, bounds: TransactionOptions =
                INSERT INTO link_change_outbox (event_id, slug, version, event) VALUES ($7, $1, $6, $8)
              )
              SELECT pg_notify($9, $10)`,
-              [
-                slug,
-                state.destinationUrl,
-                state.tag,
-                state.updatedAt,
-                state.deletedAt,
-                state.version,
-                event.eventId,
-                encodeEvent(event).toString('utf8'),
-                CHANNELS.linkChanged,
-                linkChangedPayload(event.eventId, slug),
-              ],
-            );
-          }
-          return decision;
-        },
-        bounds,
-      );
+            [
+              slug,
+              state.destinationUrl,
+              state.tag,
+              state.updatedAt,
+              state.deletedAt,
+              state.version,
+              event.eventId,
+              encodeEvent(event).toString('utf8'),
+              CHANNELS.linkChanged,
+              linkChangedPayload(event.eventId, slug),
+            ],
+          );
+        }
+        return decision;
+      });
     },
     publish(slug, append) {
-      return inTransaction(
-        pool,
-        async (client) => {
-          await client.query('SELECT 1 FROM slug_claims WHERE slug = $1 FOR UPDATE', [slug]);
-          const { rows } = await client.query<{ event_id: string; event: string }>(
-            'SELECT event_id, event FROM link_change_outbox WHERE slug = $1 ORDER BY version',
-            [slug],
-          );
-          let published = 0;
-          for (const row of rows) {
-            const decoded = decodeEvent(linkEvent, row.event);
-            // Only what `change` checked ever enters the outbox; anything else stays, in place, for a person.
-            if (!decoded.ok || !isWriteEvent(decoded.event))
-              throw new Error(`outbox entry ${row.event_id} is not a link change`);
-            await append(decoded.event);
-            await client.query('DELETE FROM link_change_outbox WHERE event_id = $1', [row.event_id]);
-            published++;
-          }
-          return published;
-        },
-        bounds,
-      );
+      return transaction(async (client) => {
+        await client.query('SELECT 1 FROM slug_claims WHERE slug = $1 FOR UPDATE', [slug]);
+        const { rows } = await client.query<{ event_id: string; event: string }>(
+          'SELECT event_id, event FROM link_change_outbox WHERE slug = $1 ORDER BY version',
+          [slug],
+        );
+        let published = 0;
+        for (const row of rows) {
+          const decoded = decodeEvent(linkEvent, row.event);
+          // Only what `change` checked ever enters the outbox; anything else stays, in place, for a person.
+          if (!decoded.ok || !isWriteEvent(decoded.event))
+            throw new Error(`outbox entry ${row.event_id} is not a link change`);
+          await append(decoded.event);
+          await client.query('DELETE FROM link_change_outbox WHERE event_id = $1', [row.event_id]);
+          published++;
+        }
+        return published;
+      });
     },
   };
 }

@@ -56,19 +56,15 @@ function startWithin<R>(
 ): Promise<R> {
   if (ms === undefined) return queue(work);
   let withdrawn = false;
-  let started = false;
   return new Promise<R>((resolve, reject) => {
     const timer = setTimeout(() => {
-      if (started) return;
       withdrawn = true;
       reject(new DependencyTimeout('Postgres', ms));
     }, ms);
     // Settling an already rejected promise is a no-op: a withdrawn caller hears nothing more.
     queue(() => {
       clearTimeout(timer);
-      if (withdrawn) return Promise.reject(new DependencyTimeout('Postgres', ms));
-      started = true;
-      return work();
+      return withdrawn ? Promise.reject(new DependencyTimeout('Postgres', ms)) : work();
     })
       .then(resolve, reject)
       .finally(() => clearTimeout(timer));
