@@ -73,16 +73,20 @@ export const SLUG_SPACE_EXHAUSTED = new HttpError(
   'slug_space_exhausted',
 );
 
-/** The append's outcome is unknown: the claim settler decides within about a minute and a half. */
-export function appendFailed(cause: unknown): HttpError {
-  const error = new HttpError(
-    503,
-    'The link could not be confirmed. Try again in a minute: if it was saved, its slug will then show as taken.',
-    'temporarily_unavailable',
-    { 'Retry-After': '60' },
-  );
+/** A 503 whose text says what is known of the write, keeping what caused it for the log. */
+function unavailable(text: string, retryAfterSeconds: number, cause: unknown): HttpError {
+  const error = new HttpError(503, text, 'temporarily_unavailable', { 'Retry-After': String(retryAfterSeconds) });
   error.cause = cause;
   return error;
+}
+
+/** The append's outcome is unknown: the claim settler decides within about a minute and a half. */
+export function appendFailed(cause: unknown): HttpError {
+  return unavailable(
+    'The link could not be confirmed. Try again in a minute: if it was saved, its slug will then show as taken.',
+    60,
+    cause,
+  );
 }
 
 export const BULK_SIZE = new HttpError(
@@ -120,14 +124,11 @@ export const LINK_NOT_FOUND = new HttpError(404, 'Link not found', 'not_found');
  * (again), or 404 for a delete that had been saved.
  */
 export function changeUnconfirmed(cause: unknown): HttpError {
-  const error = new HttpError(
-    503,
+  return unavailable(
     'The database did not confirm the change in time: it may or may not have been saved. Sending the same change again is safe.',
-    'temporarily_unavailable',
-    { 'Retry-After': '5' },
+    5,
+    cause,
   );
-  error.cause = cause;
-  return error;
 }
 
 /**
@@ -136,12 +137,9 @@ export function changeUnconfirmed(cause: unknown): HttpError {
  * appended again until the log takes it, so nothing is undone.
  */
 export function changeNotConfirmed(cause: unknown): HttpError {
-  const error = new HttpError(
-    503,
+  return unavailable(
     'The change was saved but the event log did not confirm it yet; it will be delivered once the log is reachable. Sending the same change again is safe.',
-    'temporarily_unavailable',
-    { 'Retry-After': '60' },
+    60,
+    cause,
   );
-  error.cause = cause;
-  return error;
 }
