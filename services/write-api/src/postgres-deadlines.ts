@@ -1,6 +1,6 @@
 import { answerWithin } from '@shortlink/http';
 import type { IdempotencyStore } from './idempotency/idempotency-store';
-import type { ClaimStore } from './links/claims';
+import type { Claim, ClaimStore, PostgresClaimStore } from './links/claims';
 
 /**
  * How long a write waits for Postgres. A Postgres that stalls (frozen,
@@ -10,8 +10,10 @@ import type { ClaimStore } from './links/claims';
  *
  * - Before anything is durable (the Idempotency-Key taken, the slug claimed,
  *   a change's statements), a wait past `beforeDurableMs` is an outage: 503,
- *   nothing was done. A claim that lands once Postgres wakes is left pending
- *   and freed by the claim settler, as for any create that went no further.
+ *   nothing was done. A claim that lands once Postgres wakes is given back
+ *   then, or, when a retry under its Idempotency-Key may finish it, left
+ *   pending for that retry (or the claim settler, as for any create that
+ *   went no further).
  * - A change's COMMIT unanswered within it is "may or may not be saved"
  *   (changeUnconfirmed).
  * - After the link's event is in the log, bookkeeping (the claim's commit,
@@ -28,11 +30,21 @@ const before = <T>(work: Promise<T>) => answerWithin(work, beforeDurableMs, 'Pos
 const after = <T>(work: Promise<T>) => answerWithin(work, afterDurableMs, 'Postgres');
 
 /** Slug claims within the deadlines: claiming before the append, committing after. */
-export function claimsWithinDeadlines(claims: ClaimStore): ClaimStore {
+export function claimsWithinDeadlines(claims: PostgresClaimStore): ClaimStore {
+  // The create was answered 503 and has gone: a claim it won once Postgres
+  // woke is given back at once, unless a retry under its key may take it up.
+  const claimedLate = (claim: Claim, won: Promise<boolean>) => (error: unknown) => {
+    if (!claim.resumable)
+      won
+        .then((late) => (late ? claims.releaseAbandoned({ slug: claim.slug, linkId: claim.linkId }) : undefined))
+        .catch(() => undefined);
+    throw error;
+  };
+  const claimWithin = (claim: Claim, won: Promise<boolean>) => before(won).catch(claimedLate(claim, won));
   return {
-    claim: (claim) => before(claims.claim(claim)),
+    claim: (claim) => claimWithin(claim, claims.claim(claim)),
     commit: (slug, linkId) => after(claims.commit(slug, linkId)),
-    claimAll: (all) => claims.claimAll(all).map(before),
+    claimAll: (all) => claims.claimAll(all).map((won, i) => claimWithin(all[i] as Claim, won)),
     commitAll: (refs) => claims.commitAll(refs).map(after),
     findOwn: (linkIds) => before(claims.findOwn(linkIds)),
   };

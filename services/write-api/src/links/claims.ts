@@ -9,6 +9,12 @@ export interface Claim {
   destinationUrl: string;
   tag: string | null;
   createdAt: Date;
+  /**
+   * Made under an Idempotency-Key: a retry of the request knows its link id
+   * and may be finishing it (findOwn). Otherwise no one but its own attempt
+   * ever can.
+   */
+  resumable?: boolean;
 }
 
 /** A claim found by its link id: what an earlier attempt at the same request took. */
@@ -40,6 +46,17 @@ export interface ClaimStore {
   findOwn(linkIds: readonly string[]): Promise<OwnClaim[]>;
 }
 
+/** The Postgres claim store, which can also give back a claim its create abandoned. */
+export interface PostgresClaimStore extends ClaimStore {
+  /**
+   * Frees a claim still pending whose create was answered (503) before its
+   * LinkCreated was appended, and never will be: only such a claim's own
+   * attempt may call it, and only for a claim no retry can take up (not
+   * `resumable`). The claim settler would free it too, a minute or more later.
+   */
+  releaseAbandoned(ref: ClaimRef): Promise<void>;
+}
+
 /**
  * A batch is one statement: it writes all its rows or none, so when one row
  * fails it (a value Postgres refuses) each claim is tried again on its own.
@@ -48,7 +65,7 @@ export interface ClaimStore {
  */
 const ONE_STATEMENT = { maxBatch: 500, onFailure: 'retry-alone', maxInFlight: 3 } as const;
 
-export function postgresClaimStore(pool: Pool): ClaimStore {
+export function postgresClaimStore(pool: Pool): PostgresClaimStore {
   // Concurrent creates share their statements (and WAL flushes): the claims
   // waiting while one INSERT runs go in the next, and likewise the commits.
   const claim = groupCommit(async (claims: Claim[]) => {
@@ -85,6 +102,12 @@ export function postgresClaimStore(pool: Pool): ClaimStore {
     commit: (slug, linkId) => commit({ slug, linkId }),
     claimAll: (claims) => claim.all(claims),
     commitAll: (refs) => commit.all(refs),
+    async releaseAbandoned({ slug, linkId }) {
+      await pool.query(`DELETE FROM slug_claims WHERE slug = $1 AND link_id = $2 AND state = 'pending'`, [
+        slug,
+        linkId,
+      ]);
+    },
     async findOwn(linkIds) {
       if (linkIds.length === 0) return [];
       const { rows } = await pool.query<{ slug: string; link_id: string; state: OwnClaim['state']; created_at: Date }>(

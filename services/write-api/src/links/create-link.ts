@@ -180,6 +180,7 @@ export async function createLinks(
       destinationUrl: p.input.destinationUrl,
       tag: p.input.tag,
       createdAt,
+      resumable: work !== null,
     };
   }
 }
