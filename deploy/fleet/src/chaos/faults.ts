@@ -173,11 +173,11 @@ export const FAULTS: Fault[] = [
   {
     name: 'postgres-pause',
     description:
-      'every Postgres process frozen (SIGSTOP) for 20 s, then SIGCONT: a stall, connections open and nothing answered',
+      "every Postgres process frozen (SIGSTOP) for 40 s, then SIGCONT: a stall, connections open and nothing answered, past the consumers' 30 s session timeout",
     async run() {
       const frozen = await freezePostgres();
       try {
-        await sleep(20_000);
+        await sleep(40_000);
       } finally {
         thaw(frozen);
       }
