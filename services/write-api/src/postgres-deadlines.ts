@@ -29,18 +29,27 @@ const { beforeDurableMs, afterDurableMs } = POSTGRES_WRITE_DEADLINES;
 const before = <T>(work: Promise<T>) => answerWithin(work, beforeDurableMs, 'Postgres');
 const after = <T>(work: Promise<T>) => answerWithin(work, afterDurableMs, 'Postgres');
 
+/**
+ * `before`, for a step that takes something (a key, a slug): the caller is
+ * answered 503 at the deadline and has gone, so what the step took once
+ * Postgres woke is handed to `giveBack` at once rather than held for nobody.
+ */
+function beforeOrGiveBack<T>(work: Promise<T>, giveBack: (late: T) => Promise<unknown> | undefined): Promise<T> {
+  return before(work).catch((error: unknown) => {
+    work.then(giveBack).catch(() => undefined);
+    throw error;
+  });
+}
+
 /** Slug claims within the deadlines: claiming before the append, committing after. */
 export function claimsWithinDeadlines(claims: PostgresClaimStore): ClaimStore {
-  // The create was answered 503 and has gone: a claim it won once Postgres
-  // woke is given back at once, unless a retry under its key may take it up.
-  const claimedLate = (claim: Claim, won: Promise<boolean>) => (error: unknown) => {
-    if (!claim.resumable)
-      won
-        .then((late) => (late ? claims.releaseAbandoned({ slug: claim.slug, linkId: claim.linkId }) : undefined))
-        .catch(() => undefined);
-    throw error;
-  };
-  const claimWithin = (claim: Claim, won: Promise<boolean>) => before(won).catch(claimedLate(claim, won));
+  // A claim a retry under its key may take up is left to it.
+  const claimWithin = (claim: Claim, won: Promise<boolean>) =>
+    claim.resumable
+      ? before(won)
+      : beforeOrGiveBack(won, (late) =>
+          late ? claims.releaseAbandoned({ slug: claim.slug, linkId: claim.linkId }) : undefined,
+        );
   return {
     claim: (claim) => claimWithin(claim, claims.claim(claim)),
     commit: (slug, linkId) => after(claims.commit(slug, linkId)),
@@ -53,18 +62,11 @@ export function claimsWithinDeadlines(claims: PostgresClaimStore): ClaimStore {
 /** Idempotency-Keys within the deadlines: taken before the work, the outcome recorded after it. */
 export function idempotencyWithinDeadlines(store: IdempotencyStore): IdempotencyStore {
   return {
-    begin(ref, hash) {
-      const begun = store.begin(ref, hash);
-      return before(begun).catch((error: unknown) => {
-        // The caller was answered 503 and has gone: a key its begin took once
-        // Postgres woke is given back at once (its work kept, as any
-        // release), so a retry need not wait out the lease.
-        begun
-          .then((late) => (late.kind === 'acquired' ? store.release(ref, late.owner) : undefined))
-          .catch(() => undefined);
-        throw error;
-      });
-    },
+    // Given back as any release is: its work kept, so a retry takes it over at once, not after the lease.
+    begin: (ref, hash) =>
+      beforeOrGiveBack(store.begin(ref, hash), (late) =>
+        late.kind === 'acquired' ? store.release(ref, late.owner) : undefined,
+      ),
     complete: (ref, owner, response) => after(store.complete(ref, owner, response)),
     release: (ref, owner) => after(store.release(ref, owner)),
     purgeExpired: () => store.purgeExpired(),
