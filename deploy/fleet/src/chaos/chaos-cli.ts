@@ -16,6 +16,7 @@ import { FAULTS } from './faults';
 const chaosEnv = z.object({
   CHAOS_REDIRECTS_PER_SECOND: z.coerce.number().int().min(1).default(2000),
   CHAOS_CREATES_PER_SECOND: z.coerce.number().int().min(0).default(50),
+  CHAOS_CHANGES_PER_SECOND: z.coerce.number().int().min(0).default(20),
   CHAOS_STEADY_MS: z.coerce.number().int().min(0).default(5000),
   CHAOS_RESULTS_DIR: z.string().default(join(__dirname, '..', '..', 'results')),
 });
@@ -31,6 +32,7 @@ async function main(): Promise<void> {
     faults: names.length === 0 ? FAULTS : FAULTS.filter((f) => names.includes(f.name)),
     redirectsPerSecond: env.CHAOS_REDIRECTS_PER_SECOND,
     createsPerSecond: env.CHAOS_CREATES_PER_SECOND,
+    changesPerSecond: env.CHAOS_CHANGES_PER_SECOND,
     linksPerPhase: 100,
     steadyMs: env.CHAOS_STEADY_MS,
     resultsDir: env.CHAOS_RESULTS_DIR,

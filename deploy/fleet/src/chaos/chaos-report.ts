@@ -6,7 +6,7 @@ export interface ChaosReport {
   startedAt: string;
   seconds: number;
   ok: boolean;
-  rates: { redirectsPerSecond: number; createsPerSecond: number };
+  rates: { redirectsPerSecond: number; createsPerSecond: number; changesPerSecond: number };
   /** Each verdict with the second-by-second redirects it was judged on. */
   phases: (PhaseVerdict & { timeline: RedirectTimeline })[];
 }
@@ -19,6 +19,7 @@ export function formatReport(report: ChaosReport): string {
       `${p.redirected302Percent.toFixed(3)}%`.padStart(9),
       String(p.serverErrors).padStart(5),
       `${p.acknowledgedRedirecting}/${p.createsAcknowledged}`.padStart(9),
+      `${p.changesAcknowledged}/${p.changesSent}`.padStart(9),
       `${p.clicksCounted}/${p.clicksExpected}`.padStart(13),
       String(p.clicksCountedTwice).padStart(5),
       (p.freshWithinMsOfEnd === null ? 'never' : `${(p.freshWithinMsOfEnd / 1000).toFixed(1)} s`).padStart(8),
@@ -38,7 +39,7 @@ export function formatReport(report: ChaosReport): string {
     return lines;
   });
   return [
-    `fault                         302 share    5xx  links ok  clicks/human  twice  fresh at  verdict`,
+    `fault                         302 share    5xx  links ok  changes  clicks/human  twice  fresh at  verdict`,
     ...rows,
     ...(failures.length > 0 ? ['', 'failed checks:', ...failures] : []),
     '',

@@ -11,11 +11,14 @@ import { watchMachineBusy } from './machine-busy';
 import { judgePhase, type PhaseEvidence } from './phase-verdict';
 import type { ChaosReport } from './chaos-report';
 import { Traffic, type CreateTally, type PhaseTraffic, type RedirectTally, type TargetLink } from './traffic';
+import { mayShow, type ChangeTally } from './change-traffic';
 
 export interface ChaosOptions {
   faults: readonly Fault[];
   redirectsPerSecond: number;
   createsPerSecond: number;
+  /** `PATCH`es of the links the creates got back, each read back once answered 200 (change-traffic.ts). */
+  changesPerSecond: number;
   /** Links each phase's redirects spread over. */
   linksPerPhase: number;
   /** Traffic before each fault and after its recovery, in ms. */
@@ -36,6 +39,7 @@ interface Phase {
   faultEndedAt?: number;
   redirects?: RedirectTally;
   creates?: CreateTally;
+  changes?: ChangeTally;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -51,6 +55,7 @@ async function closePhase(phase: Phase, traffic: PhaseTraffic): Promise<void> {
   await traffic.settled();
   phase.redirects = traffic.redirects;
   phase.creates = traffic.creates;
+  phase.changes = traffic.changes;
 }
 
 const p99 = (values: number[]) => {
@@ -83,6 +88,7 @@ export async function runChaos(fleet: Fleet, options: ChaosOptions): Promise<Cha
   const traffic = new Traffic(fleet.layout.entryUrl, key, {
     redirectsPerSecond: options.redirectsPerSecond,
     createsPerSecond: options.createsPerSecond,
+    changesPerSecond: options.changesPerSecond,
   });
 
   const api = async (method: 'GET' | 'POST', path: string, body?: unknown) => {
@@ -178,15 +184,32 @@ export async function runChaos(fleet: Fleet, options: ChaosOptions): Promise<Cha
     await traffic.close();
   }
 
-  log('checking that every acknowledged link redirects');
+  log('checking that every acknowledged link redirects, and to its last acknowledged change');
   const redirecting = new Map<Phase, number>();
+  const changesHeld = new Map<Phase, ChangesHeld>();
   for (const phase of phases) {
     let ok = 0;
+    const held: ChangesHeld = { links: 0, redirectsHeld: 0, readsHeld: 0, projected: 0 };
     for (const link of phase.creates?.acknowledged ?? []) {
-      if ((await redirectsTo(link.slug).catch(() => null)) === link.url) ok++;
+      const location = await redirectsTo(link.slug).catch(() => null);
+      const changed = phase.changes?.links.get(link.slug);
+      if (changed === undefined) {
+        if (location === link.url) ok++;
+        continue;
+      }
+      held.links++;
+      if (mayShow(changed, location)) {
+        ok++;
+        held.redirectsHeld++;
+      }
+      const read = await api('GET', `/api/v1/links/${link.slug}`).catch(() => null);
+      // The read and the redirect agree: both come from the write model's row.
+      if (read?.status === 200 && read.body.destinationUrl === location && mayShow(changed, location)) held.readsHeld++;
     }
+    changesHeld.set(phase, held);
     redirecting.set(phase, ok);
   }
+  await waitForProjectedChanges(fleet, phases, changesHeld, log);
 
   log('waiting for every click to reach ClickHouse');
   const counts = async (phase: Phase) => {
@@ -227,6 +250,7 @@ export async function runChaos(fleet: Fleet, options: ChaosOptions): Promise<Cha
       probeRedirects: phase.probeRedirects,
       creates: { ...creates, acknowledged: acknowledged.length },
       acknowledgedRedirecting: redirecting.get(phase) ?? 0,
+      changes: changeEvidence(phase.changes!, changesHeld.get(phase)!),
       clickRows: settled.get(phase)?.rows ?? 0,
       clickEvents: settled.get(phase)?.events ?? 0,
       freshWithinMsOfEnd: phase.freshWithinMsOfEnd,
@@ -252,10 +276,67 @@ export async function runChaos(fleet: Fleet, options: ChaosOptions): Promise<Cha
     startedAt: new Date(started).toISOString(),
     seconds: Math.round((Date.now() - started) / 1000),
     ok: verdicts.every((v) => v.ok),
-    rates: { redirectsPerSecond: options.redirectsPerSecond, createsPerSecond: options.createsPerSecond },
+    rates: {
+      redirectsPerSecond: options.redirectsPerSecond,
+      createsPerSecond: options.createsPerSecond,
+      changesPerSecond: options.changesPerSecond,
+    },
     phases: verdicts,
   };
   mkdirSync(options.resultsDir, { recursive: true });
   writeFileSync(join(options.resultsDir, 'chaos-latest.json'), JSON.stringify(report, null, 2) + '\n');
   return report;
+}
+
+/** What the end of the run found of a phase's changed links. */
+interface ChangesHeld {
+  links: number;
+  /** Redirecting to the last acknowledged change (or a later one of unknown outcome). */
+  redirectsHeld: number;
+  /** Whose `GET /api/v1/links/:slug` showed what the redirect did. */
+  readsHeld: number;
+  /** Whose row in the `links` projection (the topic's view) shows the write model's version and destination. */
+  projected: number;
+}
+
+function changeEvidence(tally: ChangeTally, held: ChangesHeld): PhaseEvidence['changes'] {
+  const { links: _bySlug, ...counts } = tally;
+  return { ...counts, ...held };
+}
+
+/**
+ * The `links` projection is the topic's view of the changes: once the write
+ * API's outbox has appended every event (at once, or by its relay within a
+ * minute after the log was back), each changed link's projected row shows the
+ * write model's version and destination. Waits up to 90 s for that.
+ */
+async function waitForProjectedChanges(
+  fleet: Fleet,
+  phases: readonly Phase[],
+  held: Map<Phase, ChangesHeld>,
+  log: (message: string) => void,
+): Promise<void> {
+  const slugsOf = (phase: Phase) => [...(phase.changes?.links.keys() ?? [])];
+  if (phases.every((p) => slugsOf(p).length === 0)) return;
+  log('waiting for the links projection to show every change');
+  const db = new pg.Pool({ connectionString: fleet.layout.options.databaseUrl, max: 1 });
+  try {
+    for (const deadline = Date.now() + 90_000; ;) {
+      let behind = 0;
+      for (const phase of phases) {
+        const { rows } = await db.query<{ n: string }>(
+          `SELECT count(*) AS n FROM slug_claims c JOIN links l USING (slug)
+            WHERE c.slug = ANY($1) AND l.version = c.version AND l.destination_url = c.destination_url`,
+          [slugsOf(phase)],
+        );
+        const projected = Number(rows[0]?.n ?? 0);
+        held.get(phase)!.projected = projected;
+        behind += slugsOf(phase).length - projected;
+      }
+      if (behind === 0 || Date.now() > deadline) return;
+      await sleep(1000);
+    }
+  } finally {
+    await db.end();
+  }
 }

@@ -58,6 +58,7 @@ it('loses no click, counts none twice and keeps every link redirecting through a
     faults: FAULTS.filter((f) => f.name === 'kafka-kill' || f.name === 'click-projector-kill'),
     redirectsPerSecond: 400,
     createsPerSecond: 10,
+    changesPerSecond: 5,
     linksPerPhase: 20,
     steadyMs: 2000,
     resultsDir: join(stateDir, 'results'),

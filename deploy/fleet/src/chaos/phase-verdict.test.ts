@@ -28,6 +28,24 @@ const clean = (fault: string): PhaseEvidence => ({
     overFiveSeconds: 0,
   },
   acknowledgedRedirecting: 500,
+  changes: {
+    sent: 200,
+    noLinkFree: 0,
+    statuses: { '200': 200 },
+    unavailableWithRetryAfter: 0,
+    failures: 0,
+    failureReasons: {},
+    slowestMs: 60,
+    overFiveSeconds: 0,
+    refused: 0,
+    staleRedirectsAfterAck: 0,
+    staleReadsAfterAck: 0,
+    unreadAfterAck: 0,
+    links: 120,
+    redirectsHeld: 120,
+    readsHeld: 120,
+    projected: 120,
+  },
   clickRows: 10_003,
   clickEvents: 10_003,
   freshWithinMsOfEnd: 900,
@@ -144,5 +162,39 @@ describe('judging a fault', () => {
     expect(failed({ ...clean('redirector-rolling-restart'), acknowledgedRedirecting: 499 })).toEqual([
       'acknowledged links redirect',
     ]);
+  });
+
+  describe('changes of links', () => {
+    const changes = clean('redirector-kill').changes;
+    const judged = (c: Partial<PhaseEvidence['changes']>) =>
+      failed({ ...clean('redirector-kill'), changes: { ...changes, ...c } });
+
+    it('given a change answered 200 whose next redirect or read showed the old destination, fails on exactness', () => {
+      expect(judged({ staleRedirectsAfterAck: 1 })).toEqual(['acknowledged changes read back at once']);
+      expect(judged({ staleReadsAfterAck: 1 })).toEqual(['acknowledged changes read back at once']);
+      // A read that got no answer during the fault says nothing either way.
+      expect(judged({ unreadAfterAck: 7 })).toEqual([]);
+    });
+
+    it('given a changed link that ends elsewhere, reads otherwise or is not projected, fails', () => {
+      expect(judged({ redirectsHeld: 119 })).toEqual(['acknowledged changes hold']);
+      expect(judged({ readsHeld: 119 })).toEqual(['acknowledged changes hold']);
+      expect(judged({ projected: 119 })).toEqual(['changes reach the links projection']);
+    });
+
+    it('given a change of an own link refused, fails; a 503 or no answer does not', () => {
+      expect(judged({ refused: 1, statuses: { '200': 199, '404': 1 } })).toEqual(['no change of a link refused']);
+      expect(judged({ statuses: { '200': 150, '503': 50 }, unavailableWithRetryAfter: 50, failures: 3 })).toEqual([]);
+    });
+
+    it('given a change answered after 6 s, fails on timing', () => {
+      const verdict = judgePhase({
+        ...clean('postgres-pause'),
+        changes: { ...changes, slowestMs: 6000, overFiveSeconds: 1 },
+      });
+      expect(verdict.checks.filter((c) => !c.ok).map((c) => [c.name, c.kind])).toEqual([
+        ['changes answered within 5 s', 'timing'],
+      ]);
+    });
   });
 });

@@ -1,3 +1,4 @@
+import type { ChangeTally } from './change-traffic';
 import type { CreateTally, RedirectTally } from './traffic';
 
 /** What was seen of one fault, from the outside: the traffic's tallies and what ClickHouse holds. */
@@ -8,8 +9,18 @@ export interface PhaseEvidence {
   /** The freshness probe's own redirects (counted clicks as well). */
   probeRedirects: number;
   creates: Omit<CreateTally, 'acknowledged'> & { acknowledged: number };
-  /** Acknowledged creates of this phase that redirect to their URL through the entry point afterwards. */
+  /**
+   * Acknowledged creates of this phase that redirect to their URL through the
+   * entry point afterwards (a changed one: to its last acknowledged change).
+   */
   acknowledgedRedirecting: number;
+  /**
+   * The changes of this phase's new links, and what the end of the run found
+   * of the links changed: how many redirect to their last acknowledged change
+   * (or a later one of unknown outcome), read as they redirect, and show it in
+   * the `links` projection.
+   */
+  changes: Omit<ChangeTally, 'links'> & { links: number; redirectsHeld: number; readsHeld: number; projected: number };
   /** Rows in `clicks` for this phase's links, and distinct event ids among them. */
   clickRows: number;
   clickEvents: number;
@@ -39,6 +50,9 @@ export interface PhaseVerdict {
   serverErrors: number;
   createsAcknowledged: number;
   acknowledgedRedirecting: number;
+  /** `PATCH`es sent and answered 200. */
+  changesSent: number;
+  changesAcknowledged: number;
   clicksExpected: number;
   clicksCounted: number;
   clicksLost: number;
@@ -71,8 +85,10 @@ const MIN_REDIRECTED = 0.999;
  * redirects answered 302; every acknowledged link redirects afterwards; no
  * click counted twice; no click lost, except what a redirector killed with
  * `kill -9` held unacknowledged; creates answered within 5 s, and during a
- * Postgres outage refused with 503 and Retry-After; freshness back under
- * 2 s within 60 s of the fault's end.
+ * Postgres outage refused with 503 and Retry-After; every change answered
+ * 200 read back at once through the entry point, holding to the end and in
+ * the `links` projection, none refused, each answered within 5 s; freshness
+ * back under 2 s within 60 s of the fault's end.
  */
 export function judgePhase(e: PhaseEvidence): PhaseVerdict {
   const expected = e.redirects.redirected + e.probeRedirects;
@@ -145,6 +161,36 @@ export function judgePhase(e: PhaseEvidence): PhaseVerdict {
       `${otherCreates} refused, ${e.creates.unavailableWithRetryAfter} of them 503 with Retry-After; ${e.creates.failures} unanswered${reasons(e.creates.failureReasons)}; statuses ${JSON.stringify(e.creates.statuses)}`,
     );
   }
+  const c = e.changes;
+  check(
+    'acknowledged changes read back at once',
+    c.staleRedirectsAfterAck === 0 && c.staleReadsAfterAck === 0,
+    `after ${c.statuses['200'] ?? 0} changes answered 200: ${c.staleRedirectsAfterAck} next redirects and ` +
+      `${c.staleReadsAfterAck} next reads showed another destination (${c.unreadAfterAck} unanswered or 5xx)`,
+  );
+  check(
+    'acknowledged changes hold',
+    c.redirectsHeld === c.links && c.readsHeld === c.links,
+    `of ${c.links} links changed, ${c.redirectsHeld} redirect to their last acknowledged change ` +
+      `(or a later one of unknown outcome), ${c.readsHeld} read as they redirect`,
+  );
+  check(
+    'changes reach the links projection',
+    c.projected === c.links,
+    `${c.projected} of ${c.links} changed links projected at the write model's version`,
+  );
+  check(
+    'no change of a link refused',
+    c.refused === 0,
+    `${c.refused} answered 4xx; statuses ${JSON.stringify(c.statuses)}`,
+  );
+  check(
+    'changes answered within 5 s',
+    c.overFiveSeconds === 0,
+    `slowest ${Math.round(c.slowestMs)} ms over ${c.sent} changes; ` +
+      `${c.failures} unanswered${reasons(c.failureReasons)}`,
+    'timing',
+  );
   check(
     'freshness under 2 s within 60 s of the end',
     e.freshWithinMsOfEnd !== null && e.freshWithinMsOfEnd <= FRESHNESS_RECOVERY_MS,
@@ -159,6 +205,8 @@ export function judgePhase(e: PhaseEvidence): PhaseVerdict {
     serverErrors: e.redirects.serverErrors,
     createsAcknowledged: e.creates.acknowledged,
     acknowledgedRedirecting: e.acknowledgedRedirecting,
+    changesSent: c.sent,
+    changesAcknowledged: c.statuses['200'] ?? 0,
     clicksExpected: expected,
     clicksCounted: e.clickEvents,
     clicksLost: lost,

@@ -102,4 +102,101 @@ describe('the chaos traffic', () => {
       await entry.close();
     }
   });
+
+  describe('changes', () => {
+    /**
+     * A small link service: creates, changes (PATCH), redirects and reads.
+     * `mode` says how it misbehaves: a redirect that keeps the created
+     * destination after a change, or every change answered 503.
+     */
+    async function linkService(mode: 'right' | 'stale-redirect' | 'unavailable') {
+      const created = new Map<string, string>();
+      const current = new Map<string, string>();
+      let n = 0;
+      const server = createServer((req, res) => {
+        let body = '';
+        req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        req.on('end', () => {
+          const json = (status: number, value: unknown) =>
+            res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
+          const [, api, slug] = /^\/(api\/v1\/links\/?)?([^/?]*)/.exec(req.url ?? '') ?? [];
+          if (req.method === 'POST') {
+            const made = `s${n++}`;
+            const { url } = JSON.parse(body) as { url: string };
+            created.set(made, url);
+            current.set(made, url);
+            return json(201, { id: made, slug: made });
+          }
+          if (slug === undefined || !current.has(slug)) return json(404, { error: 'Link not found' });
+          if (req.method === 'PATCH') {
+            if (mode === 'unavailable') return res.writeHead(503, { 'retry-after': '5' }).end('{}');
+            current.set(slug, (JSON.parse(body) as { url: string }).url);
+            return json(200, {});
+          }
+          if (api) return json(200, { destinationUrl: current.get(slug) });
+          res.writeHead(302, { location: mode === 'stale-redirect' ? created.get(slug) : current.get(slug) }).end();
+        });
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      return {
+        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        current,
+        close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+      };
+    }
+
+    async function changesAgainst(mode: Parameters<typeof linkService>[0]) {
+      const service = await linkService(mode);
+      const traffic = new Traffic(service.url, 'key', {
+        redirectsPerSecond: 0,
+        createsPerSecond: 50,
+        changesPerSecond: 200,
+      });
+      traffic.nextPhase([]);
+      traffic.start();
+      await sleep(500);
+      const phase = traffic.nextPhase([]);
+      await traffic.close();
+      await phase.settled();
+      await service.close();
+      return { phase, current: service.current };
+    }
+
+    it('changes only links the phase created, one at a time, and reads each change answered 200 back', async () => {
+      const { phase, current } = await changesAgainst('right');
+      const { changes, creates } = phase;
+      expect(changes.sent).toBeGreaterThan(20);
+      expect(changes.statuses).toEqual({ '200': changes.sent });
+      expect(changes).toMatchObject({
+        staleRedirectsAfterAck: 0,
+        staleReadsAfterAck: 0,
+        unreadAfterAck: 0,
+        refused: 0,
+      });
+      // Busy links are skipped, never changed twice at once: the last change answered is the link's state.
+      expect(changes.noLinkFree).toBeGreaterThan(0);
+      const createdSlugs = new Set(creates.acknowledged.map((l) => l.slug));
+      for (const link of changes.links.values()) {
+        expect(createdSlugs.has(link.slug)).toBe(true);
+        expect(current.get(link.slug)).toBe(link.acknowledged);
+        expect(link.uncertain).toEqual([]);
+      }
+    });
+
+    it('counts a redirect that still goes to the old destination after a 200', async () => {
+      const { phase } = await changesAgainst('stale-redirect');
+      expect(phase.changes.staleRedirectsAfterAck).toBe(phase.changes.sent);
+      expect(phase.changes.staleReadsAfterAck).toBe(0);
+    });
+
+    it('keeps a change answered 503 as one that may or may not have been saved', async () => {
+      const { phase } = await changesAgainst('unavailable');
+      const { changes, creates } = phase;
+      expect(changes).toMatchObject({ unavailableWithRetryAfter: changes.sent, refused: 0, staleRedirectsAfterAck: 0 });
+      for (const link of changes.links.values()) {
+        expect(link.acknowledged).toBe(creates.acknowledged.find((l) => l.slug === link.slug)?.url);
+        expect(link.uncertain).toHaveLength(link.n);
+      }
+    });
+  });
 });

@@ -1,5 +1,6 @@
 import { Pool } from 'undici';
 import { BROWSER_AGENTS } from './browser-agents';
+import { changeLink, newChangeTally, type ChangedLink, type ChangeTally } from './change-traffic';
 
 /** One second of a phase's redirects, by when they were due (sent, not sent) or answered. */
 export interface TrafficSecond {
@@ -132,6 +133,7 @@ export interface TargetLink {
 export interface PhaseTraffic {
   redirects: RedirectTally;
   creates: CreateTally;
+  changes: ChangeTally;
   /** Resolves once every request of the phase has its answer (or gave up on it, after 10 s). */
   settled: () => Promise<void>;
 }
@@ -175,6 +177,7 @@ export class Traffic {
   private timer: NodeJS.Timeout | undefined;
   private redirectsInFlight = 0;
   private createsInFlight = 0;
+  private changesInFlight = 0;
   private n = 0;
 
   private readonly connections: { redirects: number; api: number };
@@ -182,7 +185,7 @@ export class Traffic {
   constructor(
     entryUrl: string,
     private readonly apiKey: string,
-    private readonly rates: { redirectsPerSecond: number; createsPerSecond: number },
+    private readonly rates: { redirectsPerSecond: number; createsPerSecond: number; changesPerSecond?: number },
     connections: { redirects?: number; api?: number } = {},
   ) {
     this.connections = {
@@ -198,15 +201,20 @@ export class Traffic {
   }
 
   private static newPhase() {
-    return { redirects: newRedirectTally(), creates: newCreateTally(), inFlight: new Set<Promise<void>>() };
+    return {
+      redirects: newRedirectTally(),
+      creates: newCreateTally(),
+      changes: newChangeTally(),
+      inFlight: new Set<Promise<void>>(),
+    };
   }
 
   /** Sends the next redirects to these links, tallied afresh; returns the phase that ends. */
   nextPhase(links: readonly TargetLink[]): PhaseTraffic {
-    const { redirects, creates, inFlight } = this.phase;
+    const { redirects, creates, changes, inFlight } = this.phase;
     this.links = links;
     this.phase = Traffic.newPhase();
-    return { redirects, creates, settled: () => Promise.all(inFlight).then(() => undefined) };
+    return { redirects, creates, changes, settled: () => Promise.all(inFlight).then(() => undefined) };
   }
 
   /** Notes how busy the machine was (watchMachineBusy) on the current second of the phase's redirects. */
@@ -219,14 +227,17 @@ export class Traffic {
     let started = performance.now();
     let redirectsDue = 0;
     let createsDue = 0;
+    let changesDue = 0;
     this.timer = setInterval(() => {
       const now = performance.now();
       const elapsed = (now - started) / 1000;
       started = now;
       redirectsDue += elapsed * this.rates.redirectsPerSecond;
       createsDue += elapsed * this.rates.createsPerSecond;
+      changesDue += elapsed * (this.rates.changesPerSecond ?? 0);
       for (; redirectsDue >= 1; redirectsDue--) this.sendRedirect();
       for (; createsDue >= 1; createsDue--) this.sendCreate();
+      for (; changesDue >= 1; changesDue--) this.sendChange();
     }, tickMs);
   }
 
@@ -255,12 +266,54 @@ export class Traffic {
   }
 
   private sendCreate(): void {
-    if (this.createsInFlight >= this.connections.api) {
+    if (this.createsInFlight + this.changesInFlight >= this.connections.api) {
       this.phase.creates.notSent++;
       return;
     }
     this.createsInFlight++;
     this.track(this.create().finally(() => this.createsInFlight--));
+  }
+
+  /**
+   * Changes one of the links this phase's creates got back (never a link the
+   * redirects check the Location of), one change of a link at a time.
+   */
+  private sendChange(): void {
+    const { creates, changes } = this.phase;
+    const link = this.freeLinkToChange(creates, changes);
+    if (link === undefined || this.createsInFlight + this.changesInFlight >= this.connections.api) {
+      changes.noLinkFree++;
+      return;
+    }
+    link.inFlight = true;
+    this.changesInFlight++;
+    const http = {
+      api: this.apiPool,
+      redirects: this.pool,
+      apiKey: this.apiKey,
+      timeoutMs: ANSWER_TIMEOUT_MS,
+      noteFailure: noteReason,
+    };
+    this.track(
+      changeLink(http, changes, link).finally(() => {
+        link.inFlight = false;
+        this.changesInFlight--;
+      }),
+    );
+  }
+
+  private freeLinkToChange(creates: CreateTally, changes: ChangeTally): ChangedLink | undefined {
+    const { acknowledged } = creates;
+    for (let tries = 0; tries < 8 && acknowledged.length > 0; tries++) {
+      const created = acknowledged[Math.floor(Math.random() * acknowledged.length)]!;
+      let link = changes.links.get(created.slug);
+      if (link === undefined) {
+        link = { slug: created.slug, acknowledged: created.url, uncertain: [], n: 0, inFlight: false };
+        changes.links.set(created.slug, link);
+      }
+      if (!link.inFlight) return link;
+    }
+    return undefined;
   }
 
   private track(p: Promise<void>): void {
