@@ -73,7 +73,8 @@ export function composeWriteApi(settings: WriteApiSettings, stores: WriteApiStor
   const changes = perLinkTurns(
     postgresLinkChangeStore(pool, { statementTimeoutMs: beforeDurableMs }),
     accountShare(settings.DATABASE_POOL_SIZE),
-    { startWithinMs: beforeDurableMs },
+    // A third of the connections: the rest stay free for creates and changes while the log is down.
+    { startWithinMs: beforeDurableMs, publishesAtOnce: Math.max(1, Math.floor(settings.DATABASE_POOL_SIZE / 3)) },
   );
   const relay = createOutboxRelay({
     pool,

@@ -162,4 +162,34 @@ describe('perLinkTurns', () => {
       jest.useRealTimers();
     }
   });
+
+  it('has at most publishesAtOnce publishes at work, and withdraws one whose place does not come within startWithinMs', async () => {
+    // Given room for two publishes, and publishes of five links asked at once while the log does not answer
+    jest.useFakeTimers({ doNotFake: ['setImmediate'] });
+    try {
+      const { store, calls, atWork } = heldStore();
+      const turns = perLinkTurns(store, undefined, { startWithinMs: 50, publishesAtOnce: 2 });
+      const asked = ['a', 'b', 'c', 'd', 'e'].map((slug) => turns.publish(slug, append));
+      const settled = Promise.allSettled(asked);
+      await tick();
+      // Then two are at work and the others wait in the process, holding nothing
+      expect(calls.map((c) => c.slug)).toEqual(['a', 'b']);
+      // When one ends, the next takes its place
+      calls[0]!.end(true);
+      await tick();
+      expect(calls.map((c) => c.slug)).toEqual(['a', 'b', 'c']);
+      // And when 50 ms pass, the two still waiting are withdrawn as the log's outage, never to reach the store
+      jest.advanceTimersByTime(50);
+      calls[1]!.end(true);
+      calls[2]!.end(true);
+      const outcomes = await settled;
+      expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'rejected', 'rejected']);
+      expect((outcomes[3] as PromiseRejectedResult).reason).toMatchObject({ dependency: 'the event log' });
+      await tick();
+      expect(calls).toHaveLength(3);
+      expect(atWork.mostPublishes).toBe(2);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
 });

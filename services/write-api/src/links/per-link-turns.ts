@@ -1,4 +1,4 @@
-import { sharedRunsPerKey, turnsPerKey } from '@shortlink/batching';
+import { concurrencyPerKey, sharedRunsPerKey, turnsPerKey } from '@shortlink/batching';
 import { DependencyTimeout } from '@shortlink/http';
 import type { AccountShare } from './account-share';
 import type { LinkChangeStore } from './link-change-store';
@@ -24,33 +24,58 @@ import type { LinkChangeStore } from './link-change-store';
  * none of it, so a crowd on a few links does not stop the account's other
  * links.
  *
+ * `publishesAtOnce`: a publish holds a database connection, and its link's
+ * row, for as long as the event log takes to append (up to the append's
+ * deadline), so while the log is down every change committed goes on
+ * holding one. At five changes a second a process's ten connections were
+ * all held so, and its creates and other changes waited for one until they
+ * were answered 503 "Postgres did not answer" (`npm run chaos`, kafka-kill,
+ * 2026-11-29). At most this many publishes are at work at once; the others
+ * wait in the process.
+ *
  * `startWithinMs`: a change whose turn (and share) did not come within it is
  * answered as an outage and withdrawn, so it never runs: the changes ahead
  * of it wait on a Postgres that does not answer, each up to its statements'
  * bound, and a crowd of them would otherwise hold the last caller for the
- * sum. A change that started runs to its own end.
+ * sum. A change that started runs to its own end. So is a publish that
+ * waited as long for its place: its change is committed and its event stays
+ * in the outbox, for the link's next publish or the outbox relay.
  */
 export function perLinkTurns(
   store: LinkChangeStore,
   share?: AccountShare,
-  { startWithinMs }: { startWithinMs?: number } = {},
+  { startWithinMs, publishesAtOnce }: { startWithinMs?: number; publishesAtOnce?: number } = {},
 ): LinkChangeStore {
   const changeTurn = turnsPerKey();
   const publishes = sharedRunsPerKey<number>();
+  const publishPlace = publishesAtOnce === undefined ? undefined : concurrencyPerKey(publishesAtOnce);
   return {
     change: (slug, decide, accountId) =>
       startWithin(
         startWithinMs,
+        'Postgres',
         (run) => changeTurn(slug, () => (share && accountId !== undefined ? share(accountId, run) : run())),
         () => store.change(slug, decide),
       ),
-    publish: (slug, append) => publishes.fresh(slug, () => store.publish(slug, append)),
+    publish: (slug, append) =>
+      publishes.fresh(slug, () =>
+        startWithin(
+          startWithinMs,
+          'the event log',
+          (run) => (publishPlace ? publishPlace('', run) : run()),
+          () => store.publish(slug, append),
+        ),
+      ),
   };
 }
 
-/** Runs `work` through `queue` if its place comes within `ms`; otherwise rejects at `ms` and skips it when it comes. */
+/**
+ * Runs `work` through `queue` if its place comes within `ms`; otherwise
+ * rejects at `ms` (`waitingOn` did not answer in time) and skips it when it comes.
+ */
 function startWithin<R>(
   ms: number | undefined,
+  waitingOn: string,
   queue: (run: () => Promise<R>) => Promise<R>,
   work: () => Promise<R>,
 ): Promise<R> {
@@ -59,12 +84,12 @@ function startWithin<R>(
   return new Promise<R>((resolve, reject) => {
     const timer = setTimeout(() => {
       withdrawn = true;
-      reject(new DependencyTimeout('Postgres', ms));
+      reject(new DependencyTimeout(waitingOn, ms));
     }, ms);
     // Settling an already rejected promise is a no-op: a withdrawn caller hears nothing more.
     queue(() => {
       clearTimeout(timer);
-      return withdrawn ? Promise.reject(new DependencyTimeout('Postgres', ms)) : work();
+      return withdrawn ? Promise.reject(new DependencyTimeout(waitingOn, ms)) : work();
     })
       .then(resolve, reject)
       .finally(() => clearTimeout(timer));
