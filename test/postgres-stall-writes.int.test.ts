@@ -27,6 +27,8 @@ const UNCONFIRMED = {
     'The database did not confirm the change in time: it may or may not have been saved. Sending the same change again is safe.',
   code: 'temporarily_unavailable',
 };
+/** What the claim's commit statement holds (commitSlugClaims): the step after a create's append. */
+const CLAIM_COMMIT = Buffer.from("UPDATE slug_claims AS s SET state = 'committed'");
 /** pg's simple-query message for COMMIT: what a transaction sends last. */
 const COMMIT_MESSAGE = Buffer.from([0x51, 0, 0, 0, 11, ...Buffer.from('COMMIT\0')]);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -75,10 +77,12 @@ async function linkEvents(): Promise<number> {
 }
 
 async function claimOf(slug: string) {
-  const { rows } = await infra.pool.query<{ destination_url: string; deleted_at: Date | null; account_id: string }>(
-    'SELECT destination_url, deleted_at, account_id FROM slug_claims WHERE slug = $1',
-    [slug],
-  );
+  const { rows } = await infra.pool.query<{
+    destination_url: string;
+    deleted_at: Date | null;
+    account_id: string;
+    state: string;
+  }>('SELECT destination_url, deleted_at, account_id, state FROM slug_claims WHERE slug = $1', [slug]);
   return rows[0];
 }
 
@@ -210,5 +214,73 @@ describe('the write API while Postgres stalls', () => {
       status: 200,
       body: { destinationUrl: 'https://example.com/commit-2' },
     });
+  }, 60_000);
+
+  it('commits a create’s claim once Postgres is back, though its first commit was lost and no projector runs', async () => {
+    // Given a create whose claim's commit is lost on its way to Postgres (the connection then fails)
+    const lost = proxy.freezeBefore(CLAIM_COMMIT);
+    const created = call('a', 'POST', '/api/v1/links', { url: 'https://example.com/lost-commit' });
+    await lost;
+    // Then it is answered 201 all the same: its event is in the log
+    const answer = await created;
+    expect(answer.status).toBe(201);
+    const slug = answer.body?.slug as string;
+    expect(await claimOf(slug)).toMatchObject({ state: 'pending' });
+    // When Postgres is reachable again (on new connections: the old ones were cut)
+    await proxy.cut();
+    await proxy.restore();
+    proxy.thaw();
+    // Then the write API commits the claim itself, well before the claim settler's minute
+    // (no link projector runs here to commit it from the topic)
+    const committedWithin = Date.now() + 10_000;
+    while ((await claimOf(slug))?.state !== 'committed' && Date.now() < committedWithin) await sleep(100);
+    expect(await claimOf(slug)).toMatchObject({ state: 'committed' });
+    // And the link is one: its owner changes it
+    expect(await call('a', 'PATCH', `/api/v1/links/${slug}`, { url: 'https://example.com/found' })).toMatchObject({
+      status: 200,
+    });
+  }, 60_000);
+
+  it('answers a change of the owner’s link whose create is not settled 503, never 404, and changes nothing', async () => {
+    // Given two links of account a whose claims are still pending (their commits yet to land), none projected
+    const slugs = [
+      await create('a', 'https://example.com/unsettled-1'),
+      await create('a', 'https://example.com/unsettled-2'),
+    ];
+    await infra.pool.query(`UPDATE slug_claims SET state = 'pending' WHERE slug = ANY($1)`, [slugs]);
+    const [changed, removed] = slugs as [string, string];
+    // When the owner changes one and deletes the other, and account b tries the same
+    const answers = await Promise.all([
+      call('a', 'PATCH', `/api/v1/links/${changed}`, { url: 'https://example.com/too-soon' }),
+      call('a', 'DELETE', `/api/v1/links/${removed}`),
+      call('b', 'PATCH', `/api/v1/links/${changed}`, { url: 'https://example.com/intruder' }),
+      call('b', 'DELETE', `/api/v1/links/${removed}`),
+    ]);
+    // Then the owner hears that the link is not confirmed yet (to try again), the other account 404
+    const notSettled = {
+      status: 503,
+      retryAfter: '2',
+      body: {
+        error: 'This link’s creation is not confirmed yet. Try again in a moment.',
+        code: 'temporarily_unavailable',
+      },
+    };
+    const notFound = { status: 404, retryAfter: null, body: { error: 'Link not found', code: 'not_found' } };
+    expect(answers).toEqual([notSettled, notSettled, notFound, notFound]);
+    // And nothing changed
+    expect(await claimOf(changed)).toMatchObject({
+      destination_url: 'https://example.com/unsettled-1',
+      state: 'pending',
+    });
+    expect(await claimOf(removed)).toMatchObject({ deleted_at: null, state: 'pending' });
+    // And once the claims are committed, the same requests do what they say
+    await infra.pool.query(`UPDATE slug_claims SET state = 'committed' WHERE slug = ANY($1)`, [slugs]);
+    expect(await call('a', 'PATCH', `/api/v1/links/${changed}`, { url: 'https://example.com/too-soon' })).toMatchObject(
+      {
+        status: 200,
+        body: { destinationUrl: 'https://example.com/too-soon' },
+      },
+    );
+    expect((await call('a', 'DELETE', `/api/v1/links/${removed}`)).status).toBe(204);
   }, 60_000);
 });

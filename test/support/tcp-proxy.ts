@@ -20,6 +20,12 @@ export interface TcpProxy {
    * Resolves then.
    */
   freezeAt(bytes: Buffer): Promise<void>;
+  /**
+   * Freezes the moment a client sends bytes that hold `bytes`, and holds
+   * those too: the server never sees them unless `thaw` comes before `cut`
+   * (as when the network fails just before a request left). Resolves then.
+   */
+  freezeBefore(bytes: Buffer): Promise<void>;
   /** Lets the bytes held since `freeze` through, and every later one. */
   thaw(): void;
   close(): Promise<void>;
@@ -36,7 +42,9 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
   const sockets = new Set<Socket>();
   const pairs = new Set<Pair>();
   let frozen = false;
-  let trigger: { bytes: Buffer; reached: () => void } | null = null;
+  let trigger: { bytes: Buffer; reached: () => void; holding: boolean } | null = null;
+  /** Chunks `freezeBefore` stopped, each with the callback that lets it on. */
+  let held: (() => void)[] = [];
   let closedWhileFrozen: Socket[] = [];
   const track = (socket: Socket) => {
     sockets.add(socket);
@@ -59,12 +67,13 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
       const upstream = connect(targetPort, targetHost);
       const outbound = new Transform({
         transform(chunk: Buffer, _encoding, pass) {
-          const reached = trigger !== null && chunk.includes(trigger.bytes) ? trigger.reached : null;
-          pass(null, chunk);
+          const reached = trigger !== null && chunk.includes(trigger.bytes) ? trigger : null;
+          if (reached?.holding) held.push(() => pass(null, chunk));
+          else pass(null, chunk);
           if (reached === null) return;
           trigger = null;
           freezeAll();
-          reached();
+          reached.reached();
         },
       });
       outbound.pipe(upstream);
@@ -99,6 +108,8 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
     listening = false;
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     for (const socket of sockets) socket.destroy();
+    // What freezeBefore stopped went with its connection.
+    held = [];
     await closed;
   };
   return {
@@ -111,12 +122,16 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
     },
     freeze: freezeAll,
     freezeAt(bytes) {
-      return new Promise<void>((reached) => (trigger = { bytes, reached }));
+      return new Promise<void>((reached) => (trigger = { bytes, reached, holding: false }));
+    },
+    freezeBefore(bytes) {
+      return new Promise<void>((reached) => (trigger = { bytes, reached, holding: true }));
     },
     thaw() {
       frozen = false;
       trigger = null;
       for (const pair of pairs) flow(pair);
+      for (const passOn of held.splice(0)) passOn();
       for (const client of closedWhileFrozen) client.destroy();
       closedWhileFrozen = [];
     },

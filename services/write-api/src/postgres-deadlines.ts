@@ -18,7 +18,8 @@ import type { Claim, ClaimStore, PostgresClaimStore } from './links/claims';
  *   (changeUnconfirmed).
  * - After the link's event is in the log, bookkeeping (the claim's commit,
  *   the Idempotency-Key's outcome) waits `afterDurableMs` at most and the
- *   answer goes: the projector commits the claim too, and a key whose outcome
+ *   answer goes: the claim's commit goes on (CLAIM_COMMIT_RETRY), the
+ *   projector commits the claim too, and a key whose outcome
  *   was not recorded is taken over once its lease runs out, by a retry that
  *   finishes the same links. A key taken after its request was answered 503
  *   is given back as soon as Postgres answers.
@@ -41,8 +42,36 @@ function beforeOrGiveBack<T>(work: Promise<T>, giveBack: (late: T) => Promise<un
   });
 }
 
-/** Slug claims within the deadlines: claiming before the append, committing after. */
+/**
+ * A claim's commit that failed (its connection lost, Postgres restarting) is
+ * sent again until it lands, for as long as the claim settler leaves a
+ * pending claim alone. Until then the link, whose event is in the log and
+ * whose 201 may have gone out, is seen by no redirect, read or change
+ * (they read committed claims and the projection); the link projector
+ * commits it too, but only once it has read the event and Postgres answers
+ * it, seconds later. `npm run chaos` (postgres-restart, 2026-11-29): a
+ * change of a link answered 201 a moment before was answered 404.
+ */
+export const CLAIM_COMMIT_RETRY = { firstMs: 100, maxMs: 1000, forMs: 60_000 } as const;
+
+async function commitUntilDone(first: Promise<void>, again: () => Promise<void>): Promise<void> {
+  const giveUpAt = Date.now() + CLAIM_COMMIT_RETRY.forMs;
+  let waitMs: number = CLAIM_COMMIT_RETRY.firstMs;
+  for (let attempt = first; ; attempt = again()) {
+    try {
+      return await attempt;
+    } catch (error) {
+      if (Date.now() + waitMs > giveUpAt) throw error;
+      // Unref'd: a process that is stopping does not wait for it (the projector and the settler remain).
+      await new Promise((resolve) => setTimeout(resolve, waitMs).unref());
+      waitMs = Math.min(waitMs * 2, CLAIM_COMMIT_RETRY.maxMs);
+    }
+  }
+}
+
+/** Slug claims within the deadlines: claiming before the append, committing after (and again, until done). */
 export function claimsWithinDeadlines(claims: PostgresClaimStore): ClaimStore {
+  const commitAgain = (slug: string, linkId: string) => () => claims.commit(slug, linkId);
   // A claim a retry under its key may take up is left to it.
   const claimWithin = (claim: Claim, won: Promise<boolean>) =>
     claim.resumable
@@ -52,9 +81,13 @@ export function claimsWithinDeadlines(claims: PostgresClaimStore): ClaimStore {
         );
   return {
     claim: (claim) => claimWithin(claim, claims.claim(claim)),
-    commit: (slug, linkId) => after(claims.commit(slug, linkId)),
+    commit: (slug, linkId) => after(commitUntilDone(claims.commit(slug, linkId), commitAgain(slug, linkId))),
     claimAll: (all) => claims.claimAll(all).map((won, i) => claimWithin(all[i] as Claim, won)),
-    commitAll: (refs) => claims.commitAll(refs).map(after),
+    commitAll: (refs) =>
+      claims.commitAll(refs).map((first, i) => {
+        const { slug, linkId } = refs[i] as (typeof refs)[number];
+        return after(commitUntilDone(first, commitAgain(slug, linkId)));
+      }),
     findOwn: (linkIds) => before(claims.findOwn(linkIds)),
   };
 }

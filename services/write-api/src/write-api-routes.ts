@@ -22,6 +22,7 @@ import {
   IDEMPOTENCY_KEY_REUSED,
   LIMITS,
   LINK_NOT_FOUND,
+  LINK_NOT_SETTLED,
   planRejection,
   REJECTIONS,
   SLUG_SPACE_EXHAUSTED,
@@ -219,10 +220,11 @@ export const BULK_CREATE_ROUTE: ApiRoute = {
 };
 
 const changeUnavailable = errorResponse(
-  'The change is saved (redirects show it) but its event is not confirmed yet; or the database did not answer its commit (it may or may not be saved: sending it again is safe); or a store is unreachable (nothing was changed).',
+  'The change is saved (redirects show it) but its event is not confirmed yet; or the database did not answer its commit (it may or may not be saved: sending it again is safe); or the link’s own creation is not confirmed yet (nothing was changed); or a store is unreachable (nothing was changed).',
   {
     changeNotConfirmed: changeNotConfirmed(null),
     changeUnconfirmed: changeUnconfirmed(null),
+    linkNotSettled: LINK_NOT_SETTLED,
     storeUnavailable: HTTP_ERRORS.unavailable,
   },
   { 'Retry-After': RESPONSE_HEADERS.retryAfter() },

@@ -1,7 +1,7 @@
 import type { Account } from '@shortlink/accounts';
 import { linkResource, type LinkResource } from '@shortlink/http';
 import { CommitUnconfirmed } from '@shortlink/postgres';
-import { changeNotConfirmed, changeUnconfirmed, LINK_NOT_FOUND } from '../write-api-errors';
+import { changeNotConfirmed, changeUnconfirmed, LINK_NOT_FOUND, LINK_NOT_SETTLED } from '../write-api-errors';
 import { decideLinkChange, type LinkCommand } from './decide-link-change';
 import type { AppendLinkEvent } from './link-created-appender';
 import type { LinkChangeStore } from './link-change-store';
@@ -50,9 +50,9 @@ export async function changeLink(
     deps.onLinkChanged?.(slug);
     throw changeUnconfirmed(error);
   }
-  if (decision.kind === 'not-found') {
+  if (decision.kind === 'not-found' || decision.kind === 'not-settled') {
     expectation.cancel();
-    throw LINK_NOT_FOUND;
+    throw decision.kind === 'not-found' ? LINK_NOT_FOUND : LINK_NOT_SETTLED;
   }
   if (decision.kind === 'changed') {
     deps.onLinkChanged?.(slug);

@@ -144,4 +144,15 @@ describe('decideLinkChange', () => {
   ])('answers "not found" for %s', (_name, current, command, accountId) => {
     given(current).when(command, accountId).then({ kind: 'not-found' });
   });
+
+  it('neither changes nor denies the owner’s link whose create is not settled; another account’s is not found', () => {
+    const unsettled: LinkState = { ...live, unsettled: true };
+    given(unsettled)
+      .when({ kind: 'update', changes: { destinationUrl: 'https://example.com/b' } })
+      .then({ kind: 'not-settled' });
+    given(unsettled).when({ kind: 'delete' }).then({ kind: 'not-settled' });
+    given(unsettled)
+      .when({ kind: 'update', changes: { destinationUrl: 'https://example.com/b' } }, OTHER)
+      .then({ kind: 'not-found' });
+  });
 });

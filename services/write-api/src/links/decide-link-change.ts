@@ -13,12 +13,20 @@ export interface LinkState {
   updatedAt: Date | null;
   deletedAt: Date | null;
   version: number;
+  /**
+   * Its create is not settled: the slug's claim is pending and the link is
+   * not projected. It may be a link already (answered 201, the claim's commit
+   * still to come) or never become one (the create failed).
+   */
+  unsettled?: true;
 }
 
 export type LinkCommand = { kind: 'update'; changes: LinkChanges } | { kind: 'delete' };
 
 export type LinkDecision =
   | { kind: 'not-found' }
+  /** The owner's link, whose create is not settled: neither changed nor "not found" (LinkState.unsettled). */
+  | { kind: 'not-settled' }
   /** The request asks for what the link already is: nothing to append. */
   | { kind: 'unchanged'; state: LinkState }
   | { kind: 'changed'; state: LinkState; event: LinkUpdated | LinkDeleted };
@@ -38,6 +46,7 @@ export function decideLinkChange(
   meta: { eventId: string; now: Date },
 ): LinkDecision {
   if (current === null || current.deletedAt !== null || current.accountId !== accountId) return { kind: 'not-found' };
+  if (current.unsettled) return { kind: 'not-settled' };
   const version = current.version + 1;
   const previous = current.updatedAt ?? current.createdAt;
   const now = meta.now.getTime() < previous.getTime() ? previous : meta.now;

@@ -51,7 +51,7 @@ export function postgresLinkChangeStore(pool: Pool, bounds: TransactionOptions =
           [slug],
         );
         const row = rows[0];
-        const decision = decide(row?.live ? stateOf(slug, row) : null);
+        const decision = decide(row === undefined ? null : stateOf(slug, row));
         if (decision.kind === 'changed') {
           const { state, event } = decision;
           // Checked here, before anything is written: the outbox must only ever hold events the log accepts.
@@ -116,6 +116,7 @@ function stateOf(slug: string, row: ClaimRow): LinkState {
     updatedAt: row.updated_at,
     deletedAt: row.deleted_at,
     version: row.version,
+    ...(row.live ? {} : { unsettled: true }),
   };
 }
 
