@@ -79,4 +79,42 @@ describe('inTransaction (real server)', () => {
     ).resolves.toBeDefined();
     expect(await count('after')).toBe(1);
   });
+
+  it('with commitBy, shares one bound between the wait for a connection and the statements, COMMIT aside', async () => {
+    // Given every connection of the pool taken
+    const taken = await Promise.all(Array.from({ length: 4 }, () => pool.connect()));
+    try {
+      // When a transaction that must commit within 300 ms waits for one (the pool itself would wait forever)
+      const waiting = inTransaction(pool, (client) => client.query(`INSERT INTO gadgets VALUES ('queued')`), {
+        statementTimeoutMs: 5000,
+        commitBy: Date.now() + 300,
+      });
+      // Then it fails as an outage the callers know, without ever running
+      await expect(waiting).rejects.toThrow('timeout exceeded when trying to connect');
+    } finally {
+      for (const client of taken) client.release();
+    }
+    // And the connection that came later went back to the pool: all four serve again
+    const again = await Promise.all(Array.from({ length: 4 }, () => pool.connect()));
+    for (const client of again) client.release();
+    expect(await count('queued')).toBe(0);
+
+    // And a statement gets what is left of the bound, not its own 5 s
+    const started = Date.now();
+    const slow = inTransaction(pool, (client) => client.query('SELECT pg_sleep(3)'), {
+      statementTimeoutMs: 5000,
+      commitBy: Date.now() + 300,
+    });
+    await expect(slow).rejects.toThrow('Query read timeout');
+    expect(Date.now() - started).toBeLessThan(2500);
+
+    // While a transaction within its bound commits as ever, its COMMIT timed by statementTimeoutMs alone
+    await expect(
+      inTransaction(pool, (client) => client.query(`INSERT INTO gadgets VALUES ('in time')`), {
+        statementTimeoutMs: 2000,
+        commitBy: Date.now() + 2000,
+      }),
+    ).resolves.toBeDefined();
+    expect(await count('in time')).toBe(1);
+  });
 });

@@ -1,4 +1,4 @@
-import { DatabaseError, type Pool, type QueryResult, type QueryResultRow } from 'pg';
+import { DatabaseError, type Pool, type PoolClient, type QueryResult, type QueryResultRow } from 'pg';
 import { withReadTimeout } from './links';
 
 /** What a transaction's work may do with its connection: statements, nothing else. */
@@ -15,7 +15,20 @@ export interface TransactionOptions {
    * the caller nor the rows it locked once it wakes. Unbounded without it.
    */
   statementTimeoutMs?: number;
+  /**
+   * When (`Date.now()`) `COMMIT` must be sent at the latest: the wait for a
+   * connection and every statement before `COMMIT` share what is left until
+   * then, and a wait past it fails as an outage with nothing done (a
+   * connection that comes later goes back to the pool). `COMMIT` itself has
+   * `statementTimeoutMs`. Without it each wait has its own bound (the pool's
+   * connection timeout, `statementTimeoutMs`), and a caller that waited for
+   * one and then for another waited for their sum.
+   */
+  commitBy?: number;
 }
+
+/** pg's own words for a connection that did not come in time, which callers already take for an outage. */
+const CONNECT_TIMEOUT = 'timeout exceeded when trying to connect (the transaction had to commit by then)';
 
 /**
  * `COMMIT` was sent and no answer came (it timed out, or the connection was
@@ -38,17 +51,22 @@ export class CommitUnconfirmed extends Error {
 export async function inTransaction<T>(
   pool: Pool,
   work: (client: Statements) => Promise<T>,
-  { statementTimeoutMs }: TransactionOptions = {},
+  { statementTimeoutMs, commitBy }: TransactionOptions = {},
 ): Promise<T> {
-  const client = await pool.connect();
-  const statements: Statements = {
-    query: (text, values) => client.query(withReadTimeout({ text, values }, { readTimeoutMs: statementTimeoutMs })),
-  };
+  const client = commitBy === undefined ? await pool.connect() : await connectBy(pool, commitBy);
+  const query = (text: string, values: unknown[] | undefined, readTimeoutMs: number | undefined) =>
+    client.query(withReadTimeout({ text, values }, { readTimeoutMs }));
+  // Before COMMIT, what is left until commitBy (at least 1 ms: pg takes 0 for "no bound").
+  const beforeCommit = () =>
+    commitBy === undefined
+      ? statementTimeoutMs
+      : Math.max(1, Math.min(statementTimeoutMs ?? Infinity, commitBy - Date.now()));
+  const statements: Statements = { query: (text, values) => query(text, values, beforeCommit()) };
   let broken: unknown;
   try {
     await statements.query('BEGIN');
     const result = await work(statements);
-    await statements.query('COMMIT').catch((error: unknown) => {
+    await query('COMMIT', undefined, statementTimeoutMs).catch((error: unknown) => {
       throw answeredByServer(error) ? error : new CommitUnconfirmed(error);
     });
     return result;
@@ -60,6 +78,26 @@ export async function inTransaction<T>(
     throw error;
   } finally {
     client.release(broken instanceof Error ? broken : undefined);
+  }
+}
+
+/** A connection from the pool by `by`, or an outage; one that comes later goes back to the pool. */
+async function connectBy(pool: Pool, by: number): Promise<PoolClient> {
+  const connecting = pool.connect();
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(CONNECT_TIMEOUT)), Math.max(0, by - Date.now()));
+  });
+  try {
+    return await Promise.race([connecting, late]);
+  } catch (error) {
+    connecting.then(
+      (client) => client.release(),
+      () => undefined,
+    );
+    throw error;
+  } finally {
+    clearTimeout(timer);
   }
 }
 

@@ -9,8 +9,8 @@ import type { Claim, ClaimStore, PostgresClaimStore } from './links/claims';
  * point gives up with a 504 that says nothing of the outcome.
  *
  * - Before anything is durable (the Idempotency-Key taken, the slug claimed,
- *   a change's statements), a wait past `beforeDurableMs` is an outage: 503,
- *   nothing was done. A claim that lands once Postgres wakes is given back
+ *   a change's turn, connection and statements, which share one bound), a
+ *   wait past `beforeDurableMs` is an outage: 503, nothing was done. A claim that lands once Postgres wakes is given back
  *   then, or, when a retry under its Idempotency-Key may finish it, left
  *   pending for that retry (or the claim settler, as for any create that
  *   went no further).

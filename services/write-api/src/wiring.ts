@@ -73,8 +73,13 @@ export function composeWriteApi(settings: WriteApiSettings, stores: WriteApiStor
   const changes = perLinkTurns(
     postgresLinkChangeStore(pool, { statementTimeoutMs: beforeDurableMs }),
     accountShare(settings.DATABASE_POOL_SIZE),
-    // A third of the connections: the rest stay free for creates and changes while the log is down.
-    { startWithinMs: beforeDurableMs, publishesAtOnce: Math.max(1, Math.floor(settings.DATABASE_POOL_SIZE / 3)) },
+    {
+      startWithinMs: beforeDurableMs,
+      // A third of the connections: the rest stay free for creates and changes while the log is down.
+      publishesAtOnce: Math.max(1, Math.floor(settings.DATABASE_POOL_SIZE / 3)),
+      // The append may take 4 s: with this the change is answered within 5 s of its commit.
+      publishStartWithinMs: 500,
+    },
   );
   const relay = createOutboxRelay({
     pool,

@@ -22,9 +22,16 @@ export interface LinkChangeStore {
    * notification in one transaction: redirects and reads see the change the
    * moment it commits, and every listening redirector is told in that commit.
    * `accountId`: whose change it is, for its account's share of the process
-   * (perLinkTurns); the store itself does not need it.
+   * (perLinkTurns); the store itself does not need it. `commitBy`: when
+   * (`Date.now()`) its COMMIT must be sent at the latest (see inTransaction);
+   * perLinkTurns sets it from the change's arrival.
    */
-  change(slug: string, decide: (current: LinkState | null) => LinkDecision, accountId?: string): Promise<LinkDecision>;
+  change(
+    slug: string,
+    decide: (current: LinkState | null) => LinkDecision,
+    accountId?: string,
+    commitBy?: number,
+  ): Promise<LinkDecision>;
   /**
    * Appends the link's events waiting in the outbox, in version order, each
    * leaving the outbox once the log took it, with the link locked throughout:
@@ -38,9 +45,10 @@ type ClaimRow = LinkRow & { live: boolean };
 
 /** `bounds`: how long each statement may go unanswered (a stalled Postgres); see inTransaction. */
 export function postgresLinkChangeStore(pool: Pool, bounds: TransactionOptions = {}): LinkChangeStore {
-  const transaction = <T>(work: (client: Statements) => Promise<T>) => inTransaction(pool, work, bounds);
+  const transaction = <T>(work: (client: Statements) => Promise<T>, commitBy?: number) =>
+    inTransaction(pool, work, { ...bounds, commitBy });
   return {
-    change(slug, decide) {
+    change(slug, decide, _accountId, commitBy) {
       return transaction(async (client) => {
         // A claim still pending whose LinkCreated the projector has already
         // applied is a link (its 201 was sent; only the writer's commit was lost).
@@ -80,7 +88,7 @@ export function postgresLinkChangeStore(pool: Pool, bounds: TransactionOptions =
           );
         }
         return decision;
-      });
+      }, commitBy);
     },
     publish(slug, append) {
       return transaction(async (client) => {

@@ -192,4 +192,36 @@ describe('perLinkTurns', () => {
       jest.useRealTimers();
     }
   });
+
+  it('gives a change that waited for its turn only what is left of startWithinMs for its commit (commitBy)', async () => {
+    jest.useFakeTimers({ doNotFake: ['setImmediate'], now: 1_000_000 });
+    try {
+      // Given a store that records each change's commitBy, and a change of link a under way
+      const { store, calls } = heldStore();
+      const commitBys: (number | undefined)[] = [];
+      const recording: LinkChangeStore = {
+        ...store,
+        change: (slug, decide, accountId, commitBy) => {
+          commitBys.push(commitBy);
+          return store.change(slug, decide, accountId, commitBy);
+        },
+      };
+      const turns = perLinkTurns(recording, undefined, { startWithinMs: 50 });
+      void turns.change('a', () => ({ kind: 'not-found' }));
+      // When another change of a arrives 10 ms later and its turn comes 30 ms after that
+      jest.advanceTimersByTime(10);
+      const waiting = turns.change('a', () => ({ kind: 'not-found' }));
+      await tick();
+      jest.advanceTimersByTime(30);
+      calls[0]!.end(true);
+      await tick();
+      await tick();
+      // Then each must commit by its own arrival plus 50 ms: the later one has 20 ms left, not 50
+      expect(commitBys).toEqual([1_000_050, 1_000_060]);
+      calls[1]!.end(true);
+      await expect(waiting).resolves.toEqual({ kind: 'not-found' });
+    } finally {
+      jest.useRealTimers();
+    }
+  });
 });

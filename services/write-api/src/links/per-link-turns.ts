@@ -37,30 +37,39 @@ import type { LinkChangeStore } from './link-change-store';
  * answered as an outage and withdrawn, so it never runs: the changes ahead
  * of it wait on a Postgres that does not answer, each up to its statements'
  * bound, and a crowd of them would otherwise hold the last caller for the
- * sum. A change that started runs to its own end. So is a publish that
- * waited as long for its place: its change is committed and its event stays
- * in the outbox, for the link's next publish or the outbox relay.
+ * sum. A change that started has what is left of it for its connection and
+ * statements (the store's `commitBy`). So is a publish that waited
+ * `publishStartWithinMs` (by default as long) for its place: its change is
+ * committed and its event stays in the outbox, for the link's next publish
+ * or the outbox relay.
  */
 export function perLinkTurns(
   store: LinkChangeStore,
   share?: AccountShare,
-  { startWithinMs, publishesAtOnce }: { startWithinMs?: number; publishesAtOnce?: number } = {},
+  {
+    startWithinMs,
+    publishesAtOnce,
+    publishStartWithinMs = startWithinMs,
+  }: { startWithinMs?: number; publishesAtOnce?: number; publishStartWithinMs?: number } = {},
 ): LinkChangeStore {
   const changeTurn = turnsPerKey();
   const publishes = sharedRunsPerKey<number>();
   const publishPlace = publishesAtOnce === undefined ? undefined : concurrencyPerKey(publishesAtOnce);
   return {
-    change: (slug, decide, accountId) =>
-      startWithin(
+    change: (slug, decide, accountId) => {
+      // One bound from the change's arrival to its COMMIT: its turn, its connection and its statements share it.
+      const commitBy = startWithinMs === undefined ? undefined : Date.now() + startWithinMs;
+      return startWithin(
         startWithinMs,
         'Postgres',
         (run) => changeTurn(slug, () => (share && accountId !== undefined ? share(accountId, run) : run())),
-        () => store.change(slug, decide),
-      ),
+        () => store.change(slug, decide, accountId, commitBy),
+      );
+    },
     publish: (slug, append) =>
       publishes.fresh(slug, () =>
         startWithin(
-          startWithinMs,
+          publishStartWithinMs,
           'the event log',
           (run) => (publishPlace ? publishPlace('', run) : run()),
           () => store.publish(slug, append),
