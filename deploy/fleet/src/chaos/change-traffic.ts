@@ -1,4 +1,5 @@
 import type { Pool } from 'undici';
+import { newApiAnswers, noteAnswer, type ApiAnswers } from './api-answers';
 import { CHECKER_AGENT } from './browser-agents';
 
 /**
@@ -23,17 +24,9 @@ export interface ChangedLink {
 }
 
 /** What one phase's link changes (`PATCH /api/v1/links/:slug`) got back. */
-export interface ChangeTally {
-  sent: number;
+export interface ChangeTally extends ApiAnswers {
   /** Due while every link had a change in flight, or none had been created yet this phase. */
   noLinkFree: number;
-  statuses: Record<string, number>;
-  unavailableWithRetryAfter: number;
-  failures: number;
-  failureReasons: Record<string, number>;
-  slowestMs: number;
-  /** Answered after more than 5 s, or not at all within 10 s. */
-  overFiveSeconds: number;
   /** A 4xx for a change of the traffic's own, existing link: must stay 0. */
   refused: number;
   /** After a 200: the next redirect through the entry point, and the link's read, went elsewhere. Must stay 0. */
@@ -46,14 +39,8 @@ export interface ChangeTally {
 }
 
 export const newChangeTally = (): ChangeTally => ({
-  sent: 0,
+  ...newApiAnswers(),
   noLinkFree: 0,
-  statuses: {},
-  unavailableWithRetryAfter: 0,
-  failures: 0,
-  failureReasons: {},
-  slowestMs: 0,
-  overFiveSeconds: 0,
   refused: 0,
   staleRedirectsAfterAck: 0,
   staleReadsAfterAck: 0,
@@ -67,7 +54,6 @@ export interface ChangeRequests {
   redirects: Pool;
   apiKey: string;
   timeoutMs: number;
-  noteFailure: (reasons: Record<string, number>, err: unknown) => void;
 }
 
 /**
@@ -92,15 +78,10 @@ export async function changeLink(http: ChangeRequests, tally: ChangeTally, link:
     });
     await res.body.dump();
     status = res.statusCode;
-    tally.statuses[status] = (tally.statuses[status] ?? 0) + 1;
-    if (status === 503 && res.headers['retry-after'] !== undefined) tally.unavailableWithRetryAfter++;
+    noteAnswer(tally, started, res);
   } catch (err) {
-    tally.failures++;
-    http.noteFailure(tally.failureReasons, err);
+    noteAnswer(tally, started, { error: err });
   }
-  const took = performance.now() - started;
-  tally.slowestMs = Math.max(tally.slowestMs, took);
-  if (took > 5000) tally.overFiveSeconds++;
 
   if (status === 200) {
     link.acknowledged = url;

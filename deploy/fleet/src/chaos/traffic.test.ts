@@ -156,8 +156,10 @@ describe('the chaos traffic', () => {
       traffic.start();
       await sleep(500);
       const phase = traffic.nextPhase([]);
-      await traffic.close();
+      // Its changes' read-backs finish before the connections close.
+      await traffic.stop();
       await phase.settled();
+      await traffic.close();
       await service.close();
       return { phase, current: service.current };
     }

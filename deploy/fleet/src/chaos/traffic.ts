@@ -1,5 +1,6 @@
 import { Pool } from 'undici';
 import { BROWSER_AGENTS } from './browser-agents';
+import { newApiAnswers, noteAnswer, noteReason, type ApiAnswers } from './api-answers';
 import { changeLink, newChangeTally, type ChangedLink, type ChangeTally } from './change-traffic';
 
 /** One second of a phase's redirects, by when they were due (sent, not sent) or answered. */
@@ -49,19 +50,10 @@ export interface RedirectTally {
   startedAt: number;
 }
 
-export interface CreateTally {
-  sent: number;
+export interface CreateTally extends ApiAnswers {
   /** As for redirects: due while every API connection was busy. */
   notSent: number;
   acknowledged: { id: string; slug: string; url: string }[];
-  statuses: Record<string, number>;
-  /** 503s that carried Retry-After, as the README promises during an outage. */
-  unavailableWithRetryAfter: number;
-  failures: number;
-  failureReasons: Record<string, number>;
-  slowestMs: number;
-  /** Answered after more than 5 s, or not at all within 10 s. */
-  overFiveSeconds: number;
 }
 
 const newRedirectTally = (): RedirectTally => ({
@@ -98,31 +90,7 @@ function second(tally: RedirectTally): TrafficSecond {
   return tally.timeline[at]!;
 }
 
-const newCreateTally = (): CreateTally => ({
-  sent: 0,
-  notSent: 0,
-  acknowledged: [],
-  statuses: {},
-  unavailableWithRetryAfter: 0,
-  failures: 0,
-  failureReasons: {},
-  slowestMs: 0,
-  overFiveSeconds: 0,
-});
-
-/** undici's code for a request that got no answer (UND_ERR_HEADERS_TIMEOUT, UND_ERR_SOCKET, ECONNRESET…). */
-export function failureReason(err: unknown): string {
-  if (err instanceof Error) {
-    const code = (err as Error & { code?: unknown }).code;
-    return typeof code === 'string' ? code : err.name;
-  }
-  return 'unknown';
-}
-
-function noteReason(reasons: Record<string, number>, err: unknown): void {
-  const reason = failureReason(err);
-  reasons[reason] = (reasons[reason] ?? 0) + 1;
-}
+const newCreateTally = (): CreateTally => ({ ...newApiAnswers(), notSent: 0, acknowledged: [] });
 
 export interface TargetLink {
   slug: string;
@@ -292,7 +260,6 @@ export class Traffic {
       redirects: this.pool,
       apiKey: this.apiKey,
       timeoutMs: ANSWER_TIMEOUT_MS,
-      noteFailure: noteReason,
     };
     this.track(
       changeLink(http, changes, link).finally(() => {
@@ -382,22 +349,17 @@ export class Traffic {
         bodyTimeout: ANSWER_TIMEOUT_MS,
       });
       const text = await res.body.text();
+      noteAnswer(tally, started, res);
       let body: { id?: string; slug?: string } = {};
       try {
         body = JSON.parse(text) as typeof body;
       } catch {
         // Counted by status below; the entry point's own pages are JSON too, but a proxy on the way might not be.
       }
-      tally.statuses[res.statusCode] = (tally.statuses[res.statusCode] ?? 0) + 1;
       if (res.statusCode === 201 && body.id && body.slug)
         tally.acknowledged.push({ id: body.id, slug: body.slug, url });
-      if (res.statusCode === 503 && res.headers['retry-after'] !== undefined) tally.unavailableWithRetryAfter++;
     } catch (err) {
-      tally.failures++;
-      noteReason(tally.failureReasons, err);
+      noteAnswer(tally, started, { error: err });
     }
-    const took = performance.now() - started;
-    tally.slowestMs = Math.max(tally.slowestMs, took);
-    if (took > 5000) tally.overFiveSeconds++;
   }
 }
