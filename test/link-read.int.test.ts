@@ -117,6 +117,44 @@ describe('GET /api/v1/links/:slug', () => {
     });
   });
 
+  it('answers its owner 503 for a link whose create is not settled, never 404; another account 404', async () => {
+    // Given a link whose claim is pending again and whose projection is gone: a 201 sent before its claim's commit landed
+    const res = await system.app.inject({
+      method: 'POST',
+      url: '/api/v1/links',
+      headers: { authorization: `Bearer ${system.proKey}`, 'content-type': 'application/json' },
+      payload: { url: 'https://example.com/unsettled', customSlug: 'read-unsettled' },
+    });
+    expect(res.statusCode).toBe(201);
+    const { pool } = system.infra;
+    const projected = async () =>
+      (await pool.query('SELECT 1 FROM links WHERE slug = $1', ['read-unsettled'])).rowCount === 1 ? true : undefined;
+    await eventually(projected, 10_000, 'the link to be projected');
+    await pool.query(`UPDATE slug_claims SET state = 'pending' WHERE slug = 'read-unsettled'`);
+    await pool.query(`DELETE FROM links WHERE slug = 'read-unsettled'`);
+    // When its owner and another account read it and its analytics
+    const analytics = (key: string) =>
+      system.app.inject({
+        method: 'GET',
+        url: '/api/v1/links/read-unsettled/analytics?range=7d',
+        headers: { authorization: `Bearer ${key}` },
+      });
+    const notSettled = {
+      error: 'This link’s creation is not confirmed yet. Try again in a moment.',
+      code: 'temporarily_unavailable',
+    };
+    // Then the owner is told to try again, the other account that there is no such link
+    for (const answer of [await read('read-unsettled'), await analytics(system.proKey)]) {
+      expect([answer.statusCode, answer.headers['retry-after'], answer.json()]).toEqual([503, '2', notSettled]);
+    }
+    for (const answer of [await read('read-unsettled', system.freeKey), await analytics(system.freeKey)]) {
+      expect([answer.statusCode, answer.json()]).toEqual([404, { error: 'Link not found', code: 'not_found' }]);
+    }
+    // And once its claim is committed, the owner reads it
+    await pool.query(`UPDATE slug_claims SET state = 'committed' WHERE slug = 'read-unsettled'`);
+    expect((await read('read-unsettled')).json()).toMatchObject({ slug: 'read-unsettled' });
+  });
+
   it('answers 404 for unknown slugs and for another account’s link, and 401 without a key', async () => {
     expect((await read('no-such-link')).statusCode).toBe(404);
     const other = await read('read-me', system.freeKey);

@@ -2,7 +2,7 @@ export { createPool, openDatabase, openServiceDatabase, type PoolOptions } from 
 export { migrate, readMigrations, type Migration, type MigrateResult } from './migrate';
 export { MIGRATIONS_DIR } from './paths';
 export { CHANNELS, linkChangedPayload, parsePayloadPair } from './channels';
-export { commitSlugClaim, commitSlugClaims, type ClaimRef } from './slug-claims';
+export { commitSlugClaim, commitSlugClaims, findUnsettledClaimOwner, type ClaimRef } from './slug-claims';
 export { instanceSecret } from './instance-secret';
 export {
   findLinkBySlug,

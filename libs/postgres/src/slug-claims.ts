@@ -37,6 +37,19 @@ export async function commitSlugClaims(db: Pool | PoolClient, claims: readonly C
   return new Set(committed);
 }
 
+/**
+ * Whose claim on the slug is still pending: a create under way, or one
+ * answered 201 whose claim's commit is still to land, or one whose outcome
+ * nobody knows yet (the claim settler decides). null when there is none.
+ */
+export async function findUnsettledClaimOwner(db: Pool | PoolClient, slug: string): Promise<string | null> {
+  const { rows } = await db.query<{ account_id: string }>(
+    `SELECT account_id FROM slug_claims WHERE slug = $1 AND state = 'pending'`,
+    [slug],
+  );
+  return rows[0]?.account_id ?? null;
+}
+
 export async function commitSlugClaim(db: Pool | PoolClient, slug: string, linkId: string): Promise<boolean> {
   return (await commitSlugClaims(db, [{ slug, linkId }])).has(slug);
 }

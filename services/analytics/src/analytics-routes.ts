@@ -20,6 +20,7 @@ import {
   INVALID_SEARCH,
   INVALID_TAG_FILTER,
   LINK_NOT_FOUND,
+  LINK_NOT_SETTLED,
   LIST_LIMITS,
   rangeNeedsPro,
 } from './analytics-errors';
@@ -49,6 +50,13 @@ const linkNotFound = errorResponse('No such link for this key: unknown, deleted,
 const storeUnavailable = errorResponse(
   'A store is unreachable: try again.',
   { storeUnavailable: HTTP_ERRORS.unavailable },
+  { 'Retry-After': RESPONSE_HEADERS.retryAfter() },
+);
+
+/** A link's own routes: its store, or its own creation not confirmed yet. */
+const linkUnavailable = errorResponse(
+  'A store is unreachable, or the link’s own creation is not confirmed yet: try again.',
+  { storeUnavailable: HTTP_ERRORS.unavailable, linkNotSettled: LINK_NOT_SETTLED },
   { 'Retry-After': RESPONSE_HEADERS.retryAfter() },
 );
 
@@ -106,7 +114,7 @@ export const LINK_READ_ROUTE: ApiRoute = {
       400: errorResponse('The request could not be read.', MALFORMED_REQUESTS),
       401: unauthorized,
       404: linkNotFound,
-      503: storeUnavailable,
+      503: linkUnavailable,
     },
   },
 };
@@ -288,7 +296,7 @@ export const ANALYTICS_ROUTE: ApiRoute = {
         Object.fromEntries(proOnlyRanges.map((r) => [`range${r}`, rangeNeedsPro(r)])),
       ),
       404: linkNotFound,
-      503: storeUnavailable,
+      503: linkUnavailable,
     },
   },
 };

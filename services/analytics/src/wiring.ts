@@ -3,7 +3,14 @@ import type { Pool } from 'pg';
 import { postgresAuthenticator, type RateLimiter } from '@shortlink/accounts';
 import { clickhouseReachable } from '@shortlink/clickhouse';
 import { answerWithin } from '@shortlink/http';
-import { findLinkBySlug, findLinkPreview, listLinks, listPosition, postgresReachable } from '@shortlink/postgres';
+import {
+  findLinkBySlug,
+  findLinkPreview,
+  findUnsettledClaimOwner,
+  listLinks,
+  listPosition,
+  postgresReachable,
+} from '@shortlink/postgres';
 import type { AnalyticsDeps } from './app';
 import { readRangeStats } from './analytics/queries';
 import type { AnalyticsConfig } from './config';
@@ -47,6 +54,7 @@ export function composeAnalytics(
     authenticate: postgresAuthenticator(pool),
     rateLimiter,
     findLink: (slug) => bounded(findLinkBySlug(pool, slug)),
+    findUnsettledOwner: (slug) => bounded(findUnsettledClaimOwner(pool, slug)),
     findPreview: (linkId) => bounded(findLinkPreview(pool, linkId)),
     listLinks: (query) => bounded(listLinks(pool, query)),
     listPosition: (accountId, linkId) => bounded(listPosition(pool, accountId, linkId)),

@@ -3,7 +3,7 @@ import { accountOf, requireApiKey, type Authenticate, type RateLimiter } from '@
 import { SLUG_PATTERN } from '@shortlink/events';
 import { linkResource, servedSchema } from '@shortlink/http';
 import type { LinkRecord, PreviewRecord } from '@shortlink/postgres';
-import { LINK_NOT_FOUND } from '../analytics-errors';
+import { LINK_NOT_FOUND, LINK_NOT_SETTLED } from '../analytics-errors';
 import { LINK_READ_ROUTE } from '../analytics-routes';
 
 export interface LinkReadDeps {
@@ -11,17 +11,26 @@ export interface LinkReadDeps {
   /** Counts each authenticated request against its key's plan limit (429 past it). */
   rateLimiter: RateLimiter;
   findLink: (slug: string) => Promise<LinkRecord | null>;
+  /** The account of the slug's pending claim, if any: asked only of a slug with no link. */
+  findUnsettledOwner: (slug: string) => Promise<string | null>;
   findPreview: (linkId: string) => Promise<PreviewRecord | null>;
   publicBaseUrl: string;
 }
 
-/** The link a key may read, or 404 for unknown slugs and other accounts' links alike. */
+/**
+ * The link a key may read, or 404 for unknown slugs and other accounts' links
+ * alike; for the key's own link whose create is not settled (its 201 may
+ * have gone out before its claim's commit landed), 503 to try again, as the
+ * write API answers a change of it.
+ */
 export async function ownedLink(
-  deps: Pick<LinkReadDeps, 'findLink'>,
+  deps: Pick<LinkReadDeps, 'findLink' | 'findUnsettledOwner'>,
   slug: string,
   accountId: string,
 ): Promise<LinkRecord> {
-  const link = SLUG_PATTERN.test(slug) ? await deps.findLink(slug) : null;
+  if (!SLUG_PATTERN.test(slug)) throw LINK_NOT_FOUND;
+  const link = await deps.findLink(slug);
+  if (link === null && (await deps.findUnsettledOwner(slug)) === accountId) throw LINK_NOT_SETTLED;
   if (!link || link.accountId !== accountId) throw LINK_NOT_FOUND;
   return link;
 }
