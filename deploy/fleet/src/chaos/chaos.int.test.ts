@@ -13,8 +13,9 @@ import { FAULTS } from './faults';
 /**
  * The chaos run's short form, so it cannot rot: the real fleet (three Kafka
  * nodes, every service as its own process, HAProxy in front) on ports of its
- * own, a Kafka node and a click projector killed under traffic, and the same
- * exactness verdicts as `npm run chaos`.
+ * own, a Kafka node and a click projector killed under traffic (redirects,
+ * creates and changes of links), and the same exactness verdicts as
+ * `npm run chaos`.
  */
 const ROOT = join(__dirname, '..', '..', '..', '..');
 const adminUrl = () => {
@@ -53,7 +54,7 @@ afterAll(async () => {
   await admin.end();
 }, 120_000);
 
-it('loses no click, counts none twice and keeps every link redirecting through a broker kill and a projector kill', async () => {
+it('loses no click, counts none twice, keeps every link redirecting and every change read back through a broker kill and a projector kill', async () => {
   const report = await runChaos(fleet, {
     faults: FAULTS.filter((f) => f.name === 'kafka-kill' || f.name === 'click-projector-kill'),
     redirectsPerSecond: 400,
