@@ -41,7 +41,7 @@ export async function changeLink(
     decision = await deps.changes.change(
       slug,
       (current) => decideLinkChange(current, account.id, command, { eventId, now: deps.now() }),
-      account.id,
+      { accountId: account.id },
     );
   } catch (error) {
     expectation.cancel();

@@ -21,16 +21,11 @@ export interface LinkChangeStore {
    * a change, writes the new state, the event to the outbox and a `linkChanged`
    * notification in one transaction: redirects and reads see the change the
    * moment it commits, and every listening redirector is told in that commit.
-   * `accountId`: whose change it is, for its account's share of the process
-   * (perLinkTurns); the store itself does not need it. `commitBy`: when
-   * (`Date.now()`) its COMMIT must be sent at the latest (see inTransaction);
-   * perLinkTurns sets it from the change's arrival.
    */
   change(
     slug: string,
     decide: (current: LinkState | null) => LinkDecision,
-    accountId?: string,
-    commitBy?: number,
+    options?: ChangeOptions,
   ): Promise<LinkDecision>;
   /**
    * Appends the link's events waiting in the outbox, in version order, each
@@ -41,6 +36,13 @@ export interface LinkChangeStore {
   publish(slug: string, append: AppendLinkEvent): Promise<number>;
 }
 
+export interface ChangeOptions {
+  /** Whose change it is, for its account's share of the process (perLinkTurns); the store itself does not need it. */
+  accountId?: string;
+  /** When (`Date.now()`) its COMMIT must be sent at the latest (see inTransaction); perLinkTurns sets it from the change's arrival. */
+  commitBy?: number;
+}
+
 type ClaimRow = LinkRow & { live: boolean };
 
 /** `bounds`: how long each statement may go unanswered (a stalled Postgres); see inTransaction. */
@@ -48,7 +50,7 @@ export function postgresLinkChangeStore(pool: Pool, bounds: TransactionOptions =
   const transaction = <T>(work: (client: Statements) => Promise<T>, commitBy?: number) =>
     inTransaction(pool, work, { ...bounds, commitBy });
   return {
-    change(slug, decide, _accountId, commitBy) {
+    change(slug, decide, { commitBy } = {}) {
       return transaction(async (client) => {
         // A claim still pending whose LinkCreated the projector has already
         // applied is a link (its 201 was sent; only the writer's commit was lost).

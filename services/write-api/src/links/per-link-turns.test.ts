@@ -61,19 +61,19 @@ describe('perLinkTurns', () => {
     const { store, calls } = heldStore();
     const turns = perLinkTurns(store, accountShare(4));
     const decide = (): LinkDecision => ({ kind: 'not-found' });
-    for (let i = 0; i < 10; i++) void turns.change('a', decide, 'account-1');
+    for (let i = 0; i < 10; i++) void turns.change('a', decide, { accountId: 'account-1' });
     await tick();
     expect(calls.map((c) => c.slug)).toEqual(['a']);
 
     // When the account changes links b and c too
-    void turns.change('b', decide, 'account-1');
-    void turns.change('c', decide, 'account-1');
+    void turns.change('b', decide, { accountId: 'account-1' });
+    void turns.change('c', decide, { accountId: 'account-1' });
     await tick();
 
     // Then b goes beside a at once (a's waiting changes hold none of the share), and c waits for it
     expect(calls.map((c) => c.slug)).toEqual(['a', 'b']);
     // And another account's change is not held by the first one's share
-    void turns.change('d', decide, 'account-2');
+    void turns.change('d', decide, { accountId: 'account-2' });
     await tick();
     expect(calls.map((c) => c.slug)).toEqual(['a', 'b', 'd']);
     calls[1]!.end(true);
@@ -135,8 +135,8 @@ describe('perLinkTurns', () => {
     try {
       const { store, calls } = heldStore();
       const turns = perLinkTurns(store, accountShare(4), { startWithinMs: 50 });
-      const holder = turns.change('a', () => ({ kind: 'not-found' }), 'acct');
-      const waiting = turns.change('a', () => ({ kind: 'not-found' }), 'acct');
+      const holder = turns.change('a', () => ({ kind: 'not-found' }), { accountId: 'acct' });
+      const waiting = turns.change('a', () => ({ kind: 'not-found' }), { accountId: 'acct' });
       await tick();
       expect(calls).toHaveLength(1);
       // When 50 ms pass
@@ -153,7 +153,7 @@ describe('perLinkTurns', () => {
       await tick();
       expect(calls).toHaveLength(1);
       // While a change whose turn comes at once starts and ends normally
-      const next = turns.change('a', () => ({ kind: 'not-found' }), 'acct');
+      const next = turns.change('a', () => ({ kind: 'not-found' }), { accountId: 'acct' });
       await tick();
       expect(calls).toHaveLength(2);
       calls[1]!.end(true);
@@ -201,9 +201,9 @@ describe('perLinkTurns', () => {
       const commitBys: (number | undefined)[] = [];
       const recording: LinkChangeStore = {
         ...store,
-        change: (slug, decide, accountId, commitBy) => {
-          commitBys.push(commitBy);
-          return store.change(slug, decide, accountId, commitBy);
+        change: (slug, decide, options) => {
+          commitBys.push(options?.commitBy);
+          return store.change(slug, decide, options);
         },
       };
       const turns = perLinkTurns(recording, undefined, { startWithinMs: 50 });

@@ -56,14 +56,14 @@ export function perLinkTurns(
   const publishes = sharedRunsPerKey<number>();
   const publishPlace = publishesAtOnce === undefined ? undefined : concurrencyPerKey(publishesAtOnce);
   return {
-    change: (slug, decide, accountId) => {
+    change: (slug, decide, { accountId } = {}) => {
       // One bound from the change's arrival to its COMMIT: its turn, its connection and its statements share it.
       const commitBy = startWithinMs === undefined ? undefined : Date.now() + startWithinMs;
       return startWithin(
         startWithinMs,
         'Postgres',
         (run) => changeTurn(slug, () => (share && accountId !== undefined ? share(accountId, run) : run())),
-        () => store.change(slug, decide, accountId, commitBy),
+        () => store.change(slug, decide, { accountId, commitBy }),
       );
     },
     publish: (slug, append) =>
