@@ -1,7 +1,15 @@
 import type { Producer } from 'kafkajs';
 import { createHash, randomUUID } from 'node:crypto';
 import { createEvent, encodeEvent, type ClickRecorded } from '@shortlink/events';
-import { clickRows, insertUncountedClicks, postgresBatchLedger, type ClickRow } from '@shortlink/service-projector';
+import {
+  clickRows,
+  deduplicationToken,
+  insertClickBatch,
+  postgresBatchLedger,
+  withoutCountedClicks,
+  type ClickRow,
+  type PartitionBatch,
+} from '@shortlink/service-projector';
 import { eventually, infraEnv } from '@shortlink/testing';
 import { openTestInfra, type TestInfra } from './support/link-system';
 import { buildOnce, startProcess, type RunningProcess } from './support/processes';
@@ -150,25 +158,52 @@ async function projectUntil(count: number, settleMs = 0): Promise<void> {
   }
 }
 
-/** The fact rows of the first `count` records of one partition, read from the topic as the projector reads them. */
-async function firstRows(count: number): Promise<{ partition: number; rows: ClickRow[] }> {
+/**
+ * The fact rows of the first `count` records of `partitions` partitions (the first to arrive), read from
+ * the topic as the projector reads them.
+ */
+async function firstRowsOf(partitions: number, count: number): Promise<{ partition: number; rows: ClickRow[] }[]> {
   const consumer = infra.kafka.consumer({ groupId: `peek-${randomUUID()}` });
-  let first: { partition: number; rows: ClickRow[] } | undefined;
+  const found = new Map<number, ClickRow[]>();
   await consumer.connect();
   await consumer.subscribe({ topic: infra.names.topics.clicks, fromBeginning: true });
   await consumer.run({
     eachBatch: async ({ batch }) => {
-      first ??= {
-        partition: batch.partition,
-        rows: batch.messages
+      if (found.size >= partitions || found.has(batch.partition)) return;
+      found.set(
+        batch.partition,
+        batch.messages
           .slice(0, count)
           .flatMap((m) => clickRows(m, batch.partition).flatMap((outcome) => (outcome.ok ? [outcome.row] : []))),
-      };
+      );
     },
   });
-  await eventually(async () => first);
+  await eventually(async () => (found.size >= partitions ? true : undefined));
   await consumer.disconnect();
-  return first!;
+  return [...found].slice(0, partitions).map(([partition, rows]) => ({ partition, rows }));
+}
+
+async function firstRows(count: number): Promise<{ partition: number; rows: ClickRow[] }> {
+  return (await firstRowsOf(1, count))[0]!;
+}
+
+/** What a projector of an earlier version sent for a batch: its clicks not counted, alone, under its range's token. */
+async function insertAlone(rows: ClickRow[], batch: PartitionBatch): Promise<number> {
+  const uncounted = await withoutCountedClicks(infra.clickhouse, rows, [batch]);
+  await insertClickBatch(infra.clickhouse, uncounted, deduplicationToken(infra.names.topics.clicks, [batch]));
+  return uncounted.length;
+}
+
+const VIEWS = ['link_daily_mv', 'link_daily_breakdown_mv', 'link_visitors_mv', 'link_uniques_mv'];
+
+/** Runs `work` with the materialized views detached: an insert dies after `clicks` and before its aggregates. */
+async function withoutViews(work: () => Promise<void>): Promise<void> {
+  for (const view of VIEWS) await infra.clickhouse.command({ query: `DETACH TABLE ${view}` });
+  try {
+    await work();
+  } finally {
+    for (const view of VIEWS) await infra.clickhouse.command({ query: `ATTACH TABLE ${view}` });
+  }
 }
 
 /** The first `count` records of a partition, claimed in the ledger as the projector claims a batch. */
@@ -181,8 +216,9 @@ async function claimedBatch(count: number) {
 }
 
 describe('click projection, exactly once', () => {
-  it('re-forms a batch that was inserted but not committed, and ClickHouse drops it', async () => {
-    // What a projector that died after its insert and before its commit left behind.
+  it('re-forms a batch an earlier version inserted but did not settle, and ClickHouse drops it', async () => {
+    // What a projector of an earlier version (one insert a batch) that died after its insert and before
+    // its commit left behind: a pending batch bound to no insert.
     await sendRepeatingFirst(100);
     const first = await firstRows(10);
     const rows = first.rows;
@@ -191,13 +227,9 @@ describe('click projection, exactly once', () => {
     expect(await ledger.claim(first.partition, { first: 0n, last })).toEqual({
       kind: 'insert',
       range: { first: 0n, last },
+      alone: false,
     });
-    // As the projector inserts a batch: the same function, so the same rows and token.
-    const inserted = await insertUncountedClicks(infra.clickhouse, rows, {
-      topic: infra.names.topics.clicks,
-      partition: first.partition,
-      range: { first: 0n, last },
-    });
+    const inserted = await insertAlone(rows, { partition: first.partition, range: { first: 0n, last } });
     expect(inserted).toBeLessThan(rows.length);
     expect((await totals()).raw).toBe(inserted);
 
@@ -210,18 +242,10 @@ describe('click projection, exactly once', () => {
     // facts without their aggregates. Made here by detaching the views for the batch's insert.
     await sendRepeatingFirst(100);
     const { partition, rows, range } = await claimedBatch(10);
-    const views = ['link_daily_mv', 'link_daily_breakdown_mv', 'link_visitors_mv', 'link_uniques_mv'];
-    for (const view of views) await infra.clickhouse.command({ query: `DETACH TABLE ${view}` });
     let inserted = 0;
-    try {
-      inserted = await insertUncountedClicks(infra.clickhouse, rows, {
-        topic: infra.names.topics.clicks,
-        partition,
-        range,
-      });
-    } finally {
-      for (const view of views) await infra.clickhouse.command({ query: `ATTACH TABLE ${view}` });
-    }
+    await withoutViews(async () => {
+      inserted = await insertAlone(rows, { partition, range });
+    });
     expect(inserted).toBeLessThan(rows.length);
     expect((await totals()).raw).toBe(inserted);
     expect((await totals()).daily).toBe(0);
@@ -230,14 +254,45 @@ describe('click projection, exactly once', () => {
     expect(await totals()).toEqual(expected(100));
   });
 
+  it("sends again, rows and token, an insert of several partitions' batches whose owner died before settling them", async () => {
+    // What a projector killed in a shared insert left: three partitions' batches bound to one insert,
+    // which went into `clicks` and not into the aggregates. The next owner of each partition finds the
+    // insert in the ledger, though it holds only its own partition's records.
+    await sendRepeatingFirst(100);
+    const heads = await firstRowsOf(3, 6);
+    const ledger = postgresBatchLedger(infra.pool, infra.names.groups.clickProjector, infra.names.topics.clicks);
+    const batches = heads.map(({ partition, rows }) => ({
+      partition,
+      range: { first: 0n, last: BigInt(rows.at(-1)!.source_offset) },
+    }));
+    for (const { partition, range } of batches) await ledger.claim(partition, range);
+    const rows = await withoutCountedClicks(
+      infra.clickhouse,
+      heads.flatMap((h) => h.rows),
+      batches,
+    );
+    const token = deduplicationToken(infra.names.topics.clicks, batches);
+    expect((await ledger.bind(token, batches, () => rows)).sort()).toEqual(batches.map((b) => b.partition).sort());
+    await withoutViews(() => insertClickBatch(infra.clickhouse, rows, token));
+    expect((await totals()).raw).toBe(rows.length);
+    expect((await totals()).daily).toBe(0);
+
+    await projectUntil(100, 1000);
+    expect(await totals()).toEqual(expected(100));
+    for (const { partition } of batches) expect(await ledger.get(partition)).toMatchObject({ state: 'inserted' });
+    expect((await infra.pool.query('SELECT 1 FROM click_insert_groups')).rowCount).toBe(0);
+  });
+
   it('skips a batch the ledger has as inserted though its offsets were never committed', async () => {
     // What a projector killed between marking its batch inserted and committing to Kafka leaves.
     await sendRepeatingFirst(100);
     const { partition, rows, range, ledger } = await claimedBatch(15);
-    expect(
-      await insertUncountedClicks(infra.clickhouse, rows, { topic: infra.names.topics.clicks, partition, range }),
-    ).toBeLessThan(rows.length);
-    expect(await ledger.settle(partition, range)).toBe(true);
+    const token = deduplicationToken(infra.names.topics.clicks, [{ partition, range }]);
+    const uncounted = await withoutCountedClicks(infra.clickhouse, rows, [{ partition, range }]);
+    expect(await ledger.bind(token, [{ partition, range }], () => uncounted)).toEqual([partition]);
+    await insertClickBatch(infra.clickhouse, uncounted, token);
+    expect(uncounted.length).toBeLessThan(rows.length);
+    expect(await ledger.settle(partition, range, token)).toBe(true);
 
     await projectUntil(100, 1000);
     expect(await totals()).toEqual(expected(100));
@@ -274,7 +329,14 @@ describe('click projection, exactly once', () => {
         Promise.all([ledger.claim(p, { first: 0n, last: 99n }), other.claim(p, { first: 0n, last: 149n })]),
       ),
     );
-    for (const [a, b] of pairs) expect(a).toEqual(b);
+    for (const [a, b] of pairs) {
+      // The same range; the one that found the other's claim re-forms it and is told to send it alone.
+      expect(a.kind === 'insert' && b.kind === 'insert').toBe(true);
+      if (a.kind === 'insert' && b.kind === 'insert') {
+        expect(a.range).toEqual(b.range);
+        expect([a.alone, b.alone].sort()).toEqual([false, true]);
+      }
+    }
   });
 
   it('lets only one of two owners of a partition claim each batch, whatever they propose', async () => {
@@ -285,16 +347,27 @@ describe('click projection, exactly once', () => {
       ledger.claim(3, { first: 0n, last: 99n }),
       other.claim(3, { first: 0n, last: 149n }),
     ]);
-    expect(a).toEqual(b); // the second re-forms the first's batch: same range, same token
+    // The second re-forms the first's batch: the same range (one of them is told to send it alone).
+    expect(a.kind === 'insert' && b.kind === 'insert' && a.range).toEqual(b.kind === 'insert' && b.range);
     const claimed = a.kind === 'insert' ? a.range : null;
     expect(claimed).not.toBeNull();
-    expect(await ledger.settle(3, claimed!)).toBe(true);
-    expect(await other.settle(3, claimed!)).toBe(false);
+    // Only one binds it to an insert; the other is told to send that insert again.
+    const batch = { partition: 3, range: claimed! };
+    const [bound, alsoBound] = await Promise.all([
+      ledger.bind('first', [batch], () => []),
+      other.bind('second', [batch], () => []),
+    ]);
+    expect([...bound, ...alsoBound]).toEqual([3]);
+    const token = bound.length > 0 ? 'first' : 'second';
+    expect(await other.claim(3, { first: 0n, last: 149n })).toEqual({ kind: 'resend', range: claimed, token });
+    expect(await ledger.settle(3, claimed!, token)).toBe(true);
+    expect(await other.settle(3, claimed!, token)).toBe(false);
     // A replaced member still holding records from the start is told to skip them.
     expect(await other.claim(3, { first: 0n, last: 149n })).toEqual({ kind: 'skip', through: claimed!.last });
     expect(await other.claim(3, { first: claimed!.last + 1n, last: 199n })).toEqual({
       kind: 'insert',
       range: { first: claimed!.last + 1n, last: 199n },
+      alone: false,
     });
   });
 
@@ -318,5 +391,7 @@ describe('click projection, exactly once', () => {
     expect(await totals()).toEqual(expected(sent));
     const { rows } = await infra.pool.query<{ state: string }>('SELECT state FROM click_projection_ranges');
     expect(rows.every((r) => r.state === 'inserted')).toBe(true);
+    // Every insert's rows were let go once its batches were settled.
+    expect((await infra.pool.query('SELECT 1 FROM click_insert_groups')).rowCount).toBe(0);
   }, 300_000);
 });

@@ -5,9 +5,15 @@ export function projectorMetrics(registry: MetricsRegistry) {
   return {
     batchSize: histogram(registry, {
       name: 'shortlink_projector_batch_size',
-      help: 'Messages per projected batch (clicks: per ClickHouse insert, at most CLICK_BATCH_SIZE).',
+      help: "Messages per projected batch (clicks: a partition's batch, at most CLICK_BATCH_SIZE; several partitions' batches share a ClickHouse insert).",
       labelNames: ['projection'] as const,
       buckets: [1, 10, 50, 100, 250, 500, 1000, 2500, 5000, 10_000],
+    }),
+    insertBatches: histogram(registry, {
+      name: 'shortlink_projector_insert_batches',
+      help: "Partitions' batches sent in one write to the projection store (clicks: one ClickHouse insert carries the batches of the partitions in hand).",
+      labelNames: ['projection'] as const,
+      buckets: [1, 2, 3, 4, 6, 8, 12, 16, 24, 32],
     }),
     insertDuration: histogram(registry, {
       name: 'shortlink_projector_insert_duration_seconds',

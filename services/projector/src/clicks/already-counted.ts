@@ -1,7 +1,6 @@
 import type { ClickHouseClient } from '@clickhouse/client';
-import type { OffsetRange } from './batch-ledger';
+import type { PartitionBatch } from './batch-ledger';
 import type { ClickRow } from './click-rows';
-import { insertClickBatch, type ClickBatchSource } from './deduplicated-insert';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -12,9 +11,10 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * a row whose event id is in ClickHouse already, or earlier in the same
  * batch, is not inserted. Duplicates share their link, time and partition
  * (they are the same event, keyed by link), so the lookup reads the primary
- * key's range of this batch's links and time span, nothing else.
+ * key's range of these batches' links and time span, nothing else: one lookup
+ * for the batches of every partition an insert sends.
  *
- * A copy that came from this batch's own offsets is not "counted elsewhere":
+ * A copy that came from a batch's own offsets is not "counted elsewhere":
  * it is this batch, inserted before by an owner that died before it could
  * settle it, perhaps into `clicks` and not yet into every aggregate (the
  * materialized views are filled after the table). Left out, those clicks were
@@ -26,7 +26,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export async function withoutCountedClicks(
   clickhouse: ClickHouseClient,
   rows: ClickRow[],
-  range: OffsetRange,
+  batches: readonly PartitionBatch[],
 ): Promise<ClickRow[]> {
   const seen = new Set<string>();
   const unique = rows.filter((row) => !seen.has(row.event_id) && seen.add(row.event_id));
@@ -41,35 +41,25 @@ export async function withoutCountedClicks(
       })
       .join(',');
   const times = unique.map((r) => r.clicked_at).sort();
+  // Partitions and offsets come from the log client as numbers, never from a record's bytes.
+  const ownOffsets = batches
+    .map(
+      ({ partition, range }) =>
+        `(source_partition = ${partition} AND source_offset BETWEEN ${range.first} AND ${range.last})`,
+    )
+    .join(' OR ');
   const result = await clickhouse.query({
     query: `SELECT toString(event_id) AS id FROM clicks
              WHERE link_id IN (${list(new Set(unique.map((r) => r.link_id)))})
                AND clicked_at BETWEEN {from:DateTime64(3, 'UTC')} AND {to:DateTime64(3, 'UTC')}
-               AND source_partition = {partition:UInt32}
-               AND source_offset NOT BETWEEN {first:UInt64} AND {last:UInt64}`,
+               AND source_partition IN (${batches.map((b) => b.partition).join(',')})
+               AND NOT (${ownOffsets})`,
     query_params: {
       from: times[0],
       to: times[times.length - 1],
-      partition: unique[0]!.source_partition,
-      first: range.first.toString(),
-      last: range.last.toString(),
     },
     format: 'JSONEachRow',
   });
   const counted = new Set((await result.json<{ id: string }>()).map((r) => r.id));
   return counted.size === 0 ? unique : unique.filter((row) => !counted.has(row.event_id));
-}
-
-/**
- * What the projector writes for a batch: its clicks not yet counted, under
- * the batch's token. Returns how many went in (none: nothing was sent).
- */
-export async function insertUncountedClicks(
-  clickhouse: ClickHouseClient,
-  rows: ClickRow[],
-  source: ClickBatchSource,
-): Promise<number> {
-  const uncounted = await withoutCountedClicks(clickhouse, rows, source.range);
-  if (uncounted.length > 0) await insertClickBatch(clickhouse, uncounted, source);
-  return uncounted.length;
 }

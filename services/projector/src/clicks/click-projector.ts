@@ -14,8 +14,10 @@ import {
   type RecordBatch,
 } from '@shortlink/kafka';
 import { clickRows, clicksInRecord, type ClickRow } from './click-rows';
-import { insertUncountedClicks } from './already-counted';
-import type { BatchLedger, OffsetRange } from './batch-ledger';
+import { withoutCountedClicks } from './already-counted';
+import { insertClickBatch } from './deduplicated-insert';
+import type { BatchLedger } from './batch-ledger';
+import { clickInsertGroups, type GroupOutcome } from './click-insert-groups';
 import { projectorMetrics } from '../projector-metrics';
 
 export interface ClickProjectorOptions {
@@ -29,8 +31,10 @@ export interface ClickProjectorOptions {
   logger: KafkaLogger;
   /** The process's registry: consumer outcomes and lag, batch sizes, insert durations, rows. */
   metrics: MetricsRegistry;
-  /** Most clicks in one ClickHouse insert; far below what one fetch returns (see below). */
+  /** Most clicks in one partition's batch; far below what one fetch returns (see below). */
   maxBatch?: number;
+  /** Most clicks in one ClickHouse insert of several partitions' batches. */
+  maxInsert?: number;
   sessionTimeoutMs?: number;
 }
 
@@ -48,14 +52,17 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  *
  * Each partition is consumed in batches of consecutive offsets, and every
  * batch goes through the partition's ledger in Postgres (`batch-ledger.ts`):
- * claimed before its insert, marked inserted after it, and only then are the
- * offsets committed to Kafka. The insert carries a deduplication token made
- * of topic, partition and range (`deduplicated-insert.ts`). Whoever owns the
- * partition next (after a crash, a rebalance, or while a replaced member
- * still finishes its batch) re-forms a pending batch exactly, with the same
- * token, so ClickHouse drops the blocks it already has, in `clicks` and in
- * every materialized view (`deduplicate_blocks_in_dependent_materialized_views`);
- * and it skips what the ledger says is inserted. A click the topic holds
+ * claimed before its insert, bound to its insert with the rows it sends,
+ * marked inserted after it, and only then are the offsets committed to Kafka.
+ * The batches of the partitions in hand share their inserts
+ * (`click-insert-groups.ts`), each carrying a deduplication token that names
+ * its batches (`deduplicated-insert.ts`). Whoever owns a partition next
+ * (after a crash, a rebalance, or while a replaced member still finishes its
+ * batch) sends a pending batch's insert again exactly, the same rows under
+ * the same token, so ClickHouse drops the blocks it already has, in `clicks`
+ * and in every materialized view
+ * (`deduplicate_blocks_in_dependent_materialized_views`); and it skips what
+ * the ledger says is inserted. A click the topic holds
  * twice (a redirector that sent a batch again) is inserted once
  * (`already-counted.ts`). Nothing is lost (offsets are committed only after
  * the insert) and nothing is counted twice.
@@ -72,30 +79,45 @@ export async function runClickProjector(options: ClickProjectorOptions) {
   const projected = projectorMetrics(options.metrics);
   const labels = { group: groupId, topic };
 
-  /** Inserts the batch's clicks not yet counted, retrying while ClickHouse is away; returns how many went in. */
-  async function insert(rows: ClickRow[], range: OffsetRange, partition: number, control: BatchControl) {
+  /** Runs a ClickHouse step until it succeeds, backing off while ClickHouse is away, as long as `owned()` holds. */
+  async function retry<T>(step: () => Promise<T>, owned: () => boolean, heartbeat: () => Promise<void>): Promise<T> {
     for (let attempt = 0; ; attempt++) {
-      const timer = projected.insertDuration.startTimer({ projection: 'clicks' });
       try {
-        const inserted = await insertUncountedClicks(options.clickhouse, rows, { topic, partition, range });
-        timer();
-        return inserted;
+        return await step();
       } catch (err) {
-        timer();
-        // The range stays recorded: whoever owns the partition next inserts it with the same token.
-        if (!control.owned()) throw err;
+        // The batches stay recorded: whoever owns their partitions next sends them with the same token.
+        if (!owned()) throw err;
         stats.retries++;
-        // Every row was parsed and checked before: a failure is ClickHouse's, and the range is retried as it is.
+        // Every row was parsed and checked before: a failure is ClickHouse's, and the step is retried as it is.
         const reason = isTransientFailure(err) ? 'dependency_outage' : 'handler_error';
         consumed.retries.inc({ ...labels, reason });
         // Capped low: once ClickHouse is back, the backlog starts draining within 2 s, not 10.
         const backoff = Math.min(2000, 200 * 2 ** Math.min(attempt, 4));
-        logger.warn({ err, partition, attempt, backoff }, 'ClickHouse insert failed; retrying');
+        logger.warn({ err, attempt, backoff }, 'ClickHouse step failed; retrying');
         await sleep(backoff);
-        await control.heartbeat();
+        await heartbeat();
       }
     }
   }
+
+  async function insert(rows: ClickRow[], token: string) {
+    const timer = projected.insertDuration.startTimer({ projection: 'clicks' });
+    try {
+      await insertClickBatch(options.clickhouse, rows, token);
+    } finally {
+      timer();
+    }
+  }
+
+  const groups = clickInsertGroups({
+    topic,
+    ledger,
+    withoutCounted: (rows, batches) => withoutCountedClicks(options.clickhouse, rows, batches),
+    insert,
+    retry,
+    maxClicks: options.maxInsert ?? 20_000,
+    onInsert: (batches) => projected.insertBatches.observe({ projection: 'clicks' }, batches),
+  });
 
   async function projectBatch(batch: RecordBatch, control: BatchControl) {
     const { partition, records: messages, highWatermark } = batch;
@@ -147,9 +169,24 @@ export async function runClickProjector(options: ClickProjectorOptions) {
           }
         }
       }
-      const inserted = await insert(rows, range, partition, control);
+      const owned = () => control.owned();
+      const heartbeat = () => control.heartbeat();
+      let outcome: GroupOutcome;
+      if (claim.kind === 'resend') {
+        // Bound to an insert of an owner that did not settle it: its rows again, under its token.
+        const kept = await ledger.groupRows(claim.token);
+        // None kept: every batch of that insert was settled meanwhile, so the next claim skips this one.
+        if (kept === null) continue;
+        await retry(() => insert(kept, claim.token), owned, heartbeat);
+        outcome = { bound: true, token: claim.token, inserted: 0 };
+      } else {
+        outcome = await groups.send({ partition, range, rows, alone: claim.alone, owned, heartbeat });
+        // Moved on or bound by another owner since the claim: the next claim says which.
+        if (!outcome.bound) continue;
+      }
+      const { inserted } = outcome;
       // Once inserted, clicks are countable (the materialized views fill with the insert): the oldest
-      // one's age is the batch's worst freshness. A replay of clicks already counted says nothing of it.
+      // one's age is the batch's worst freshness. Clicks sent again say nothing of it.
       if (inserted > 0) projected.clickFreshness.observe(Math.max(0, Date.now() - oldestClick) / 1000);
       for (const { message, reason } of rejected) {
         await parkDeadLetter(
@@ -162,7 +199,7 @@ export async function runClickProjector(options: ClickProjectorOptions) {
         consumed.deadLetters.inc({ ...labels, reason: deadLetterReasonLabel(reason) });
         logger.warn({ partition, offset: message.offset, reason }, 'click parked on the dead-letter topic');
       }
-      if (!(await ledger.settle(partition, range))) {
+      if (!(await ledger.settle(partition, range, outcome.token))) {
         // Another owner moved the partition on meanwhile; what it does next starts from the ledger, not from here.
         logger.warn({ partition, first: String(range.first) }, 'click batch settled by another owner; leaving it');
         return;
@@ -189,12 +226,13 @@ export async function runClickProjector(options: ClickProjectorOptions) {
       fromBeginning: true,
       sessionTimeoutMs: options.sessionTimeoutMs,
       maxBytesPerPartition: 32 * 1024 * 1024,
-      // Each batch costs a ledger claim, a lookup and an insert whatever its size: a fetch waits up to
-      // a quarter of a second for a few hundred clicks rather than bringing each handful on its own.
+      // Each batch costs ledger round trips, and each insert a lookup and ClickHouse's parts, whatever
+      // their size: a fetch waits up to a quarter of a second for a few hundred clicks rather than
+      // bringing each handful on its own.
       fetchMinBytes: 128 * 1024,
       fetchMaxWaitMs: 250,
-      // The partitions' round trips to Postgres and ClickHouse overlap; each partition stays in order.
-      partitionsConcurrently: 4,
+      // Every partition in hand at once, each in order: their batches share the inserts.
+      partitionsConcurrently: 12,
     },
     projectBatch,
   );

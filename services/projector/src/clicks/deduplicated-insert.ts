@@ -1,21 +1,19 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { ClickRow } from './click-rows';
-import type { OffsetRange } from './batch-ledger';
-
-/** Where a batch of clicks came from: a topic, one of its partitions, and a range of consecutive offsets. */
-export interface ClickBatchSource {
-  topic: string;
-  partition: number;
-  range: OffsetRange;
-}
+import type { PartitionBatch } from './batch-ledger';
 
 /**
- * The batch's deduplication token: the same source always gives the same
- * token, so a batch inserted again (after a crash between insert and commit)
- * is recognised by ClickHouse and dropped.
+ * The deduplication token of an insert of these batches of `topic`: the
+ * same batches always give the same token, so an insert sent again (after a
+ * crash between insert and commit) is recognised by ClickHouse and dropped.
+ * One batch alone keeps the token of the earlier versions, which sent every
+ * batch alone: `topic/partition/first-last`.
  */
-export function deduplicationToken({ topic, partition, range }: ClickBatchSource): string {
-  return `${topic}/${partition}/${range.first}-${range.last}`;
+export function deduplicationToken(topic: string, batches: readonly PartitionBatch[]): string {
+  const named = [...batches]
+    .sort((a, b) => a.partition - b.partition)
+    .map(({ partition, range }) => `${partition}/${range.first}-${range.last}`);
+  return `${topic}/${named.join('+')}`;
 }
 
 /** The columns a click row fills, in the order each row's values are sent: every field of ClickRow, once. */
@@ -36,16 +34,12 @@ const CLICK_COLUMNS = Object.keys({
 } satisfies Record<keyof ClickRow, true>) as [keyof ClickRow, ...(keyof ClickRow)[]];
 
 /**
- * Inserts a batch of clicks so that inserting the same batch again changes
- * nothing: in `clicks` and, through
+ * Inserts clicks so that inserting the same rows again under the same token
+ * changes nothing: in `clicks` and, through
  * `deduplicate_blocks_in_dependent_materialized_views`, in every aggregate
  * its materialized views fill.
  */
-export async function insertClickBatch(
-  clickhouse: ClickHouseClient,
-  rows: ClickRow[],
-  source: ClickBatchSource,
-): Promise<void> {
+export async function insertClickBatch(clickhouse: ClickHouseClient, rows: ClickRow[], token: string): Promise<void> {
   await clickhouse.insert({
     table: 'clicks',
     // Rows as arrays, the column names once: a third less to encode here and
@@ -55,7 +49,7 @@ export async function insertClickBatch(
     format: 'JSONCompactEachRow',
     clickhouse_settings: {
       insert_deduplicate: 1,
-      insert_deduplication_token: deduplicationToken(source),
+      insert_deduplication_token: token,
       deduplicate_blocks_in_dependent_materialized_views: 1,
       // On a cluster `clicks` is Distributed: written to the shards' replicas within this
       // request, with this token, instead of queued and resent later in batches of its own.
