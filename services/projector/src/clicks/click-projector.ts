@@ -31,10 +31,8 @@ export interface ClickProjectorOptions {
   logger: KafkaLogger;
   /** The process's registry: consumer outcomes and lag, batch sizes, insert durations, rows. */
   metrics: MetricsRegistry;
-  /** Most clicks in one partition's batch; far below what one fetch returns (see below). */
+  /** Most clicks in one partition's batch (an insert carries up to four such); far below what one fetch returns (see below). */
   maxBatch?: number;
-  /** Most clicks in one ClickHouse insert of several partitions' batches. */
-  maxInsert?: number;
   sessionTimeoutMs?: number;
 }
 
@@ -93,7 +91,7 @@ export async function runClickProjector(options: ClickProjectorOptions) {
         consumed.retries.inc({ ...labels, reason });
         // Capped low: once ClickHouse is back, the backlog starts draining within 2 s, not 10.
         const backoff = Math.min(2000, 200 * 2 ** Math.min(attempt, 4));
-        logger.warn({ err, attempt, backoff }, 'ClickHouse step failed; retrying');
+        logger.warn({ err, attempt, backoff }, 'ClickHouse insert failed; retrying');
         await sleep(backoff);
         await heartbeat();
       }
@@ -115,7 +113,7 @@ export async function runClickProjector(options: ClickProjectorOptions) {
     withoutCounted: (rows, batches) => withoutCountedClicks(options.clickhouse, rows, batches),
     insert,
     retry,
-    maxClicks: options.maxInsert ?? 20_000,
+    maxClicks: 4 * maxBatch,
     onInsert: (batches) => projected.insertBatches.observe({ projection: 'clicks' }, batches),
   });
 
