@@ -173,8 +173,15 @@ export async function runClickProjector(options: ClickProjectorOptions) {
       if (claim.kind === 'resend') {
         // Bound to an insert of an owner that did not settle it: its rows again, under its token.
         const kept = await ledger.groupRows(claim.token);
-        // None kept: every batch of that insert was settled meanwhile, so the next claim skips this one.
-        if (kept === null) continue;
+        if (kept === null) {
+          // None kept: every batch of that insert was settled meanwhile, so the next claim skips this one;
+          // unless its rows were deleted by hand, which no claim can mend (docs/clickhouse.md: a reset is a rebuild).
+          const row = await ledger.get(partition);
+          if (row?.state === 'pending' && row.token === claim.token) {
+            throw new Error(`the rows of click insert ${claim.token} are gone from click_insert_groups`);
+          }
+          continue;
+        }
         await retry(() => insert(kept, claim.token), owned, heartbeat);
         outcome = { bound: true, token: claim.token, inserted: 0 };
       } else {
