@@ -1,6 +1,6 @@
 import type { Pool } from 'pg';
 import { inTransaction } from '@shortlink/postgres';
-import type { ClickRow } from './click-rows';
+import { clickRowsFromText, clickRowsText, type ClickRow } from './click-rows';
 
 export interface OffsetRange {
   first: bigint;
@@ -147,7 +147,7 @@ export function postgresBatchLedger(pool: Pool, groupId: string, topic: string):
         );
         await client.query(
           `INSERT INTO click_insert_groups (consumer_group, topic, insert_token, click_rows) VALUES ($1, $2, $3, $4)`,
-          [...key, token, JSON.stringify(rowsOf(bound))],
+          [...key, token, clickRowsText(rowsOf(bound))],
         );
         return bound.map((b) => b.partition);
       });
@@ -157,7 +157,7 @@ export function postgresBatchLedger(pool: Pool, groupId: string, topic: string):
         `SELECT click_rows FROM click_insert_groups WHERE consumer_group = $1 AND topic = $2 AND insert_token = $3`,
         [...key, token],
       );
-      return rows[0] ? (JSON.parse(rows[0].click_rows) as ClickRow[]) : null;
+      return rows[0] ? clickRowsFromText(rows[0].click_rows) : null;
     },
     settle(partition, range, token) {
       return inTransaction(pool, async (client) => {

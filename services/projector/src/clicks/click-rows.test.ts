@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { LogRecord } from '@shortlink/kafka';
 import { createEvent, encodeClickRecord, encodeEvent, type ClickRecorded } from '@shortlink/events';
-import { clickRows, clicksInRecord, type RowOutcome } from './click-rows';
+import fc from 'fast-check';
+import { clickRows, clickRowsFromText, clickRowsText, clicksInRecord, type RowOutcome } from './click-rows';
 
 /**
  * The click projection's pure part, as given / when / then: given a message on
@@ -119,5 +120,55 @@ describe('projecting a record of several clicks (shortlink.clicks.v2)', () => {
     expect(clicksInRecord(record(bytes, 150))).toBe(150);
     expect(clicksInRecord(record(bytes))).toBe(1);
     expect(clicksInRecord({ ...record(bytes), headers: { 'event-count': 'many' } })).toBe(1);
+  });
+});
+
+describe('the rows kept for an insert', () => {
+  it('read back field for field, whatever the text holds', () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({
+            event_id: fc.uuid(),
+            link_id: fc.uuid(),
+            account_id: fc.uuid(),
+            slug: fc.string(),
+            clicked_at: fc.string(),
+            visitor_hash: fc.string(),
+            referrer: fc.string({ unit: 'binary' }),
+            country: fc.string(),
+            device: fc.string(),
+            browser: fc.string({ unit: 'binary' }),
+            os: fc.string(),
+            source_partition: fc.nat(),
+            source_offset: fc.bigInt({ min: 0n }).map(String),
+          }),
+        ),
+        (rows) => {
+          expect(clickRowsFromText(clickRowsText(rows))).toEqual(rows);
+        },
+      ),
+    );
+  });
+
+  it('are kept as the values in column order, not as objects', () => {
+    const text = clickRowsText([
+      {
+        event_id: 'e',
+        link_id: 'l',
+        account_id: 'a',
+        slug: 's',
+        clicked_at: 't',
+        visitor_hash: 'v',
+        referrer: 'r',
+        country: 'c',
+        device: 'd',
+        browser: 'b',
+        os: 'o',
+        source_partition: 3,
+        source_offset: '9',
+      },
+    ]);
+    expect(text).toBe('[["e","l","a","s","t","v","r","c","d","b","o",3,"9"]]');
   });
 });

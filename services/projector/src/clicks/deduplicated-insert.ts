@@ -1,5 +1,5 @@
 import type { ClickHouseClient } from '@clickhouse/client';
-import type { ClickRow } from './click-rows';
+import { CLICK_COLUMNS, type ClickRow } from './click-rows';
 import type { PartitionBatch } from './batch-ledger';
 
 /**
@@ -15,23 +15,6 @@ export function deduplicationToken(topic: string, batches: readonly PartitionBat
     .map(({ partition, range }) => `${partition}/${range.first}-${range.last}`);
   return `${topic}/${named.join('+')}`;
 }
-
-/** The columns a click row fills, in the order each row's values are sent: every field of ClickRow, once. */
-const CLICK_COLUMNS = Object.keys({
-  event_id: true,
-  link_id: true,
-  account_id: true,
-  slug: true,
-  clicked_at: true,
-  visitor_hash: true,
-  referrer: true,
-  country: true,
-  device: true,
-  browser: true,
-  os: true,
-  source_partition: true,
-  source_offset: true,
-} satisfies Record<keyof ClickRow, true>) as [keyof ClickRow, ...(keyof ClickRow)[]];
 
 /**
  * Inserts clicks so that inserting the same rows again under the same token
