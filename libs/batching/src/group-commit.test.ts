@@ -141,4 +141,32 @@ describe('groupCommit', () => {
     expect(batches).toEqual([['a', 'b\u0000', 'c'], ['a'], ['b\u0000'], ['c'], ['d']]);
     expect(insert.all([])).toEqual([]);
   });
+
+  it("caps a batch by the items' sizes when given them, taking a larger item alone rather than refusing it", async () => {
+    const batches: number[][] = [];
+    const run = groupCommit(
+      async (items: number[]) => {
+        batches.push(items);
+        return items;
+      },
+      { maxBatch: 100, sizeOf: (n: number) => n, onFailure: 'fail-all' },
+    );
+    await Promise.all([10, 60, 40, 150, 1].map((n) => run(n)));
+    // The first alone (idle), then in order: 60 + 40 fit, 150 alone, then 1.
+    expect(batches).toEqual([[10], [60, 40], [150], [1]]);
+  });
+
+  it('given gatherTurn, starts the items of one turn of the event loop together even when idle', async () => {
+    const batches: string[][] = [];
+    const run = groupCommit(
+      async (items: string[]) => {
+        batches.push(items);
+        return items;
+      },
+      { maxBatch: 10, onFailure: 'fail-all', gatherTurn: true },
+    );
+    await Promise.all([run('a'), run('b')]);
+    await run('c');
+    expect(batches).toEqual([['a', 'b'], ['c']]);
+  });
 });

@@ -1,6 +1,19 @@
-export interface GroupCommitOptions {
-  /** Most items in one batch. */
+export interface GroupCommitOptions<T = unknown> {
+  /** Most items in one batch; with `sizeOf`, the most of their sizes added up. */
   maxBatch: number;
+  /**
+   * An item's share of `maxBatch` (1 by default), for items that carry work
+   * of their own (a partition's batch of clicks). A batch takes at least one
+   * item, so an item larger than `maxBatch` leaves alone, never refused.
+   */
+  sizeOf?: (item: T) => number;
+  /**
+   * Let the items submitted in one turn of the event loop leave together even
+   * when idle: the first batch starts on the next turn, not at once. For
+   * callers that hand over their items one by one but at the same moment (the
+   * partitions of one fetch); `all` does the same for one caller's items.
+   */
+  gatherTurn?: boolean;
   /**
    * What a failed batch means for its items.
    * - `retry-alone`, for a batch that takes effect whole or not at all (one
@@ -37,11 +50,15 @@ export interface GroupCommit<T, R> {
  * arrive queue up and leave together in the next one (a group commit, with no
  * added delay when idle). `run` answers each item of a batch in order.
  */
-export function groupCommit<T, R>(run: (items: T[]) => Promise<R[]>, options: GroupCommitOptions): GroupCommit<T, R> {
+export function groupCommit<T, R>(
+  run: (items: T[]) => Promise<R[]>,
+  options: GroupCommitOptions<T>,
+): GroupCommit<T, R> {
   type Waiting = { item: T; resolve: (r: R) => void; reject: (e: unknown) => void };
   const maxInFlight = Math.max(1, options.maxInFlight ?? 1);
   let waiting: Waiting[] = [];
   let inFlight = 0;
+  let drainScheduled = false;
 
   async function runAlone(w: Waiting): Promise<void> {
     try {
@@ -65,10 +82,22 @@ export function groupCommit<T, R>(run: (items: T[]) => Promise<R[]>, options: Gr
     }
   }
 
+  /** The next batch: the waiting items, in order, up to `maxBatch` (by `sizeOf`), and at least one. */
+  function takeBatch(): Waiting[] {
+    const { sizeOf } = options;
+    if (!sizeOf) return waiting.slice(0, options.maxBatch);
+    let count = 0;
+    for (let size = 0; count < waiting.length; count++) {
+      size += sizeOf((waiting[count] as Waiting).item);
+      if (count > 0 && size > options.maxBatch) break;
+    }
+    return waiting.slice(0, count);
+  }
+
   /** Starts batches while there are items and a free slot; each slot, once free, takes the next. */
   function drain(): void {
     while (waiting.length > 0 && inFlight < maxInFlight) {
-      const batch = waiting.slice(0, options.maxBatch);
+      const batch = takeBatch();
       waiting = waiting.slice(batch.length);
       inFlight++;
       void runBatch(batch).finally(() => {
@@ -79,9 +108,18 @@ export function groupCommit<T, R>(run: (items: T[]) => Promise<R[]>, options: Gr
   }
 
   const enqueue = (item: T) => new Promise<R>((resolve, reject) => waiting.push({ item, resolve, reject }));
+  const drainSoon = () => {
+    if (!options.gatherTurn) return drain();
+    if (drainScheduled) return;
+    drainScheduled = true;
+    setImmediate(() => {
+      drainScheduled = false;
+      drain();
+    });
+  };
   const submit = (item: T): Promise<R> => {
     const result = enqueue(item);
-    drain();
+    drainSoon();
     return result;
   };
   return Object.assign(submit, {
