@@ -1,14 +1,20 @@
 import { DependencyTimeout } from './dependency-deadline';
 
-/** Socket-level failures: the store is unreachable, not the request wrong. */
+/**
+ * Socket-level failures: the store is unreachable, not the request wrong. The
+ * same codes the consumers retry (`@shortlink/kafka`'s transient failures): a
+ * network gone (`ENETUNREACH`) was a 500 here while a consumer waited it out.
+ */
 const UNREACHABLE = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
   'ETIMEDOUT',
   'EPIPE',
   'EHOSTUNREACH',
+  'ENETUNREACH',
   'ENOTFOUND',
   'EAI_AGAIN',
+  'ECONNABORTED',
 ]);
 /** Postgres SQLSTATEs of a server going away or full: connection exceptions (08), shutdown (57P0x), too many clients. */
 const POSTGRES_OUTAGE = /^(08...|57P0[1-3]|53300)$/;
