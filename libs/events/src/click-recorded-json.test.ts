@@ -9,9 +9,36 @@ const text = fc.oneof(
   fc.uuid(),
   fc.string({
     maxLength: 12,
-    unit: fc.constantFrom('"', '\\', '\n', '\u0000', '\u001f', '\ud800', '\udc00', '😀', 'é', 'a', '-', ':'),
+    unit: fc.constantFrom(
+      '"',
+      '\\',
+      '\n',
+      '\u0000',
+      '\u001f',
+      '\u0085',
+      '\u2028',
+      '\u2029',
+      '\ud800',
+      '\udc00',
+      '😀',
+      'é',
+      'a',
+      '-',
+      ':',
+    ),
   }),
 );
+
+/**
+ * What JSON.stringify writes, with the three line breaks JSON leaves as they are (U+0085, U+2028, U+2029)
+ * escaped: the same JSON value, one line to every reader of newline-delimited JSON.
+ */
+const asLine = (value: unknown): string =>
+  JSON.stringify(value).replace(/[\u0085\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
+/** Every line break Python's str.splitlines() splits on, the strictest common reader of lines. */
+const LINE_BREAKS = ['\n', '\v', '\f', '\r', '\u001c', '\u001d', '\u001e', '\u0085', '\u2028', '\u2029'];
+const hasLineBreak = (line: string): boolean => LINE_BREAKS.some((c) => line.includes(c));
 
 /** Any values at all in every field, not only valid ones: the writer must agree with JSON.stringify regardless. */
 const anyClick = fc
@@ -32,13 +59,41 @@ const anyClick = fc
   );
 
 describe('a ClickRecorded envelope as JSON', () => {
-  it('is the text JSON.stringify writes, byte for byte, whatever the fields hold', () => {
+  it('is the text JSON.stringify writes, byte for byte but for the Unicode line breaks, whatever the fields hold', () => {
     fc.assert(
       fc.property(fc.array(anyClick, { minLength: 1, maxLength: 8 }), (clicks) => {
-        expect(clicks.map(clickRecordedJsonOf)).toEqual(clicks.map((click) => JSON.stringify(click)));
+        expect(clicks.map(clickRecordedJsonOf)).toEqual(clicks.map(asLine));
       }),
       { numRuns: 500 },
     );
+  });
+
+  it('is one line to any reader of lines, and the click again once parsed, whatever the fields hold', () => {
+    fc.assert(
+      fc.property(anyClick, (click) => {
+        const line = clickRecordedJsonOf(click);
+        expect(hasLineBreak(line)).toBe(false);
+        expect(JSON.parse(line)).toEqual(JSON.parse(JSON.stringify(click)));
+      }),
+      { numRuns: 500 },
+    );
+    const agent = 'Mozilla/5.0 LS\u2028PS\u2029NEL\u0085end';
+    const click = createEvent<ClickRecorded>(
+      'ClickRecorded',
+      1,
+      {
+        linkId: 'l',
+        accountId: 'a',
+        slug: 's',
+        clickedAt: 1,
+        visitorHash: 'v',
+        referrer: 'Direct',
+        country: 'XX',
+        userAgent: agent,
+      },
+      { eventId: 'e', occurredAt: 'o' },
+    );
+    expect(clickRecordedJsonOf(click)).toContain('"userAgent":"Mozilla/5.0 LS\\u2028PS\\u2029NEL\\u0085end"');
   });
 
   it('is that text too when one field of an otherwise plain click holds what JSON escapes', () => {
@@ -55,7 +110,7 @@ describe('a ClickRecorded envelope as JSON', () => {
     const tricky = fc.string({
       minLength: 1,
       maxLength: 6,
-      unit: fc.constantFrom('"', '\\', '\n', '\u0000', '\u001f', '\ud800', 'a'),
+      unit: fc.constantFrom('"', '\\', '\n', '\u0000', '\u001f', '\u2028', '\u0085', '\ud800', 'a'),
     });
     fc.assert(
       fc.property(fc.constantFrom(...fields), tricky, fc.uuid(), (field, value, id) => {
@@ -86,7 +141,7 @@ describe('a ClickRecorded envelope as JSON', () => {
           },
           { eventId: f.eventId, occurredAt: f.occurredAt },
         );
-        expect(clickRecordedJsonOf(click)).toBe(JSON.stringify(click));
+        expect(clickRecordedJsonOf(click)).toBe(asLine(click));
       }),
       { numRuns: 500 },
     );
@@ -120,7 +175,7 @@ describe('a ClickRecorded envelope as JSON', () => {
               p.country,
               p.userAgent,
             );
-            expect(line).toBe(JSON.stringify(click));
+            expect(line).toBe(asLine(click));
           });
         },
       ),
