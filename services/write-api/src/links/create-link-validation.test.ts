@@ -2,18 +2,22 @@ import { LIMITS, REJECTIONS } from '../write-api-errors';
 import { validateCreateLink } from './create-link-validation';
 import { serviceAddresses } from './self-link';
 
-const origin = serviceAddresses('https://sho.rt', {
-  eth0: [
-    {
-      address: '10.1.2.3',
-      netmask: '255.0.0.0',
-      family: 'IPv4',
-      mac: '00:00:00:00:00:00',
-      internal: false,
-      cidr: null,
-    },
-  ],
-});
+const origin = serviceAddresses(
+  'https://sho.rt',
+  {
+    eth0: [
+      {
+        address: '10.1.2.3',
+        netmask: '255.0.0.0',
+        family: 'IPv4',
+        mac: '00:00:00:00:00:00',
+        internal: false,
+        cidr: null,
+      },
+    ],
+  },
+  'build-7.ci.example.',
+);
 const ok = (body: unknown, plan: 'free' | 'pro' = 'pro') => validateCreateLink(body, plan, origin);
 const rejection = (body: unknown, plan: 'free' | 'pro' = 'pro') => {
   const result = ok(body, plan);
@@ -134,12 +138,17 @@ describe('validateCreateLink', () => {
     ['the unspecified address', 'https://0.0.0.0/abc12'],
     ['the IPv6 unspecified address', 'https://[::]/abc12'],
     ["one of the machine's own interface addresses", 'https://10.1.2.3/abc12'],
+    ["the machine's host name", 'https://build-7.ci.example/abc12'],
+    ["the machine's host name in upper case, with a trailing dot", 'https://BUILD-7.CI.EXAMPLE./abc12'],
+    ["the first label of the machine's host name", 'https://build-7/abc12'],
   ])('refuses a URL back to this service: %s', (_name, url) => {
     expect(rejection({ url })).toEqual(REJECTIONS.urlSelf);
   });
 
   it('accepts a machine name on another port, and hosts that merely contain the public name', () => {
     expect(ok({ url: 'http://localhost:8080/dev' }).ok).toBe(true);
+    expect(ok({ url: 'http://build-7:8080/dev' }).ok).toBe(true);
+    expect(ok({ url: 'https://build-7.example.org/' }).ok).toBe(true);
     expect(ok({ url: 'https://sho.rt.example.com/' }).ok).toBe(true);
     expect(ok({ url: 'https://notsho.rt/' }).ok).toBe(true);
   });

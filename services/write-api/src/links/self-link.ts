@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { networkInterfaces } from 'node:os';
+import { hostname as machineHostname, networkInterfaces } from 'node:os';
 import ipaddr from 'ipaddr.js';
 
 /**
@@ -8,13 +8,19 @@ import ipaddr from 'ipaddr.js';
  * redirects. "This service" is every name it answers to, not one host string:
  * its public host, and on its public port every name of the machine itself
  * (`localhost`, loopback and unspecified addresses in any notation, the
- * machine's own interface addresses).
+ * machine's own interface addresses, its host name).
  */
 export interface ServiceAddresses {
   publicHostname: string;
   publicPort: number;
   /** Literal addresses of this machine, canonical (RFC 5952 for IPv6). */
   localAddresses: ReadonlySet<string>;
+  /**
+   * The machine's host name, lower case, whole and as its first label: the
+   * name its own resolver gives it (`/etc/hosts` maps it to loopback on most
+   * systems), so `http://<hostname>:<port>/<slug>` came back here.
+   */
+  localNames: ReadonlySet<string>;
 }
 
 const DEFAULT_PORTS: Record<string, number> = { 'http:': 80, 'https:': 443 };
@@ -26,8 +32,12 @@ const bareHostname = (url: URL) =>
     .replace(/^\[|\]$/g, '');
 const portOf = (url: URL) => (url.port ? Number(url.port) : (DEFAULT_PORTS[url.protocol] ?? 0));
 
-/** This service's names, from its public base URL and the machine's interfaces (read once, at start). */
-export function serviceAddresses(publicBaseUrl: string, interfaces = networkInterfaces()): ServiceAddresses {
+/** This service's names, from its public base URL and the machine's interfaces and host name (read once, at start). */
+export function serviceAddresses(
+  publicBaseUrl: string,
+  interfaces = networkInterfaces(),
+  hostname = machineHostname(),
+): ServiceAddresses {
   const url = new URL(publicBaseUrl);
   const local = new Set<string>();
   for (const list of Object.values(interfaces)) {
@@ -36,7 +46,9 @@ export function serviceAddresses(publicBaseUrl: string, interfaces = networkInte
       if (canonical) local.add(canonical);
     }
   }
-  return { publicHostname: bareHostname(url), publicPort: portOf(url), localAddresses: local };
+  const name = hostname.toLowerCase().replace(/\.$/, '');
+  const localNames = new Set(name === '' ? [] : [name, name.split('.')[0]!]);
+  return { publicHostname: bareHostname(url), publicPort: portOf(url), localAddresses: local, localNames };
 }
 
 function canonicalIp(text: string): string | null {
@@ -47,7 +59,7 @@ function canonicalIp(text: string): string | null {
 }
 
 function isMachineName(hostname: string, service: ServiceAddresses): boolean {
-  if (hostname === 'localhost' || hostname.endsWith('.localhost')) return true;
+  if (hostname === 'localhost' || hostname.endsWith('.localhost') || service.localNames.has(hostname)) return true;
   const ip = canonicalIp(hostname);
   if (ip === null) return false;
   const range = ipaddr.parse(ip).range();
