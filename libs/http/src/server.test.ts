@@ -166,6 +166,28 @@ describe('createServer', () => {
     expect(res.statusCode).toBe(404);
     expect(res.json()).toEqual({ error: 'Not found', code: 'not_found' });
   });
+
+  it.each([
+    ['malformed JSON', { 'content-type': 'application/json' }, '{'],
+    ['a body of another media type', { 'content-type': 'text/plain' }, 'x'],
+    ['a body in a content coding', { 'content-type': 'application/json', 'content-encoding': 'gzip' }, '{}'],
+    ['text no store can hold', { 'content-type': 'application/json' }, '{"a":"\\u0000"}'],
+  ])('answers an unknown route or method 404 whatever its body holds: %s', async (_name, headers, payload) => {
+    const app = build();
+    for (const [method, url] of [
+      ['POST', '/nope/nope'],
+      ['PUT', '/healthz'],
+      ['OPTIONS', '/'],
+    ] as const) {
+      const res = await app.inject({ method, url, headers, payload });
+      expect({ method, url, status: res.statusCode, body: res.json<unknown>() }).toEqual({
+        method,
+        url,
+        status: 404,
+        body: { error: 'Not found', code: 'not_found' },
+      });
+    }
+  });
 });
 
 describe('validation errors', () => {

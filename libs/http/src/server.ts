@@ -199,8 +199,9 @@ export function addJsonBodyParser(app: FastifyInstance, { refuseUnstorable }: { 
     // parseAs 'buffer' hands over a Buffer; fastify's type allows a string for other parsers.
     const bytes = body as Buffer;
     // No body at all (a DELETE from a client that sends Content-Type on every
-    // request): the route's schema decides whether it needed one.
-    if (bytes.length === 0) {
+    // request): the route's schema decides whether it needed one. No route: the
+    // body is not read as anything, and the answer is the 404 of any unknown path.
+    if (bytes.length === 0 || request.is404) {
       done(null, undefined);
       return;
     }
@@ -258,8 +259,8 @@ export function createServer(options: ServerOptions): FastifyInstance {
   addJsonBodyParser(app, { refuseUnstorable: true });
   // Any other media type: refused, unless there is no body to refuse (an
   // empty DELETE sent with `Content-Type: text/plain` deletes).
-  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => {
-    if ((body as Buffer).length === 0) done(null, undefined);
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (request, body, done) => {
+    if ((body as Buffer).length === 0 || request.is404) done(null, undefined);
     else done(toHttpError(HTTP_ERRORS.invalidBody), undefined);
   });
 
