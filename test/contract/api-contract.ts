@@ -309,6 +309,21 @@ export function describeApiContract(mode: string, target: () => ContractTarget):
       expect((await get(`/${slug}`, null)).headers.get('location')).toBe('https://example.com/owned');
     });
 
+    it('answers a deletion sent with a body it refuses as its document says, and deletes nothing', async () => {
+      const slug = `db-${run}`;
+      await post({ url: 'https://example.com/kept', customSlug: slug });
+      const del = (headers: Record<string, string>, body: string) =>
+        call(`/api/v1/links/${slug}`, {
+          method: 'DELETE',
+          headers: { authorization: `Bearer ${pro}`, 'content-type': 'application/json', ...headers },
+          body,
+        });
+      expect((await del({}, JSON.stringify({ pad: 'x'.repeat(70 * 1024) }))).status).toBe(413);
+      expect((await del({ 'content-encoding': 'gzip' }, '{}')).status).toBe(415);
+      expect((await del({}, '{')).status).toBe(400);
+      expect((await get(`/${slug}`, null)).headers.get('location')).toBe('https://example.com/kept');
+    });
+
     it('deletes a link: 204, then redirect, GET, analytics, update and delete answer 404, and the slug is never given out again', async () => {
       const slug = `d-${run}`;
       await post({ url: 'https://example.com/gone', customSlug: slug });

@@ -279,9 +279,15 @@ export const DELETE_LINK_ROUTE: ApiRoute = {
     params: slugParams,
     response: {
       204: { description: 'The link is deleted.', type: 'null' },
-      400: errorResponse('The request could not be read.', MALFORMED_REQUESTS),
+      400: errorResponse('The request could not be read, or it came with a body that is not JSON.', {
+        ...MALFORMED_REQUESTS,
+        invalidBody: HTTP_ERRORS.invalidBody,
+      }),
       401: unauthorized,
       404: linkNotFound,
+      // A deletion takes no body, but one sent is read as any request's is (a client's Content-Type on every request).
+      413: bodyTooLarge(64 * 1024),
+      415: contentCoded,
       503: changeUnavailable,
     },
   },
