@@ -481,6 +481,36 @@ describe('errors of the HTTP layer, over a real socket', () => {
     });
   });
 
+  it.each([
+    ['a coding before chunked', 'Transfer-Encoding: gzip, chunked\r\n'],
+    ['a coding and chunked on two lines', 'Transfer-Encoding: deflate\r\nTransfer-Encoding: chunked\r\n'],
+  ])(
+    'answers a body in a transfer coding other than chunked (%s) with a JSON 501, not read as it is (RFC 9112 6.1)',
+    async (_name, te) => {
+      const answer = await raw([
+        {
+          data: `POST /echo HTTP/1.1\r\nHost: a\r\nConnection: close\r\nContent-Type: application/json\r\n${te}\r\n2\r\n{}\r\n0\r\n\r\n`,
+        },
+      ]);
+      expect(statusAndBody(answer)).toEqual({
+        status: 501,
+        body: {
+          error: 'Unsupported Transfer-Encoding: send the body with Content-Length, or chunked alone',
+          code: 'unsupported_transfer_encoding',
+        },
+      });
+    },
+  );
+
+  it('takes a chunked body, in any case', async () => {
+    const answer = await raw([
+      {
+        data: 'POST /echo HTTP/1.1\r\nHost: a\r\nConnection: close\r\nContent-Type: application/json\r\nTransfer-Encoding: Chunked\r\n\r\n7\r\n{"a":1}\r\n0\r\n\r\n',
+      },
+    ]);
+    expect(statusAndBody(answer)).toEqual({ status: 200, body: { a: 1 } });
+  });
+
   it('still serves an HTTP/1.0 request without Host', async () => {
     const answer = await raw([
       { data: 'POST /echo HTTP/1.0\r\nContent-Type: application/json\r\nContent-Length: 7\r\n\r\n{"a":1}' },

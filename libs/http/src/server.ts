@@ -133,6 +133,8 @@ function answerBeforeFastify(res: ServerResponse, { status, error, code }: HttpE
  * Expect other than 100-continue (417); and it drops a CONNECT without a word.
  * Each is answered here instead, in the error format of every other answer.
  */
+const ONLY_CHUNKED = /^[ \t]*chunked[ \t]*$/i;
+
 function createNodeServer(limits: HttpLimits, handler: (req: IncomingMessage, res: ServerResponse) => void) {
   const server = createHttpServer(
     {
@@ -154,6 +156,14 @@ function createNodeServer(limits: HttpLimits, handler: (req: IncomingMessage, re
         (req.headers.host === undefined ? req.httpVersion === '1.1' : headerLines(req.rawHeaders, 'host') > 1)
       ) {
         answerBeforeFastify(res, HTTP_ERRORS.malformedRequest);
+        return;
+      }
+      // RFC 9112 6.1: Node takes off `chunked` and hands on what is beneath it
+      // (`gzip, chunked`) as it came, which was then read as plain JSON. A coding
+      // not understood is a 501, as a content coding is a 415.
+      const coding = req.headers['transfer-encoding'];
+      if (coding !== undefined && !ONLY_CHUNKED.test(coding)) {
+        answerBeforeFastify(res, HTTP_ERRORS.transferCoded);
         return;
       }
       handler(req, res);
