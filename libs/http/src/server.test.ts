@@ -136,6 +136,24 @@ describe('createServer', () => {
     expect(res.body).not.toMatch(/secret/);
   });
 
+  it.each([
+    [400, 'Bad Request', 'bad_request'],
+    [403, 'Forbidden', 'forbidden'],
+    [416, 'Range Not Satisfiable', 'range_not_satisfiable'],
+    [412, 'Precondition Failed', 'precondition_failed'],
+  ])(
+    "answers a library's own %i with its reason phrase and a code of its own, never its message",
+    async (status, error, code) => {
+      const app = createServer({ logger: false, trustProxy: false });
+      app.get('/lib', async () => {
+        throw Object.assign(new Error('/etc/passwd is outside the root'), { statusCode: status });
+      });
+      const res = await app.inject({ method: 'GET', url: '/lib' });
+      expect(res.statusCode).toBe(status);
+      expect(res.json()).toEqual({ error, code });
+    },
+  );
+
   it('answers 503 with Retry-After when a store is unreachable, not 500', async () => {
     for (const url of ['/postgres-away', '/postgres-restarting']) {
       const res = await build().inject({ method: 'GET', url });

@@ -1,5 +1,5 @@
 import { isUtf8 } from 'node:buffer';
-import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttpServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import Fastify, {
   LogController,
@@ -305,7 +305,11 @@ export function createServer(options: ServerOptions): FastifyInstance {
     }
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {
-      void reply.code(status).send(errorBody(error.message, 'bad_request'));
+      // A library's own client error (the reference page's files: a 403 for a path out of its
+      // folder, a 416 for a range past the end): its status's reason phrase, never its message,
+      // which may echo the request; the code is that phrase's snake case (`forbidden`).
+      const reason = STATUS_CODES[status] ?? 'Bad Request';
+      void reply.code(status).send(errorBody(reason, reason.toLowerCase().replace(/[^a-z0-9]+/g, '_')));
       return;
     }
     if (isDependencyOutage(error)) {
