@@ -42,12 +42,6 @@ const COMMON_RESPONSES = {
     'HeadersTooLarge',
     errorResponse('The request line and headers are over 16 KiB.', { headersTooLarge: HTTP_ERRORS.headersTooLarge }),
   ],
-  501: [
-    'TransferCoded',
-    errorResponse('A body in a transfer coding other than `chunked` (`Transfer-Encoding: gzip, chunked`).', {
-      transferCoded: HTTP_ERRORS.transferCoded,
-    }),
-  ],
   500: [
     'InternalError',
     errorResponse('A failure of the service; the details are in its log, never in the answer.', {

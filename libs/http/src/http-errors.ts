@@ -23,11 +23,6 @@ export const HTTP_ERRORS = {
     error: 'Unsupported Content-Encoding: send the body uncompressed',
     code: 'unsupported_content_encoding',
   },
-  transferCoded: {
-    status: 501,
-    error: 'Unsupported Transfer-Encoding: send the body with Content-Length, or chunked alone',
-    code: 'unsupported_transfer_encoding',
-  },
   rateLimited: {
     status: 429,
     error: 'Too many requests: this API key is over its rate limit. Try again after Retry-After seconds.',

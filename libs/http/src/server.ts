@@ -158,12 +158,13 @@ function createNodeServer(limits: HttpLimits, handler: (req: IncomingMessage, re
         answerBeforeFastify(res, HTTP_ERRORS.malformedRequest);
         return;
       }
-      // RFC 9112 6.1: Node takes off `chunked` and hands on what is beneath it
-      // (`gzip, chunked`) as it came, which was then read as plain JSON. A coding
-      // not understood is a 501, as a content coding is a 415.
+      // Node takes off `chunked` and hands on what is beneath it (`gzip, chunked`)
+      // as it came, which was then read as plain JSON. A transfer coding other
+      // than chunked is malformed here, as Node itself answers one without
+      // chunked (RFC 9112 6.1 would allow a 501; bad input is always a 4xx).
       const coding = req.headers['transfer-encoding'];
       if (coding !== undefined && !ONLY_CHUNKED.test(coding)) {
-        answerBeforeFastify(res, HTTP_ERRORS.transferCoded);
+        answerBeforeFastify(res, HTTP_ERRORS.malformedRequest);
         return;
       }
       handler(req, res);
