@@ -1,4 +1,5 @@
-export { startTestInfra, dockerAvailable, type TestInfra, type InfraEnv, type InfraMode } from './infra';
+export { startTestInfra, dockerAvailable, type TestInfra, type InfraMode } from './infra';
+export type { InfraEnv } from './infra-env';
 export {
   infraEnv,
   createScratchPostgres,

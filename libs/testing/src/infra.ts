@@ -1,17 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { LOCAL_REDIS_URL } from './scratch';
-
-/** Connection settings every integration test reads, in the services' own variable names. */
-export interface InfraEnv {
-  KAFKA_BROKERS: string;
-  DATABASE_URL: string;
-  CLICKHOUSE_URL: string;
-  CLICKHOUSE_USER: string;
-  CLICKHOUSE_PASSWORD: string;
-  /** The rate-limit store the services' own entry points share. */
-  REDIS_URL: string;
-}
+import { LOCAL_REDIS_URL, type InfraEnv } from './infra-env';
 
 export type InfraMode = 'external' | 'containers' | 'local';
 

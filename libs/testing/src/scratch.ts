@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createClient } from '@clickhouse/client';
 import { Client } from 'pg';
-import type { InfraEnv } from './infra';
+import { LOCAL_REDIS_URL, type InfraEnv } from './infra-env';
 
 /** A short random suffix for names that must not collide between test files or runs. */
 export function uniqueSuffix(): string {
@@ -9,9 +9,6 @@ export function uniqueSuffix(): string {
 }
 
 /** Reads the connection settings the global setup exported. */
-/** The machine's Redis (deploy/local/infra.sh starts it when it is down). */
-export const LOCAL_REDIS_URL = 'redis://127.0.0.1:6379';
-
 export function infraEnv(env: Readonly<Record<string, string | undefined>>): InfraEnv {
   const { KAFKA_BROKERS, DATABASE_URL, CLICKHOUSE_URL } = env;
   if (!KAFKA_BROKERS || !DATABASE_URL || !CLICKHOUSE_URL) {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { isLinkOf, packLink, slugOfPacked, unpackLink } from './compact-link';
-import type { ResolvedLink } from './link-cache';
+import type { ResolvedLink } from './resolved-link';
 
 const link = (linkId: string, accountId: string, location = 'https://shop.example.com/a?b=c'): ResolvedLink => ({
   slug: 'abc12',

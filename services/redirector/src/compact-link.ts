@@ -1,4 +1,4 @@
-import type { ResolvedLink } from './link-cache';
+import type { ResolvedLink } from './resolved-link';
 
 /**
  * A cached link in as little memory as a JavaScript heap allows: one flat

@@ -1,4 +1,5 @@
-import { LinkCache, type ResolvedLink } from './link-cache';
+import { LinkCache } from './link-cache';
+import type { ResolvedLink } from './resolved-link';
 
 // Ids as Postgres prints them, so the cache keeps its links packed (compact-link.ts).
 const link: ResolvedLink = {

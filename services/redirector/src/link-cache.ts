@@ -1,17 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import { sharedRunsPerKey } from '@shortlink/batching';
 import { LinkLru } from './link-lru';
-
-/** What the redirector needs to answer, and later to record a click. */
-export interface ResolvedLink {
-  slug: string;
-  linkId: string;
-  accountId: string;
-  /** The destination, normalised into a valid Location header value. */
-  location: string;
-}
-
-export type LookupLink = (slug: string) => Promise<ResolvedLink | null>;
+import type { LookupLink, ResolvedLink } from './resolved-link';
 
 export interface LinkCacheOptions {
   lookup: LookupLink;

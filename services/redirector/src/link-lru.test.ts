@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { LinkLru } from './link-lru';
-import type { ResolvedLink } from './link-cache';
+import type { ResolvedLink } from './resolved-link';
 
 const uuid = (n: number) => `${n.toString(16).padStart(8, '0')}-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
 

@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { isLinkOf, packLink, slugOfPacked, unpackLink, type PackedLink } from './compact-link';
-import type { ResolvedLink } from './link-cache';
+import type { ResolvedLink } from './resolved-link';
 
 const NONE = 0xffffffff;
 

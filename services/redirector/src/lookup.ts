@@ -2,7 +2,7 @@ import type { Pool } from 'pg';
 import { groupCommit } from '@shortlink/batching';
 import { answerWithin } from '@shortlink/http';
 import { findLinkBySlug, findLinksBySlugs, type LinkRecord } from '@shortlink/postgres';
-import type { LookupLink, ResolvedLink } from './link-cache';
+import type { LookupLink, ResolvedLink } from './resolved-link';
 import { redirectLocation } from './redirect-location';
 
 /**

@@ -1,4 +1,4 @@
-import type { ResolvedLink } from './link-cache';
+import type { ResolvedLink } from './resolved-link';
 import { gateLookupsThroughOutages } from './outage-gate';
 
 const outage = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });

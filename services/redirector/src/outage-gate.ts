@@ -1,5 +1,5 @@
 import { groupCommit } from '@shortlink/batching';
-import type { LookupLink } from './link-cache';
+import type { LookupLink } from './resolved-link';
 
 export interface OutageGateOptions {
   /** One round trip to the store (a `SELECT 1`): resolves when it answers, rejects when it cannot be reached. */

@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { counter, histogram, sampledCounter, sampledGauge, type MetricsRegistry } from '@shortlink/metrics';
 import type { ClickQueueStats } from './clicks/click-queue';
 import type { TrustLoss } from './invalidation';
-import type { LookupLink } from './link-cache';
+import type { LookupLink } from './resolved-link';
 
 /** What the redirector counts on its hot path, as plain numbers read at scrape time. */
 export interface RedirectorCounts {

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { ResolvedLink } from '../link-cache';
+import type { ResolvedLink } from '../resolved-link';
 import { createClickRecorder } from './click-recorder';
 import type { ClickSink } from './click-sink';
 import type { RawClick } from './raw-click';

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { ResolvedLink } from '../link-cache';
+import type { ResolvedLink } from '../resolved-link';
 import type { ClickSink } from './click-sink';
 import { isCountable } from './countable-click';
 
