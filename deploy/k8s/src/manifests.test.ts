@@ -9,6 +9,7 @@ import { previewWorkerConfig } from '@shortlink/service-preview-worker';
 import { projectorConfig } from '@shortlink/service-projector';
 import { redirectorConfig } from '@shortlink/service-redirector';
 import { writeApiConfig } from '@shortlink/service-write-api';
+import { apiDocsConfig } from '@shortlink/standalone';
 import type { z } from 'zod';
 import { manifestProblems } from './strict-validation';
 
@@ -24,6 +25,7 @@ const SCHEMAS: Record<string, z.ZodObject> = {
   analytics: analyticsConfig,
   projector: projectorConfig,
   'preview-worker': previewWorkerConfig,
+  'api-docs': apiDocsConfig,
 };
 /** The keys of shortlink-secrets, with stand-ins of the right shape. */
 const SECRETS: Record<string, string> = {
@@ -52,7 +54,16 @@ const named = (docs: Doc[], kind: string, name: string): Doc =>
 const configMap = named(base, 'ConfigMap', 'shortlink-config');
 const deployments = ofKind(base, 'Deployment');
 const container = (d: Doc): Doc => d.spec.template.spec.containers[0];
-const entryOf = (d: Doc): string => /^services\/([a-z-]+)\/dist\/main\.js$/.exec(container(d).command[1])![1]!;
+/** The entry point a Deployment runs: a service's `main.js`, or the API document's own (`api-docs`). */
+const ENTRY = /^(?:services\/([a-z-]+)\/dist\/main|deploy\/standalone\/dist\/(api-docs)-main)\.js$/;
+const entryOf = (d: Doc): string => {
+  const m = ENTRY.exec(container(d).command[1])!;
+  return (m[1] ?? m[2])!;
+};
+const sourceOf = (entry: string): string =>
+  entry === 'api-docs'
+    ? join(ROOT, 'deploy', 'standalone', 'src', 'api-docs-main.ts')
+    : join(ROOT, 'services', entry, 'src', 'main.ts');
 
 /** `kubectl kustomize` when the machine has kubectl (it ships kustomize); absent, the files alone are checked. */
 const kubectl = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' }).status === 0;
@@ -126,7 +137,7 @@ describe('the Kubernetes manifests (deploy/k8s)', () => {
     },
   );
 
-  it('runs each process of the fleet: two HTTP APIs, the read API, both projections apart, the preview worker', () => {
+  it('runs each process of the fleet: two HTTP APIs, the read API, both projections apart, the preview worker, the API document', () => {
     expect(Object.fromEntries(deployments.map((d) => [d.metadata.name, entryOf(d)]))).toEqual({
       'write-api': 'write-api',
       redirector: 'redirector',
@@ -134,13 +145,14 @@ describe('the Kubernetes manifests (deploy/k8s)', () => {
       'link-projector': 'projector',
       'click-projector': 'projector',
       'preview-worker': 'preview-worker',
+      'api-docs': 'api-docs',
     });
     const projections = (name: string) =>
       container(named(base, 'Deployment', name)).env.find((e: Doc) => e.name === 'PROJECTIONS').value;
     expect(projections('link-projector')).toBe('links');
     expect(projections('click-projector')).toBe('clicks');
     for (const d of deployments) {
-      expect(existsSync(join(ROOT, 'services', entryOf(d), 'src', 'main.ts'))).toBe(true);
+      expect(existsSync(sourceOf(entryOf(d)))).toBe(true);
       // The image of deploy/docker/Dockerfile, named by the overlay through kustomize's `images`.
       expect(container(d).image).toBe('shortlink');
     }
@@ -224,7 +236,7 @@ describe('the Kubernetes manifests (deploy/k8s)', () => {
 
   it('gives each HTTP API a Service that selects its pods, and routes only to those', () => {
     const services = ofKind(base, 'Service');
-    expect(services.map((s) => s.metadata.name).sort()).toEqual(['analytics', 'redirector', 'write-api']);
+    expect(services.map((s) => s.metadata.name).sort()).toEqual(['analytics', 'api-docs', 'redirector', 'write-api']);
     for (const s of services) {
       expect(named(base, 'Deployment', s.metadata.name).spec.template.metadata.labels).toMatchObject(s.spec.selector);
       expect(s.spec.ports).toEqual([{ name: 'http', port: 80, targetPort: 'http' }]);
@@ -265,7 +277,13 @@ describe('the Kubernetes manifests (deploy/k8s)', () => {
     /** The template's ACLs, read from it. */
     const template = readFileSync(join(ROOT, 'deploy', 'fleet', 'haproxy.cfg.template'), 'utf8');
     const acl = (name: string) => new RegExp(new RegExp(`acl ${name} path_reg (\\S+)`).exec(template)![1]!);
+    const apiDocs = (path: string): boolean => {
+      const exact = /acl api_docs path (.+)/.exec(template)![1]!.split(' ');
+      const prefix = /acl api_docs path_beg (\S+)/.exec(template)![1]!;
+      return exact.includes(path) || path.startsWith(prefix);
+    };
     const haproxy = (method: string, path: string): string => {
+      if (apiDocs(path)) return 'api-docs';
       if (acl('analytics').test(path)) return 'analytics';
       if (acl('link_read').test(path) && ['GET', 'HEAD'].includes(method)) return 'analytics';
       if (path.startsWith('/api/')) return 'write-api';
@@ -293,6 +311,12 @@ describe('the Kubernetes manifests (deploy/k8s)', () => {
       '/api/v1/accounts/me',
       '/healthz',
       '/favicon.ico',
+      '/openapi.json',
+      '/docs',
+      '/docs/',
+      '/docs/static/index.css',
+      '/docsx',
+      '/api/docs',
     ];
     it.each(methods.flatMap((m) => paths.map((p) => [m, p])))('%s %s', (method, path) => {
       expect(gateway(method, path)).toBe(haproxy(method, path));

@@ -5,12 +5,11 @@
  * It opens no store. `npm start` serves the same module beside the services.
  */
 import { createApiDocs, SERVICE_NAME } from '@shortlink/api-docs';
-import { httpEnv, loadConfig, logEnv, publicEnv } from '@shortlink/config';
+import { loadConfig } from '@shortlink/config';
 import { createLogger, processOptionsFrom, runMain, runServices } from '@shortlink/http';
 import { createMetricsRegistry } from '@shortlink/metrics';
+import { apiDocsConfig } from './api-docs-config';
 import { API_ROUTES, API_VERSION } from './api-routes';
-
-const apiDocsConfig = httpEnv.extend(logEnv.shape).extend(publicEnv.shape);
 
 runMain(async () => {
   const config = loadConfig(apiDocsConfig, process.env);

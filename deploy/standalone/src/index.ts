@@ -7,3 +7,4 @@ export {
   type ComposedSystem,
 } from './system';
 export { API_ROUTES, API_VERSION } from './api-routes';
+export { apiDocsConfig } from './api-docs-config';
