@@ -4,8 +4,7 @@ import { createEvent, encodeEvent, type LinkCreated, type LinkUpdated } from '@s
 import { waitForGroupToCatchUp } from '@shortlink/kafka';
 import { projectorModule, startLinkSystem, type LinkSystem } from './support/link-system';
 import { eventually } from '@shortlink/testing';
-import { createMetricsRegistry } from '@shortlink/metrics';
-import { createProjector, rebuildLinks } from '@shortlink/service-projector';
+import { rebuildLinks } from '@shortlink/service-projector';
 import { createClaimSettler } from '@shortlink/service-write-api';
 
 let system: LinkSystem;
@@ -86,17 +85,8 @@ describe('link projection', () => {
 
   it('changes nothing when a projector replays the whole topic from the start', async () => {
     const replayGroup = `${system.infra.names.groups.linkProjector}.replay-${randomUUID()}`;
-    const replay = createProjector({
-      kafka: system.infra.log,
-      names: {
-        ...system.infra.names,
-        groups: { ...system.infra.names.groups, linkProjector: replayGroup },
-      },
-      pool: system.infra.pool,
-      clickhouse: system.infra.clickhouse,
-      newProducer: () => system.infra.log.producer(),
-      logger: { error() {}, warn() {}, info() {}, debug() {} },
-      metrics: createMetricsRegistry({ processMetrics: false }),
+    const replay = projectorModule(system.infra, {
+      names: { ...system.infra.names, groups: { ...system.infra.names.groups, linkProjector: replayGroup } },
     });
     await replay.start!();
     try {

@@ -2,11 +2,10 @@ import type { Pool } from 'pg';
 import { randomUUID } from 'node:crypto';
 import { encodeEvent, type LinkEvent } from '@shortlink/events';
 import { waitForGroupToCatchUp, type KafkaNames, type OutgoingRecord } from '@shortlink/kafka';
-import { createMetricsRegistry } from '@shortlink/metrics';
 import { MIGRATIONS_DIR, openDatabase } from '@shortlink/postgres';
-import { createProjector, rebuildLinks } from '@shortlink/service-projector';
+import { rebuildLinks } from '@shortlink/service-projector';
 import { createScratchPostgres, infraEnv, type ScratchDatabase } from '@shortlink/testing';
-import { openTestInfra, silentLogger, type TestInfra } from './support/link-system';
+import { openTestInfra, projectorModule, type TestInfra } from './support/link-system';
 import { buildOnce } from './support/processes';
 
 /**
@@ -193,16 +192,7 @@ async function append(records: OutgoingRecord[]): Promise<void> {
 
 function linkProjector(pool: Pool, group: string) {
   const names: KafkaNames = { ...infra.names, groups: { ...infra.names.groups, linkProjector: group } };
-  return createProjector({
-    kafka: infra.log,
-    names,
-    pool,
-    clickhouse: infra.clickhouse,
-    newProducer: () => infra.log.producer(),
-    projections: ['links'],
-    logger: silentLogger,
-    metrics: createMetricsRegistry({ processMetrics: false }),
-  });
+  return projectorModule(infra, { env: { PROJECTIONS: 'links' }, names, pool });
 }
 
 async function caughtUp(group: string): Promise<void> {

@@ -123,9 +123,20 @@ const storesOf = (infra: TestInfra, settings: SystemSettings = testSettings(infr
   metrics: createMetricsRegistry(),
 });
 
-/** The projector alone, composed as `npm start` composes it. */
-export function projectorModule(infra: TestInfra): ServiceModule {
-  return composeProjector(testSettings(infra), storesOf(infra));
+/**
+ * The projector alone, composed as `npm start` composes it: with settings of its own (`PROJECTIONS`),
+ * its own consumer groups (a replay beside the live projector) or its own database (a reference).
+ */
+export function projectorModule(
+  infra: TestInfra,
+  { env, names, pool }: { env?: Record<string, string>; names?: KafkaNames; pool?: Pool } = {},
+): ServiceModule {
+  const settings = testSettings(infra, env);
+  return composeProjector(settings, {
+    ...storesOf(infra, settings),
+    ...(names === undefined ? {} : { names }),
+    ...(pool === undefined ? {} : { pool }),
+  });
 }
 
 export interface LinkSystemOptions {
