@@ -114,7 +114,8 @@ describe('remark-validate-links with .remarkrc.mjs: relative links and anchors r
     write(
       'repo/README.md',
       '# Shortlink\n\n## A tour\n\nSee [the guide](docs/guide.md), [limits](docs/guide.md#rate-limits), ' +
-        '[the tour](#a-tour), [the contract](../shared/spec/short-link-api.md#errors) and [the web](https://example.com/x).\n',
+        '[the tour](#a-tour), [a line](docs/guide.md#L3), [the contract](../shared/spec/short-link-api.md#errors) ' +
+        'and [the web](https://example.com/x).\n',
     );
     expect(remark('README.md', 'docs/guide.md')).toEqual({ status: 0, output: '' });
   });
