@@ -6,9 +6,10 @@ import * as path from 'node:path';
 import { createEvent } from './codec';
 import { linkCreated, linkEvent, type LinkCreated } from './events';
 import { staleSchemaFiles } from './json-schema-files';
-import { PUBLISHED_SCHEMAS } from './json-schemas';
+import { jsonSchemaOf, PUBLISHED_SCHEMAS } from './json-schemas';
 
 const SCHEMAS_DIR = path.join(__dirname, '../../../docs/schemas');
+const EVENTS_DOC = path.join(__dirname, '../../../docs/events.md');
 
 /** The published files, compiled as a data team would compile them. */
 function publishedValidator(file: string) {
@@ -63,4 +64,31 @@ describe('the published JSON Schemas (docs/schemas)', () => {
     // Open to a field a later release adds, as the services' parsing is.
     expect(validate({ ...created, data: { ...created.data, addedLater: 1 } })).toBe(true);
   });
+});
+
+describe('docs/events.md', () => {
+  const doc = readFileSync(EVENTS_DOC, 'utf8');
+  /** The backticked names in the first column of the table of the section under `heading`. */
+  const fieldsUnder = (heading: string): string[] => {
+    const start = doc.indexOf(`\n${heading}\n`);
+    if (start < 0) throw new Error(`docs/events.md has no heading ${heading}`);
+    const section = doc.slice(start + heading.length + 2).split(/\n#{1,3} /)[0]!;
+    return [...section.matchAll(/^\| `(\w+)` +\|/gm)].map((m) => m[1]!);
+  };
+  const propertiesOf = (schema: unknown): string[] => Object.keys((schema as { properties: object }).properties);
+
+  it('lists every field of the envelope, and no other', () => {
+    const envelope = PUBLISHED_SCHEMAS.find((p) => p.file === 'envelope.schema.json')!;
+    expect(fieldsUnder('## The envelope')).toEqual(propertiesOf(jsonSchemaOf(envelope)));
+  });
+
+  const events = PUBLISHED_SCHEMAS.filter((p) => / v\d+$/.test(p.title));
+  it.each(events.map((p) => [p.title.split(' ')[0]!, p] as const))(
+    'lists every field of %s, and no other',
+    (type, p) => {
+      const { data } = (jsonSchemaOf(p) as { properties: { data: unknown } }).properties;
+      expect(fieldsUnder(`### \`${type}\``)).toEqual(propertiesOf(data));
+      expect(doc).toContain(`](schemas/${p.file})`);
+    },
+  );
 });
