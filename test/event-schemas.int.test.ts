@@ -50,6 +50,16 @@ function validators(): { published: Map<string, ValidateFunction>; closed: Map<s
   return { published, closed: closedOnes };
 }
 
+function mustFit(validate: ValidateFunction, value: unknown, what: string): void {
+  if (!validate(value)) throw new Error(`${what}: ${JSON.stringify(validate.errors)}`);
+}
+
+interface LinkRecordEvent {
+  type: string;
+  eventId: string;
+  data: { slug: string };
+}
+
 interface ReadRecord {
   topic: string;
   key: string | null;
@@ -132,7 +142,7 @@ const api = (method: 'POST' | 'PATCH' | 'DELETE', url: string, payload?: unknown
 const linkEvents = () =>
   records
     .filter((r) => r.topic === system.infra.names.topics.links)
-    .map((r) => ({ record: r, event: JSON.parse(r.value.toString('utf8')) as { type: string; eventId: string } }));
+    .map((r) => ({ record: r, event: JSON.parse(r.value.toString('utf8')) as LinkRecordEvent }));
 const clickLines = () =>
   records
     .filter((r) => r.topic === system.infra.names.topics.clicks)
@@ -206,10 +216,10 @@ describe('events read back from Kafka fit the published JSON Schemas', () => {
         closed.get(file)!,
         published.get('shortlink.links.v1.schema.json')!,
       ]) {
-        if (!validate(event)) throw new Error(`${event.type} does not fit ${file}: ${JSON.stringify(validate.errors)}`);
+        mustFit(validate, event, `${event.type} does not fit ${file}`);
       }
       expect(record.headers).toMatchObject({ 'event-type': event.type, 'event-id': event.eventId });
-      expect(record.key).toBe((event as unknown as { data: { slug: string } }).data.slug);
+      expect(record.key).toBe(event.data.slug);
     }
   });
 
@@ -230,7 +240,7 @@ describe('events read back from Kafka fit the published JSON Schemas', () => {
           published.get('click-recorded.v1.schema.json')!,
           closed.get('click-recorded.v1.schema.json')!,
         ]) {
-          if (!validate(event)) throw new Error(`a click does not fit: ${JSON.stringify(validate.errors)}`);
+          mustFit(validate, event, 'a click does not fit');
         }
       }
     }
