@@ -1,13 +1,14 @@
 import { z } from 'zod';
 import { envelopeOf } from './envelope';
-import { isStorableText } from './storable-text';
+import { isStorableText, STORABLE_TEXT_PATTERN } from './storable-text';
 
 /** Every slug, custom or generated: 3-30 of lowercase letters, digits and hyphens. */
 export const SLUG_PATTERN = /^[a-z0-9-]{3,30}$/;
 
 const slug = z.string().regex(SLUG_PATTERN);
 /** Free text that Postgres and ClickHouse can hold as it is (no U+0000, no lone surrogate). */
-const text = () => z.string().refine(isStorableText, 'holds U+0000 or a lone surrogate');
+const text = () =>
+  z.string().refine(isStorableText, 'holds U+0000 or a lone surrogate').meta({ pattern: STORABLE_TEXT_PATTERN });
 
 /** A short link came into existence. Keyed by slug on the links topic. */
 export const linkCreated = envelopeOf(

@@ -17,9 +17,9 @@ export {
   type LinkEvent,
   type ClickEvent,
 } from './events';
-export { envelopeOf, isoUtcMillis, type EventMeta } from './envelope';
+export { envelope, envelopeOf, isoUtcMillis, type EventMeta } from './envelope';
 export { createEvent, encodeEvent, decodeEvent, type DecodeResult } from './codec';
-export { isStorableText, isStorableJson, storablePrefix } from './storable-text';
+export { isStorableText, isStorableJson, storablePrefix, STORABLE_TEXT_PATTERN } from './storable-text';
 export { uuidText } from './uuid-text';
 export {
   encodeClickRecord,

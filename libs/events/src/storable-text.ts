@@ -8,6 +8,13 @@
 // eslint-disable-next-line no-control-regex -- U+0000 is exactly what is refused
 const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
+/**
+ * `isStorableText` as a JSON Schema pattern, for the published schemas: with
+ * Unicode semantics (ECMA-262's `u` flag, Python's `re`) a surrogate pair is
+ * one character outside the class, so only U+0000 and a lone surrogate fail.
+ */
+export const STORABLE_TEXT_PATTERN = '^[^\\u0000\\ud800-\\udfff]*$';
+
 export function isStorableText(text: string): boolean {
   return !UNSTORABLE.test(text);
 }
