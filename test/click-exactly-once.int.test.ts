@@ -370,7 +370,7 @@ describe('click projection, exactly once', () => {
   it('gives two owners the same first batch of a partition that has no ledger row yet', async () => {
     const ledger = postgresBatchLedger(infra.pool, infra.names.groups.clickProjector, infra.names.topics.clicks);
     const other = postgresBatchLedger(infra.pool, infra.names.groups.clickProjector, infra.names.topics.clicks);
-    // No row means no row lock: both first claims used to win, the second overwriting the first's range.
+    // No row means no row lock: without care both first claims would win, the second overwriting the first's range.
     const partitions = Array.from({ length: 40 }, (_, i) => 100 + i);
     const pairs = await Promise.all(
       partitions.map((p) =>

@@ -141,10 +141,10 @@ describe('Idempotent retries after a write API is killed mid-stream', () => {
     const first = new Map<string, Answer | 'lost'>();
 
     // 32 integrators' connections on the victim, killed once it has answered 90 requests and
-    // holds a key at work: the kill is to catch one. Timed by answers alone, a kill once caught
-    // the 32 requests in flight all before their key was written; polled from here, the key seen
-    // at work was once answered between the poll and the kill (CI, 2026-11-28). So the victim is
-    // frozen (SIGSTOP) while it is looked at, and killed only while frozen with a key at work.
+    // holds a key at work: the kill is to catch one. Timed by answers alone, a kill can catch
+    // every request before its key is written; polled from here, the key seen at work can be
+    // answered between the poll and the kill. So the victim is frozen (SIGSTOP) while it is
+    // looked at, and killed only while frozen with a key at work.
     const keysAtWork = async () =>
       Number(
         (

@@ -31,7 +31,7 @@ interface CostRun {
 }
 
 export interface ClickCostResult {
-  /** Where the clicks came from (client-addresses.ts); absent in results before 2026-11-25: loopback. */
+  /** Where the clicks came from (client-addresses.ts); absent means loopback. */
   addresses: ClientAddresses;
   runs: CostRun[];
   /** Redirector CPU per redirect with no click recorded (a crawler), all its threads. */

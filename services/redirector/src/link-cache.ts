@@ -179,7 +179,7 @@ export class LinkCache {
   }
 
   /**
-   * A link was changed or deleted: drop whatever is held for it, and let no
+   * A link changed or was deleted: drop whatever is held for it, and let no
    * lookup already under way answer a later request or fill the cache.
    */
   invalidate(slug: string): void {

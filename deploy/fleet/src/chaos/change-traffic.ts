@@ -88,7 +88,7 @@ export async function changeLink(http: ChangeRequests, tally: ChangeTally, link:
     link.uncertain = [];
     await readBack(http, tally, link.slug, url, auth, timeouts);
   } else if (status !== null && status >= 400 && status < 500) {
-    // Refused: nothing was changed. Not expected for a link of our own, whatever the fault.
+    // Refused: nothing changed. Not expected for a link of our own, whatever the fault.
     tally.refused++;
   } else {
     link.uncertain.push(url);

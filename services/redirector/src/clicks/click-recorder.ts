@@ -14,8 +14,8 @@ const header = (value: string | string[] | undefined): string | undefined => (Ar
 
 /**
  * Captures answered redirects that a person made; only the facts are taken on the redirect path, and the sink makes the
- * events elsewhere. A visitor whose connection closed while the link was looked up never gets the redirect, and Node no
- * longer knows a gone socket's address: that is not a click, and taking it with an unknown address would fail its batch
+ * events elsewhere. A visitor whose connection closed while the link was looked up never gets the redirect, and Node
+ * cannot tell a gone socket's address: that is not a click, and taking it with an unknown address would fail its batch
  * on every retry.
  */
 export function createClickRecorder({ sink, nextSequence, now }: ClickRecorderOptions) {
