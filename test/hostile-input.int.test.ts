@@ -127,8 +127,8 @@ afterAll(async () => {
     const exitCode = await server.stop();
     console.log(`[hostile] the process stopped in ${Date.now() - stopping} ms with code ${exitCode}`);
     if (process.env.HOSTILE_LOG_LEVEL) console.log(server.output());
-    // Within its 10 s grace, whatever the run left behind: it took 9 s while the lookups of the generated
-    // destinations held libuv's threads and the preview worker's idle fetch waited 5 s (docs/chaos.md).
+    // Within its 10 s grace, whatever the run left behind (the generated destinations' lookups, the preview
+    // worker's idle fetch).
     expect(exitCode).toBe(0);
   }
   await infra?.close();

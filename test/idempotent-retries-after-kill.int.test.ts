@@ -4,7 +4,7 @@ import { buildOnce, startProcess, type RunningProcess } from './support/processe
 
 /**
  * An integrator's keyed creates when the write API holding them is killed
- * (SIGKILL) mid-stream, as the README's "Idempotent retries" promises them:
+ * (SIGKILL) mid-stream, as docs/integrators.md promises them:
  * every request whose answer was lost is retried with its key through
  * another process until it gets a final answer, and each ends with the links
  * of one attempt: no second link, no "taken" for its own slug, one answer

@@ -8,7 +8,7 @@ import { issueKey, openTestInfra, type TestInfra } from './support/link-system';
 import { buildOnce, startProcess, type RunningProcess } from './support/processes';
 
 /**
- * Issue 16's update and delete through real HTTP, with the write API and two
+ * Update and delete through real HTTP, with the write API and two
  * redirectors as separate processes from their own entry points (as a fleet
  * runs them: no shared memory, only Postgres and Kafka), under concurrent
  * redirect traffic: the very next redirect after a 200 (PATCH) goes to the

@@ -16,8 +16,8 @@ export interface ClickWorkerOptions {
   /**
    * Clicks at the rate before the first window. Long enough for the steady
    * state: the worker's remembered addresses full and its old generation
-   * collected at least once (docs/performance.md: a worker's cost changed
-   * only then, after about 40 s of clicks).
+   * collected at least once, after about 40 s of clicks: a worker's cost
+   * settles only then (docs/decisions/0011-click-cost-measured-per-thread.md).
    */
   warmUpSeconds: number;
   addresses: ClientAddresses;

@@ -180,8 +180,8 @@ function mean(runs: ColdCacheResult['runs'], kind: 'warm' | 'zipf'): Run {
 /**
  * Straight into the committed claims and the projection, a million rows a
  * statement. Their indexes other than the slug's are dropped first and built
- * again after, from their own definitions: 10 million random inserts into
- * three UUID indexes took 7 minutes, the load and the builds about 2.5.
+ * again after, from their own definitions: random inserts into three UUID
+ * indexes cost about three times the load and the builds together.
  */
 async function loadLinks(stack: BenchStack, links: number): Promise<number> {
   const started = performance.now();

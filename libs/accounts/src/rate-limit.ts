@@ -1,5 +1,5 @@
 /**
- * Rate limits per API key (README, "Rate limits"). Each key may make its
+ * Rate limits per API key (docs/decisions/0052-rate-limits-per-key.md). Each key may make its
  * plan's number of requests per one-minute window; the window starts at the
  * key's first request and its count is dropped when it ends (a fixed window,
  * rate-limiter-flexible's, in Redis or in memory). Every request counts one,

@@ -29,8 +29,8 @@ export function kafkaLogClient(kafka: Kafka): EventLogClient {
         current = consumer;
         // kafkajs restarts a consumer after a retriable error only; after any
         // other (its commit refused because the group moved on while a broker
-        // was frozen, say) it stays down for good while the process lives. The
-        // chaos run saw both click projectors stop that way. A fresh member joins instead.
+        // was frozen, say) it stays down for good while the process lives, so a
+        // fresh member joins instead (docs/decisions/0024-a-stopped-consumer-replaced-by-a-fresh-member.md).
         consumer.on(consumer.events.CRASH, ({ payload }) => {
           if (payload.restart || stopping) return;
           restarting = setTimeout(() => {

@@ -107,7 +107,7 @@ export class LinkCache {
    * started after the request arrived. Only when Postgres cannot answer at
    * all is a cached link served: a Postgres down for everyone means no link
    * can change meanwhile, and a warm link keeps redirecting through a
-   * Postgres restart (the README names the one case where that is stale).
+   * Postgres restart (docs/decisions/0035-redirector-leases.md names the one case where that is stale).
    */
   #revalidate(slug: string): Promise<ResolvedLink | null> {
     const stale = this.#peekRaw(slug);

@@ -6,7 +6,7 @@ import { CHECKER_AGENT } from './browser-agents';
  * A link the traffic changes, one change at a time: what it must read as
  * afterwards. Only one change of a link is ever in flight, so once one is
  * answered 200 nothing else can move it, and the next read anywhere must
- * show it (the README's "read your writes, everywhere").
+ * show it (docs/decisions/0035-redirector-leases.md).
  */
 export interface ChangedLink {
   slug: string;

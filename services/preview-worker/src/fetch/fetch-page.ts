@@ -179,7 +179,7 @@ function get(
     req.once('error', (err) => reject(classifyError(err, signal)));
     // A 101 nobody asked for: Node emits no response and no error, only the
     // close, and an abort of a request already closed settles nothing. Without
-    // these, one such page held its fetch slot for ever (issue 18's audit).
+    // these, one such page would hold its fetch slot for ever.
     req.once('upgrade', (_response, socket) => {
       socket.destroy();
       reject(new PreviewFetchError('bad_response', false, 'the server switched protocols'));

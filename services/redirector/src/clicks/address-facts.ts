@@ -26,8 +26,8 @@ const LONGEST_REMEMBERED = 64;
  * An address's visitor hash and country, worked out once while the address is
  * remembered. Both depend on the address alone (the secret is the process's),
  * and a visitor seldom clicks once: the HMAC (a native call, about 2 µs) and
- * the country lookup were the largest costs of a click's event
- * (docs/performance.md). The address is made canonical first, so one client
+ * the country lookup are the largest costs of a click's event. The address
+ * is made canonical first, so one client
  * is one visitor however its address was written.
  */
 export function addressFacts({ visitorSecret, countryOf, remember = REMEMBERED_ADDRESSES }: AddressFactsOptions) {

@@ -117,7 +117,7 @@ export function clickRecordsAppender({ producer, topic, ...options }: ClickRecor
   return async (clicks: ClickEventLines): Promise<void> => {
     // LZ4: a batch of clicks is about 2.6 times smaller, and kafkajs copies and
     // checksums each batch several times on its way to the socket; the click
-    // worker spends about a third less (docs/performance.md).
+    // worker spends about a third less (docs/decisions/0004-lz4-on-the-clicks-topic.md).
     for (const records of clickAppends(clicks, await partitionCount())) {
       await producer.append(topic, records, { compression: 'lz4' });
     }

@@ -122,7 +122,7 @@ export async function createLinks(
   }
 
   // An earlier attempt's event may be in the log already: appended again under its own id, it is a
-  // repeat that every consumer drops (README, "Events").
+  // repeat that every consumer drops (docs/decisions/0021-appends-at-least-once-without-idempotence.md).
   const toAppend = claimed.filter((c) => !c.committed);
   const events = toAppend.map(({ linkId, eventId, slug, input, createdAt: at }) =>
     createEvent<LinkCreated>(
