@@ -81,7 +81,7 @@ describe('link changes across processes', () => {
   /**
    * The first `count` events of a link on the links topic, in the order they are there, read as a
    * data team reads them: a repeat of an event already read is dropped by its id (a change whose
-   * append timed out stays in the outbox and is appended again, as the README says it may be).
+   * append timed out stays in the outbox and is appended again, as docs/integrators.md says it may be).
    */
   async function eventsOf(slug: string, count: number): Promise<LinkEvent[]> {
     const seen: LinkEvent[] = [];
