@@ -309,7 +309,7 @@ async function check(c: HostileCase, responses: RawResponse[], overload = false)
     // The model first: a change is redirected at once, before the projection has it.
     const stored = links.get(slug as string)?.destinationUrl ?? (await storedDestination(slug as string));
     if (stored === undefined) fail(`a redirect for ${JSON.stringify(slug)}, which is not stored`, r);
-    // The request's query is passed on (docs/decisions/0056-redirect-query-pass-through.md): else the destination exactly.
+    // The query is passed on, else the destination exactly (docs/decisions/0056-redirect-query-pass-through.md).
     const location = r.headers.location ?? '';
     const want = new URL(stored as string);
     let got: URL | undefined;
