@@ -34,8 +34,8 @@ export interface LinkCacheOptions {
    * waits for the gate's one shared attempt, whatever its slug. A request
    * revalidating a cached link then asks for its own lookup rather than
    * waiting for the end of one of its slug already under way and the next
-   * after it: through a stalled Postgres, a warm link waited for two of the
-   * gate's attempts that way and more (8 s in the fleet's `postgres-pause`).
+   * after it, which through a stalled Postgres is two of the gate's attempts
+   * and more.
    */
   storeAway?: () => boolean;
 }

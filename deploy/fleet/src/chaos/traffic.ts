@@ -284,8 +284,8 @@ export class Traffic {
 
   private async redirect(): Promise<void> {
     // Any link, at random: taken in turn, an even number of links alternated over by the entry point's
-    // round robin sent each link to one redirector only, so the other had never seen it (cold) when it
-    // took all the traffic during a fault.
+    // round robin would send each link to one redirector only, leaving it cold on the other when that
+    // one takes all the traffic during a fault.
     const link = this.links[Math.floor(Math.random() * this.links.length)]!;
     const n = this.n++;
     const tally = this.phase.redirects;
