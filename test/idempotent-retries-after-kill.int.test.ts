@@ -3,14 +3,10 @@ import { issueKey, openTestInfra, type TestInfra } from './support/link-system';
 import { buildOnce, startProcess, type RunningProcess } from './support/processes';
 
 /**
- * An integrator's keyed creates when the write API holding them is killed
- * (SIGKILL) mid-stream, as docs/integrators.md promises them:
- * every request whose answer was lost is retried with its key through
- * another process until it gets a final answer, and each ends with the links
- * of one attempt: no second link, no "taken" for its own slug, one answer
- * from then on. The processes are the built entry point, on the real
- * Postgres and Kafka; the kill is real, so where it lands differs each run
- * (the test asserts that it caught requests at work).
+ * An integrator's keyed creates when the write API holding them is killed (SIGKILL) mid-stream, as docs/integrators.md
+ * promises them: every request whose answer was lost is retried with its key through another process until final, and
+ * each ends with the links of one attempt (no second link, no "taken" for its own slug, one answer from then on). Built
+ * entry points on real Postgres and Kafka; the kill is real, so the test asserts that it caught requests at work.
  */
 describe('Idempotent retries after a write API is killed mid-stream', () => {
   let infra: TestInfra;
