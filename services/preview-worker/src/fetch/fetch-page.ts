@@ -216,7 +216,8 @@ function decoded(response: http.IncomingMessage): Readable {
  * A body may take this many bytes off the socket, plus twice what it gave, before its pieces are judged too small to be
  * a page. Node's HTTP parser spends about 1.5 µs on each chunk however small, on the thread that in the embedded mode
  * also answers redirects; a real server's framing is a few bytes a chunk of hundreds or more, so under about 8 bytes a
- * chunk the wire outgrows twice the body, and such a fetch stops after about one socket read.
+ * chunk the wire outgrows twice the body, and such a fetch stops after about one socket read
+ * (docs/decisions/0061-a-hostile-page-costs-bounded-work.md).
  */
 const TINY_PIECES_SLACK_BYTES = 32 * 1024;
 

@@ -15,10 +15,10 @@ const IMAGE_KEYS = ['og:image', 'og:image:url', 'og:image:secure_url', 'twitter:
 
 /**
  * Where the parser stops; past any bound, what was read so far is the preview. htmlparser2 keeps open elements with
- * `unshift`, so unclosed tags cost time quadratic in their depth on the event loop (1 KB of gzip can hold it for
- * seconds), and it holds a piece of markup (a tag, a comment) whole until its end. Real pages nest a few dozen deep and
- * open a few thousand tags. Text passes as it comes and is not counted
- * (docs/decisions/0018-preview-page-read-as-it-arrives.md).
+ * `unshift`, so unclosed tags cost time quadratic in their depth on the event loop, and it holds a piece of markup (a
+ * tag, a comment) whole until its end. Real pages nest a few dozen deep and open a few thousand tags. Text passes as it
+ * comes and is not counted (docs/decisions/0061-a-hostile-page-costs-bounded-work.md,
+ * docs/decisions/0018-preview-page-read-as-it-arrives.md).
  */
 export const PARSE_LIMITS = { depth: 500, openTags: 50_000, pieceChars: 256 * 1024 } as const;
 

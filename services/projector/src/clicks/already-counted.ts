@@ -7,10 +7,9 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /**
  * A click the topic holds twice (a redirector resending a batch it was unsure of) is counted once: a row whose event id
  * is in ClickHouse already, or earlier in the same batch, is not inserted. Duplicates share link, time and partition,
- * so one lookup reads only the primary-key range of the batches' links and time span. A copy from a batch's own offsets
- * is not left out: an owner that died may have inserted it into `clicks` but not every view, so the batch goes again
- * whole under its token and each table keeps or takes it
- * (docs/decisions/0021-appends-at-least-once-without-idempotence.md).
+ * so one lookup reads only the primary-key range of the batches' links and time span. A copy from the batch's own
+ * offsets is kept: the batch goes again whole under its token, so a view a dead owner never reached takes it
+ * (docs/decisions/0060-a-pending-batch-resent-whole.md).
  */
 export async function withoutCountedClicks(
   clickhouse: ClickHouseClient,
