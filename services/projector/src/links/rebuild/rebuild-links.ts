@@ -44,7 +44,7 @@ const SWAP_CATCH_UP_MS = 10_000;
  * transaction, so readers see the old projection whole until the swap and the new one after. A live projector may keep
  * running: the rebuild replays the same events, the last ones under a lock on the old tables, so nothing it applied is
  * lost. Each fetch is folded per slug and written with the live statements' guards, so the result is what they would
- * hold (docs/decisions/0046-rebuild-into-new-tables-and-swap.md).
+ * hold (docs/decisions/0015-rebuild-into-new-tables.md).
  */
 export async function rebuildLinks(
   kafka: EventLogClient,
