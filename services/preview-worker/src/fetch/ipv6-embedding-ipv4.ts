@@ -22,7 +22,7 @@ export function isIpv6EmbeddingIpv4(address: string): boolean {
 const refusal = (address: string, hostname: string) =>
   new Error(`DNS lookup ${address} (host: ${hostname}) is not allowed: an IPv6 address that embeds an IPv4 address`);
 
-/** `lookup`, refusing any answer of those forms, so a host name that resolves to one is refused too. */
+/** `lookup`, refusing any answer of those forms, so a host name that resolves to one is refused as well. */
 export function refusingEmbeddedIpv4(lookup: LookupFunction): LookupFunction {
   return (hostname, options, callback) =>
     lookup(hostname, options, (err, found, family) => {
