@@ -59,7 +59,7 @@ interface ConsumerOptions {
   groupId: string;
   topics: string[];
   logger: KafkaLogger;
-  /** Used to park dead letters; must be connected by the caller's start. */
+  /** Parks dead letters; must be connected by the caller's start. */
   deadLetterProducer: LogProducer;
   deadLetterTopic: string;
   /** The process's registry: outcomes, retries, dead letters and lag (see consumer-metrics.ts). */
