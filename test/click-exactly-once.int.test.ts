@@ -69,7 +69,7 @@ async function send(from: number, count: number): Promise<ClickRecorded[]> {
  * sends a whole produce request again when part of it failed (a topic only
  * just created, on a loaded machine), so a partition's first batch can hold
  * a click twice. A projector inserts it once; so must these tests' stand-ins
- * for a projector that died (CI once counted 103 of 100 where they did not).
+ * for a projector that died, or the counts come out above the clicks sent.
  */
 async function sendRepeatingFirst(count: number): Promise<void> {
   await resend(await send(0, LINKS.length));
@@ -370,7 +370,7 @@ describe('click projection, exactly once', () => {
   it('gives two owners the same first batch of a partition that has no ledger row yet', async () => {
     const ledger = postgresBatchLedger(infra.pool, infra.names.groups.clickProjector, infra.names.topics.clicks);
     const other = postgresBatchLedger(infra.pool, infra.names.groups.clickProjector, infra.names.topics.clicks);
-    // No row means no row lock: both first claims used to win, the second overwriting the first's range.
+    // No row means no row lock: without care both first claims would win, the second overwriting the first's range.
     const partitions = Array.from({ length: 40 }, (_, i) => 100 + i);
     const pairs = await Promise.all(
       partitions.map((p) =>

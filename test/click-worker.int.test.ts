@@ -147,7 +147,7 @@ describe('click worker thread', () => {
   });
 
   it('leaves out a click it cannot write and sends the rest of its batch, without a retry or a restart', async () => {
-    // A click the capture should never have let through (issue 18's audit: an address unknown to Node).
+    // A click the capture should never have let through (an address unknown to Node).
     const sink = workerClickSink(options());
     const link = randomUUID();
     const clicks = Array.from({ length: 300 }, (_, n) => raw(link, n));

@@ -29,22 +29,12 @@ import { type RunningProcess } from './support/processes';
 import { encodeRequest, exchange, type RawRequest, type RawResponse } from './support/raw-http';
 
 /**
- * Hostile input at volume, property-based (fast-check): generated bodies,
- * slugs, URLs, tags, headers, queries and paths for every endpoint of the
- * real `npm start` process on Kafka, Postgres and ClickHouse, over raw TCP.
- *
- * Properties, for every request: no 5xx; every 4xx is JSON
- * `{"error": text, "code": code}`; a 302 only for a slug that is stored, to the
- * stored destination; a 200 or 201 only for the account whose key was sent,
- * and nothing of one account visible to the other; a request that is hostile
- * only where it must not matter gets what a plain request gets. Afterwards
- * every stored link was answered 201, the service is healthy, and no click
- * worker died. Then, over TCP: 200 idle connections and a 100 KB header do not
- * stop normal requests, and a burst of 2,000 concurrent requests is answered.
- *
- * HOSTILE_RUNS sets how many generated requests the properties send (default
- * 1,200, for `npm test`); `npm run test:hostile` sends 10,000. HOSTILE_SEED
- * replays a failing run with the seed fast-check printed.
+ * Hostile input at volume (fast-check) against the real `npm start` process over raw TCP, for every endpoint. For every
+ * request: no 5xx; every 4xx is `{"error", "code"}` JSON; a 302 only to a stored slug's stored destination; a 200 or
+ * 201 only for the key's own account; a request hostile only where it must not matter gets what a plain one gets.
+ * After: every stored link was answered 201, the service is healthy, no click worker died; idle connections, a 100 KB
+ * header and a burst of 2,000 requests stop nothing. HOSTILE_RUNS sets the requests (default 1,200; `npm run
+ * test:hostile` 10,000); HOSTILE_SEED replays a failing run.
  */
 const RUNS = Number(process.env.HOSTILE_RUNS ?? 1200);
 if (!Number.isInteger(RUNS) || RUNS < 1) throw new Error(`HOSTILE_RUNS must be a positive integer, not ${RUNS}`);
@@ -127,8 +117,8 @@ afterAll(async () => {
     const exitCode = await server.stop();
     console.log(`[hostile] the process stopped in ${Date.now() - stopping} ms with code ${exitCode}`);
     if (process.env.HOSTILE_LOG_LEVEL) console.log(server.output());
-    // Within its 10 s grace, whatever the run left behind: it took 9 s while the lookups of the generated
-    // destinations held libuv's threads and the preview worker's idle fetch waited 5 s (docs/chaos.md).
+    // Within its 10 s grace, whatever the run left behind (the generated destinations' lookups, the preview
+    // worker's idle fetch).
     expect(exitCode).toBe(0);
   }
   await infra?.close();
@@ -309,7 +299,7 @@ async function check(c: HostileCase, responses: RawResponse[], overload = false)
     // The model first: a change is redirected at once, before the projection has it.
     const stored = links.get(slug as string)?.destinationUrl ?? (await storedDestination(slug as string));
     if (stored === undefined) fail(`a redirect for ${JSON.stringify(slug)}, which is not stored`, r);
-    // The request's query is passed on (README, `GET /{slug}`): the destination otherwise, to the letter.
+    // The query is passed on, else the destination exactly (docs/decisions/0056-redirect-query-pass-through.md).
     const location = r.headers.location ?? '';
     const want = new URL(stored as string);
     let got: URL | undefined;

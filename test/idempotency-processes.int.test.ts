@@ -94,7 +94,7 @@ describe('Idempotency-Key across write-API processes', () => {
 
   /**
    * What a process killed after its work and before it stored its answer
-   * leaves (a kill -9 audit under load saw it): the key in progress and its
+   * leaves (a kill -9 under load can): the key in progress and its
    * lease run out, its link made, or its slug claimed and not yet committed.
    * Made here from a real create: its stored answer taken away, the key dated
    * two minutes back, and the claim set back to pending if asked.

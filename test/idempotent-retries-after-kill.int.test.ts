@@ -3,14 +3,10 @@ import { issueKey, openTestInfra, type TestInfra } from './support/link-system';
 import { buildOnce, startProcess, type RunningProcess } from './support/processes';
 
 /**
- * An integrator's keyed creates when the write API holding them is killed
- * (SIGKILL) mid-stream, as the README's "Idempotent retries" promises them:
- * every request whose answer was lost is retried with its key through
- * another process until it gets a final answer, and each ends with the links
- * of one attempt: no second link, no "taken" for its own slug, one answer
- * from then on. The processes are the built entry point, on the real
- * Postgres and Kafka; the kill is real, so where it lands differs each run
- * (the test asserts that it caught requests at work).
+ * An integrator's keyed creates when the write API holding them is killed (SIGKILL) mid-stream, as docs/integrators.md
+ * promises them: every request whose answer was lost is retried with its key through another process until final, and
+ * each ends with the links of one attempt (no second link, no "taken" for its own slug, one answer from then on). Built
+ * entry points on real Postgres and Kafka; the kill is real, so the test asserts that it caught requests at work.
  */
 describe('Idempotent retries after a write API is killed mid-stream', () => {
   let infra: TestInfra;
@@ -141,10 +137,10 @@ describe('Idempotent retries after a write API is killed mid-stream', () => {
     const first = new Map<string, Answer | 'lost'>();
 
     // 32 integrators' connections on the victim, killed once it has answered 90 requests and
-    // holds a key at work: the kill is to catch one. Timed by answers alone, a kill once caught
-    // the 32 requests in flight all before their key was written; polled from here, the key seen
-    // at work was once answered between the poll and the kill (CI, 2026-11-28). So the victim is
-    // frozen (SIGSTOP) while it is looked at, and killed only while frozen with a key at work.
+    // holds a key at work: the kill is to catch one. Timed by answers alone, a kill can catch
+    // every request before its key is written; polled from here, the key seen at work can be
+    // answered between the poll and the kill. So the victim is frozen (SIGSTOP) while it is
+    // looked at, and killed only while frozen with a key at work.
     const keysAtWork = async () =>
       Number(
         (

@@ -8,7 +8,7 @@ import { issueKey, openTestInfra, type TestInfra } from './support/link-system';
 import { buildOnce, startProcess, type RunningProcess } from './support/processes';
 
 /**
- * Issue 16's update and delete through real HTTP, with the write API and two
+ * Update and delete through real HTTP, with the write API and two
  * redirectors as separate processes from their own entry points (as a fleet
  * runs them: no shared memory, only Postgres and Kafka), under concurrent
  * redirect traffic: the very next redirect after a 200 (PATCH) goes to the
@@ -81,7 +81,7 @@ describe('link changes across processes', () => {
   /**
    * The first `count` events of a link on the links topic, in the order they are there, read as a
    * data team reads them: a repeat of an event already read is dropped by its id (a change whose
-   * append timed out stays in the outbox and is appended again, as the README says it may be).
+   * append timed out stays in the outbox and is appended again, as docs/integrators.md says it may be).
    */
   async function eventsOf(slug: string, count: number): Promise<LinkEvent[]> {
     const seen: LinkEvent[] = [];

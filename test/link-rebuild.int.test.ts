@@ -9,13 +9,10 @@ import { openTestInfra, projectorModule, type TestInfra } from './support/link-s
 import { buildOnce } from './support/processes';
 
 /**
- * `npm run rebuild` against the live projector, on real Kafka and Postgres:
- * a stream with changes, deletions, previews (old and new shapes),
- * redelivered copies, second creations of taken slugs, stale changes and
- * junk goes through the real link projector into one database, is rebuilt
- * there while that projector keeps running and more events arrive, and must
- * end exactly as a projector replaying the whole topic into a fresh database
- * leaves it: every column of every row, and the same indexes.
+ * `npm run rebuild` against the live projector, on real Kafka and Postgres: a stream with changes, deletions, previews
+ * (old and new shapes), redelivered copies, second creations of taken slugs, stale changes and junk goes through the
+ * real link projector, is rebuilt while that projector runs and more events arrive, and must end exactly as a replay of
+ * the whole topic into a fresh database: every column of every row, and the same indexes.
  */
 
 let infra: TestInfra;

@@ -3,13 +3,10 @@ import { buildOnce, startProcess, type RunningProcess } from './support/processe
 import { startTcpProxy, type TcpProxy } from './support/tcp-proxy';
 
 /**
- * Writes while Postgres stalls (frozen, partitioned away, failing over:
- * connections open, nothing answered). The write API as its own process, its
- * Postgres (real) through a proxy that lets no byte through while frozen;
- * Kafka and the test's own view of Postgres direct. Every write must be
- * answered while Postgres is still stalled, and the answer must say only what
- * is known: "nothing was done" only of what was not done, "may or may not have
- * been saved" of a change whose COMMIT went unanswered.
+ * Writes while Postgres stalls (connections open, nothing answered): the write API as its own process, its Postgres
+ * behind a proxy that passes no byte while frozen; Kafka and the test's own view of Postgres direct. Every write must
+ * be answered while Postgres is still stalled, saying only what is known: "nothing was done" only of what was not done,
+ * "may or may not have been saved" of a change whose COMMIT went unanswered.
  */
 let infra: TestInfra;
 let proxy: TcpProxy;

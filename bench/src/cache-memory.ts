@@ -1,14 +1,9 @@
 /**
- * Memory per cached link, in a process of its own:
- * `node --expose-gc bench/dist/cache-memory.js '{"entries":1000000}'`.
- * Fills the redirector's LinkCache through its real Postgres lookup (the
- * pool answering rows as pg parses them: fresh strings per row) with links
- * shaped as the cold-cache part loads them, and divides what the heap and the
- * off-heap buffers (the LRU's typed arrays) grew by, each measured after full
- * collections, by the entries: once the cache is full, and again after as
- * many links again went through it (a cache that has run a while: V8 gives a
- * Map whose entries are deleted and added a table twice as large). Prints one
- * JSON line.
+ * Memory per cached link, in a process of its own: `node --expose-gc bench/dist/cache-memory.js '{"entries":1000000}'`.
+ * Fills the redirector's LinkCache through its real Postgres lookup with links shaped as the cold-cache part loads
+ * them, and divides the heap's and off-heap buffers' growth (after full collections) by the entries: once full, and
+ * again after as many links again went through it, since V8 gives a Map with deleted entries a table twice as large.
+ * Prints one JSON line.
  */
 import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';

@@ -31,7 +31,7 @@ interface CostRun {
 }
 
 export interface ClickCostResult {
-  /** Where the clicks came from (client-addresses.ts); absent in results before 2026-11-25: loopback. */
+  /** Where the clicks came from (client-addresses.ts); absent means loopback. */
   addresses: ClientAddresses;
   runs: CostRun[];
   /** Redirector CPU per redirect with no click recorded (a crawler), all its threads. */
@@ -54,13 +54,10 @@ export interface ClickCostResult {
 }
 
 /**
- * What one recorded click costs in CPU, every thread included: the redirector
- * (servers mode, on Kafka) takes the same offered load twice, once from a
- * crawler (answered, never counted) and once from a desktop browser (every
- * redirect a click), A B A B; the difference in the redirector's and the
- * broker's CPU time, per click, is the click pipeline. The link projector and
- * the click projector are not running: reading the topic is another service's
- * cost.
+ * What one recorded click costs in CPU, every thread included: the redirector (servers mode, on Kafka) takes the same
+ * load twice, from a crawler (answered, never counted) and from a desktop browser (every redirect a click), A B A B;
+ * the difference in the redirector's and the broker's CPU a click is the click pipeline. The projectors do not run:
+ * reading the topic is another service's cost (docs/decisions/0011-click-cost-measured-per-thread.md).
  */
 export async function benchClickCost(
   root: string,

@@ -16,8 +16,8 @@ export interface ClickWorkerOptions {
   /**
    * Clicks at the rate before the first window. Long enough for the steady
    * state: the worker's remembered addresses full and its old generation
-   * collected at least once (docs/performance.md: a worker's cost changed
-   * only then, after about 40 s of clicks).
+   * collected at least once, after about 40 s of clicks: a worker's cost
+   * settles only then (docs/decisions/0011-click-cost-measured-per-thread.md).
    */
   warmUpSeconds: number;
   addresses: ClientAddresses;
@@ -53,19 +53,12 @@ export interface ClickWorkerResult {
 }
 
 /**
- * The click pipeline without the redirects: the redirector's own click sink
- * (`workerClickSink`, its worker thread and kafkajs producer, as composed in
- * the redirector) in this process, fed captured clicks at a fixed rate, of
- * the bench's visitors and a desktop browser's agent, on `links` links, to
- * the bench's clicks topic on the local broker. Each thread's CPU is read
- * from /proc. The click-cost part measures the same work inside a redirector
- * under HTTP load; there the redirect thread's and the broker's share move
- * by more than a change to the worker does. Here nothing else runs, and a
- * window without clicks, right before, is taken away from each window with.
- *
- * The clicks are made before each window, so the pushing thread's time is
- * the sink's: `push`, the columns and their `postMessage`. (A redirector's
- * strings come fresh from the HTTP parser and cost it a little more to post.)
+ * The click pipeline without the redirects: the redirector's own click sink (its worker thread and kafkajs producer) in
+ * this process, fed captured clicks at a fixed rate on `links` links, each thread's CPU read from /proc. Inside a
+ * redirector under HTTP load, the redirect thread's and the broker's shares move by more than a change to the worker
+ * does; here nothing else runs, and a window without clicks just before is subtracted from each window with them. The
+ * clicks are made before each window, so the pushing thread's time is the sink's
+ * (docs/decisions/0011-click-cost-measured-per-thread.md).
  */
 export async function benchClickWorker(
   root: string,

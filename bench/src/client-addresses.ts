@@ -2,15 +2,10 @@ import { seededRandom } from './seeded-random';
 import { zipfSampler } from './zipf';
 
 /**
- * Where the bench's clicks come from, sent as `X-Forwarded-For` to a
- * redirector that trusts its proxy (as behind any load balancer):
- * - `zipf`: 1,000,000 visitors, the k-th busiest clicking in proportion to
- *   1/k (Zipf, s = 1): a few addresses (carrier and office NATs, heavy users)
- *   click often, most click once or twice, as on a real link shortener;
- * - `distinct`: a new address every click, the worst case for anything that
- *   remembers an address;
- * - `loopback`: no header; every click from 127.0.0.1 (the bench before
- *   2026-11-25, kept to compare with its results).
+ * Where the bench's clicks come from, sent as `X-Forwarded-For` to a redirector that trusts its proxy: `zipf`,
+ * 1,000,000 visitors, the k-th busiest clicking in proportion to 1/k (a few NATs and heavy users click often, most once
+ * or twice, as on a real link shortener); `distinct`, a new address every click, the worst case for anything that
+ * remembers addresses; `loopback`, no header, every click from 127.0.0.1, to compare with results made that way.
  */
 export type ClientAddresses = 'zipf' | 'distinct' | 'loopback';
 export const CLIENT_ADDRESSES: readonly ClientAddresses[] = ['zipf', 'distinct', 'loopback'];

@@ -62,16 +62,10 @@ export interface ColdCacheResult {
 }
 
 /**
- * A redirector whose links do not all fit in memory: `links` links in
- * Postgres, a cache of `cacheSize`, slugs followed by a Zipf law (the k-th
- * most popular in proportion to 1/k^s). The cache is first filled as it
- * stands after a long run: the slugs of a Zipf stream just long enough to
- * hold `cacheSize` distinct ones, each requested once in the order of its
- * last draw, so the LRU holds what it would and in that order. Then warm
- * runs (the `warmSlugs` most popular slugs, every one cached) alternate with
- * runs of fresh Zipf draws, each request's slug drawn by the load generator,
- * all as fast as the answers come; a last Zipf run is offered half the warm
- * throughput.
+ * A redirector whose links do not all fit in memory: `links` links in Postgres, a cache of `cacheSize`, slugs drawn by
+ * a Zipf law. The cache is first filled as a long run leaves it (a Zipf stream's last `cacheSize` distinct slugs, in
+ * order of their last draw). Then warm runs (the `warmSlugs` most popular, all cached) alternate with runs of fresh
+ * Zipf draws, as fast as answers come; a last Zipf run is offered half the warm throughput.
  */
 export async function benchColdCache(
   root: string,
@@ -186,8 +180,8 @@ function mean(runs: ColdCacheResult['runs'], kind: 'warm' | 'zipf'): Run {
 /**
  * Straight into the committed claims and the projection, a million rows a
  * statement. Their indexes other than the slug's are dropped first and built
- * again after, from their own definitions: 10 million random inserts into
- * three UUID indexes took 7 minutes, the load and the builds about 2.5.
+ * again after, from their own definitions: random inserts into three UUID
+ * indexes cost about three times the load and the builds together.
  */
 async function loadLinks(stack: BenchStack, links: number): Promise<number> {
   const started = performance.now();

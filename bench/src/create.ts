@@ -10,7 +10,7 @@ export interface CreateFigures {
   failed: number;
 }
 
-/** The rate the create's latency goal names (issue: p99 ≤ 25 ms at 2,000 links/s, rate limits on). */
+/** The rate the create's latency goal names (p99 ≤ 25 ms at 2,000 links/s, rate limits on). */
 export const CREATE_RATE = 2000;
 
 export interface CreateResult extends CreateFigures {

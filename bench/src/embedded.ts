@@ -31,13 +31,10 @@ export interface EmbeddedResult {
 }
 
 /**
- * `npm start` as a new user runs it (no servers: PGlite, chdb and the embedded
- * log in a fresh DATA_DIR), every service in one process: the create path at
- * 50 connections, then warm redirects of browser traffic with every click
- * recorded. The same loads as the servers mode's create and redirect parts,
- * and the create once more at the goal's rate (1,000 links/s offered): at
- * saturation, latency is mostly the queue that 50 connections make (Little's
- * law), so the tail is judged at the throughput the goal asks for.
+ * `npm start` as a new user runs it (PGlite, chdb and the embedded log in a fresh DATA_DIR): creates at 50 connections,
+ * then warm redirects of browser traffic with every click recorded, as the servers mode's parts do, and creates again
+ * at the goal's 1,000 links/s: at saturation latency is mostly the queue 50 connections make (Little's law), so the
+ * tail is judged at the throughput the goal asks for.
  */
 export async function benchEmbedded(
   root: string,

@@ -1,14 +1,9 @@
 /**
  * `npm run bench [-- redirect|click-cost|click-worker|create|bulk|ingestion|analytics|list|previews|preview-shares|preview-memory|rebuild|embedded|cold-cache ...] [--quick] [--node-arg=<flag> ...] [--addresses=zipf|distinct|loopback]`
  *
- * Runs each benchmark against the real local stack (`npm run infra:up`: Kafka,
- * Postgres, the ClickHouse engine), each in its own scratch databases and
- * topics, prints a table and writes it as JSON under bench/results/. `--quick`
- * runs every part for about a second with small data: the smoke test uses it so
- * the benchmarks cannot rot; its figures mean nothing. `embedded` runs the
- * create and redirect loads against `npm start` with no servers configured;
- * `preview-memory` measures what a link waiting for its preview costs the
- * worker (Kafka only).
+ * Runs each benchmark against the local stack (`npm run infra:up`), each in scratch databases and topics, prints a
+ * table and writes it as JSON under bench/results/. `--quick` runs every part for about a second (the smoke test's
+ * guard against rot; its figures mean nothing). `embedded` loads `npm start` with no servers configured.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus, totalmem } from 'node:os';

@@ -1,14 +1,9 @@
 /**
- * `node --expose-gc bench/dist/preview-memory-probe.js <links> <distinct|shared> [kafka|embedded]`
- * (run by the `preview-memory` part, see preview-memory.ts): the preview
- * worker, in this process, over a fresh links topic, with every page host
- * holding its requests unanswered, so every link read stays pending. Prints
- * one JSON line: the memory the pending links cost, after a full GC.
- *
- * On Kafka, against the worker running with none pending; the links are
- * produced by a child process, so nothing of the producer's is counted. On
- * the embedded log (`npm start`'s), which lives in this process, the links
- * are appended first, and the worker's start is counted with them.
+ * `node --expose-gc bench/dist/preview-memory-probe.js <links> <distinct|shared> [kafka|embedded]` (the
+ * `preview-memory` part): the preview worker over a fresh links topic, every page host holding its requests, so every
+ * link stays pending; prints one JSON line, the memory they cost after a full GC. On Kafka the links are produced by a
+ * child process, against the worker with none pending; on the embedded log they are appended first, and the worker's
+ * start counts with them.
  */
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';

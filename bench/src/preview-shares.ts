@@ -32,14 +32,11 @@ const listen = (server: net.Server) =>
   );
 
 /**
- * One account's links to servers that never answer, each on a host of its
- * own (a port: the per-host cap counts `host:port`), in bursts as a bulk
- * import sends them, and between the bursts another account's links to a
- * page that answers. Each of A's fetches holds a slot 5 s an attempt, three
- * attempts; without a share per account they took every slot, and B's
- * fresh link waited for its host's turn among thousands (README, "What a
- * hostile page can still cost"). Both accounts' `LinkCreated` go straight
- * to the links topic; a consumer of it notes when each preview lands.
+ * One account's links to servers that never answer, each on a host (a port) of its own, in bursts as a bulk import
+ * sends them, and between the bursts another account's links to a page that answers. Each of A's fetches holds a slot 5
+ * s an attempt, three attempts; without a share per account they would take every slot and B's fresh link would wait
+ * among thousands. Both accounts' `LinkCreated` go straight to the links topic; a consumer notes when each preview
+ * lands (docs/decisions/0058-preview-fetches-shared-by-account.md).
  */
 export async function benchPreviewShares(
   stack: BenchStack,

@@ -117,13 +117,10 @@ function hostPicker(hosts: PageHost[], rand: () => number): () => PageHost {
 }
 
 /**
- * A bulk import's backlog, then new links while it drains. The backlog
- * (`LinkCreated` events produced straight to the links topic) points at the
- * page hosts, each link at one of `pagesPerHost` pages of a host picked by
- * weight, so many links share a destination and a few hosts hold most of
- * them. The preview worker starts on it; meanwhile links are created through
- * the write API, each to a page never asked for before. A consumer of the
- * links topic notes when each preview lands.
+ * A bulk import's backlog, then new links while it drains. The backlog (`LinkCreated` produced straight to the links
+ * topic) points at the page hosts, each link at one of `pagesPerHost` pages of a host picked by weight, so many links
+ * share a destination and a few hosts hold most. Meanwhile links are created through the write API, each to a new page;
+ * a consumer of the links topic notes when each preview lands.
  */
 export async function benchPreviews(stack: BenchStack, options: PreviewsOptions): Promise<PreviewsResult> {
   const hosts = await Promise.all(

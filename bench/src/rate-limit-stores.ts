@@ -1,16 +1,9 @@
 /**
- * `node bench/dist/rate-limit-stores.js`: what one rate-limit check costs in
- * each candidate store, measured the way the write API uses it (one
- * rate-limiter-flexible `consume` per request, keys spread over 1,000 API
- * keys), so the shared store could be chosen by figures (docs/rate-limits.md).
- *
- * - open loop: 2,000 checks a second (the create goal's rate) for 10 s, each
- *   timed from when it was due, so a store that falls behind shows it;
- * - closed loop: 50 checks in flight (the create bench's connections) for 5 s,
- *   the most the store gives one process.
- *
- * Stores: this process's memory, Redis (REDIS_URL, default the machine's) and
- * Postgres (a scratch database on DATABASE_URL, a pool of 10 as a service has).
+ * `node bench/dist/rate-limit-stores.js`: what one rate-limit check costs in each candidate store (this process's
+ * memory, Redis on REDIS_URL, Postgres on a scratch database with a pool of 10), measured as the write API uses it: one
+ * rate-limiter-flexible `consume` a request over 1,000 keys. Open loop: 2,000 checks a second for 10 s, each timed from
+ * when it was due; closed loop: 50 in flight for 5 s, the most a store gives one process
+ * (docs/decisions/0052-rate-limits-per-key.md).
  */
 import { Redis } from 'ioredis';
 import pg from 'pg';

@@ -19,7 +19,7 @@ export interface RedirectOptions {
 }
 
 export interface RedirectResult {
-  /** Where the clicks came from (client-addresses.ts); absent in results before 2026-11-25: loopback. */
+  /** Where the clicks came from (client-addresses.ts); absent means loopback. */
   addresses: ClientAddresses;
   runs: { server: 'redirector' | 'baseline'; requestsPerSecond: number; p50Ms: number; p99Ms: number }[];
   redirector: { requestsPerSecond: number; p50Ms: number; p99Ms: number };

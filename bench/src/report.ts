@@ -38,7 +38,7 @@ export interface Report {
 }
 
 const GOALS = {
-  /** Issue 18.2: about the ceiling on two cores with a Kafka record per click (issue 9 had asked 0.9 and 1.2×). */
+  /** About the ceiling on two cores with a Kafka record per click. */
   redirectRatio: 0.8,
   redirectP99Ratio: 1.5,
   /** CPU a recorded click adds, every redirector thread and the broker included, in µs. */
@@ -68,7 +68,7 @@ const GOALS = {
 const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
 const n = (v: number) => v.toLocaleString('en-US', { maximumFractionDigits: 2 });
 
-/** A Markdown table (what the README's Performance section shows). */
+/** The report as a Markdown table. */
 export function formatReport(report: Report): string {
   const rows: string[][] = [];
   const { clickCost, clickWorker } = report.results;

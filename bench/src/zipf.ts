@@ -1,11 +1,8 @@
 /**
- * Link popularity as on the real web: the k-th most followed link is followed
- * in proportion to 1/k^s (Zipf's law). Drawn by rejection-inversion
- * (Hörmann and Derflinger, "Rejection-inversion to generate variates from
- * monotone discrete distributions", 1996; the method of Apache Commons RNG's
- * RejectionInversionZipfSampler): constant time and memory per draw whatever
- * the number of links, where a table of the distribution over 10 million
- * links would take 80 MB and a binary search per draw.
+ * Link popularity as on the real web: the k-th most followed link is followed in proportion to 1/k^s (Zipf's law).
+ * Drawn by rejection-inversion (Hörmann and Derflinger, 1996; Apache Commons RNG's RejectionInversionZipfSampler):
+ * constant time and memory a draw whatever the number of links, where a table over 10 million links would take 80 MB
+ * and a binary search a draw.
  */
 export function zipfSampler(links: number, exponent: number, uniform: () => number): () => number {
   if (!(links >= 1) || !(exponent > 0)) throw new Error(`zipf: need links ≥ 1 and exponent > 0`);

@@ -214,7 +214,7 @@ export function describeApiContract(mode: string, target: () => ContractTarget):
 
       const tagged = await json(await get('/api/v1/links?tag=news', owner));
       expect(tagged).toEqual({ links: [made[4], made[2], made[0]], nextCursor: null });
-      // Search reads the projection: a new link is found once projected (README, GET /api/v1/links).
+      // Search reads the projection: a new link is found once projected (docs/integrators.md).
       const found = await eventually(async () => {
         const body = await json(await get(`/api/v1/links?search=LIST/1`, owner));
         return body.links.length > 0 ? body : undefined;

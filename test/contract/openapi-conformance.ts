@@ -3,13 +3,10 @@ import addFormats from 'ajv-formats';
 import type { ValidateFunction } from 'ajv';
 
 /**
- * Every response the contract suites get is checked against the API document
- * the process under test serves (`GET /openapi.json`): the operation is
- * documented, the status is one of its responses, the documented headers are
- * there (the required ones) and fit their schemas, and the body has the
- * documented media type and fits its schema (JSON Schema 2020-12, the
- * dialect of OpenAPI 3.1, with ajv). A response the document does not
- * describe fails the case that got it, whatever else the case asserts.
+ * Every response the contract suites get is checked against the API document the process serves (`GET /openapi.json`):
+ * the operation is documented, the status is one of its responses, the documented headers are there and fit, and the
+ * body has the documented media type and fits its schema (JSON Schema 2020-12, with ajv). A response the document does
+ * not describe fails the case that got it, whatever else the case asserts.
  */
 export interface Conformance {
   /** Checks `res` (reading a clone of its body) and returns it; throws, and records, what does not conform. */

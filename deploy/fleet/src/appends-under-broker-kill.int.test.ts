@@ -8,13 +8,10 @@ import { kafkaClusterLayout } from './fleet-layout';
 import { Supervisor, type ProcessSpec } from './supervisor';
 
 /**
- * What the event log promises every service: an append that resolved is in
- * the topic. Three Kafka nodes (replication 3, min ISR 2), 40 appenders of
- * small batches through the project's Kafka adapter, and one node killed with
- * `kill -9` and restarted, three times, under that load. With kafkajs's
- * idempotent producer this lost 12 and 16 acknowledged records of about
- * 60,000 (two runs of two); a send that kafkajs resolved without writing one
- * of its partitions lost 1 in another run.
+ * What the event log promises every service: an append that resolved is in the topic. Three Kafka nodes (replication 3,
+ * min ISR 2), 40 appenders of small batches through the project's Kafka adapter, and one node killed with `kill -9` and
+ * restarted three times under that load; kafkajs's idempotent producer, or a send resolved without writing one of its
+ * partitions, loses acknowledged records here (docs/decisions/0021-appends-at-least-once-without-idempotence.md).
  */
 const ROOT = join(__dirname, '..', '..', '..');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

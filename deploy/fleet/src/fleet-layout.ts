@@ -44,14 +44,10 @@ const CLICKHOUSE_PORT = 28123;
  * analytics), behind one HAProxy entry point. Postgres is the machine's own.
  */
 /**
- * The fleet puts on one machine what production spreads over several, or
- * gives CPU requests: here the ClickHouse endpoint and the consumers (the
- * projectors, the preview worker) run at a lower priority, so that when the
- * cores are short the entry point, the redirectors and the write APIs are
- * served first, as the machines or reserved CPU of a real deployment would
- * have them. Idle cores still go to the batch work; only its freshness waits.
- * (Without it, one redirector carrying all the traffic while the other
- * restarts got a seventh of the machine: chaos run 24, docs/chaos.md.)
+ * The fleet puts on one machine what production spreads over several, so the ClickHouse endpoint and the consumers
+ * (projectors, preview worker) run at a lower priority: when cores are short the entry point, the redirectors and the
+ * write APIs are served first, as separate machines or reserved CPU would have them. Idle cores still go to the batch
+ * work; only its freshness waits (docs/decisions/0041-batch-work-at-lower-cpu-priority.md).
  */
 const BATCH_NICE = 10;
 const BATCH_SERVICES = new Set<ServiceInstance['service']>(['projector', 'preview-worker']);

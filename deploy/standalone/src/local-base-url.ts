@@ -1,13 +1,10 @@
 type Env = Readonly<Record<string, string | undefined>>;
 
 /**
- * Under `npm start` one process answers the API and the short URLs on one
- * port, so until PUBLIC_BASE_URL is set a short URL is that process's own
- * address, `http://localhost:$PORT`. The shared default (port 3000, whatever
- * PORT said) handed out links to a port nothing answered, and let a link to
- * the process's real port past the self-reference check: a redirect loop.
- * The services run apart keep the shared default: a write API's port is not
- * where its short URLs are answered.
+ * Under `npm start` one process answers the API and the short URLs on one port, so until PUBLIC_BASE_URL is set a short
+ * URL is `http://localhost:$PORT`. The shared default (port 3000, whatever PORT says) would hand out links to a port
+ * nothing answers, and let a link to the real port past the self-reference check: a redirect loop. Services run apart
+ * keep the shared default: a write API's port is not where its short URLs are answered.
  */
 export function withLocalBaseUrl(env: Env): Env {
   if (env.PUBLIC_BASE_URL !== undefined) return env;

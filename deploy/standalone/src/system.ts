@@ -29,7 +29,7 @@ export interface SystemOptions {
    * loop with the rest, or on a worker thread of its own. The embedded mode
    * uses the thread: its event log, ClickHouse endpoint and redirects share
    * this process, and the projection's per-click work would take the
-   * redirects' event loop (docs/performance.md).
+   * redirects' event loop (docs/decisions/0019-embedded-click-projection-on-a-thread.md).
    */
   clickProjection?: 'event-loop' | 'worker-thread';
 }

@@ -1,13 +1,10 @@
 /**
  * `npm run apikey -- <command>`: issues and revokes API keys.
- *
  *   create --name <name> [--plan free|pro]   a new account and its first key
  *   create --name <name> --account <id>      another key for an existing account
  *   list                                     every key, without the secret
  *   revoke <key-id>                          stops a key working (within the API's cache TTL)
- *
- * `create` prints the key as the last line of its output. It is shown once and
- * stored only as a hash.
+ * `create` prints the key as the last line of its output: shown once, stored only as a hash.
  */
 import { parseArgs } from 'node:util';
 import { dataDirFrom, loadConfig, postgresEnv } from '@shortlink/config';

@@ -1,5 +1,5 @@
 /**
- * Rate limits per API key (README, "Rate limits"). Each key may make its
+ * Rate limits per API key (docs/decisions/0052-rate-limits-per-key.md). Each key may make its
  * plan's number of requests per one-minute window; the window starts at the
  * key's first request and its count is dropped when it ends (a fixed window,
  * rate-limiter-flexible's, in Redis or in memory). Every request counts one,
@@ -118,13 +118,10 @@ export interface RedisRateLimiterOptions {
 export const REDIS_KEY_PREFIX = 'shortlink:ratelimit';
 
 /**
- * Counts in Redis, so that every process of a deployment shares each key's
- * count (one Lua script per request: SET NX with the window's expiry, INCR).
- * A store outage must not take the API down: while Redis cannot answer (down,
- * not yet connected, or slower than the client's command timeout) each
- * process counts in its own memory, so each key may get up to its limit from
- * every process, never less, and never unlimited. Redis is tried again after
- * `retryAfterMs`, so a hung Redis costs one timeout a second, not one a request.
+ * Counts in Redis, so every process shares each key's count (one Lua script a request: SET NX with the window's expiry,
+ * INCR). A store outage must not take the API down: while Redis cannot answer in the command timeout, each process
+ * counts in its own memory, so a key gets up to its limit from every process, never less and never unlimited. Redis is
+ * tried again after `retryAfterMs`: a hung Redis costs one timeout a second, not one a request.
  */
 export function redisRateLimiter(options: RedisRateLimiterOptions): RateLimiter {
   const { redis, limits, onStoreError } = options;

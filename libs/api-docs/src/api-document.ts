@@ -50,7 +50,7 @@ const COMMON_RESPONSES = {
   ],
 } as const;
 
-/** What every answer to an authenticated request carries (401s aside): the key's rate limit (see the README). */
+/** What every answer to an authenticated request carries (401s aside): the key's rate limit (docs/integrators.md). */
 const RATE_LIMIT_HEADERS = {
   'RateLimit-Limit': { description: 'Requests this key may make in the current minute.', schema: { type: 'integer' } },
   'RateLimit-Remaining': { description: 'Requests left in the current minute.', schema: { type: 'integer' } },

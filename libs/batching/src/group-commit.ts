@@ -16,13 +16,10 @@ export interface GroupCommitOptions<T = unknown> {
   gatherTurn?: boolean;
   /**
    * What a failed batch means for its items.
-   * - `retry-alone`, for a batch that takes effect whole or not at all (one
-   *   Postgres statement): each item runs again on its own, so an item that
-   *   poisons the batch fails only itself and its neighbours still succeed.
-   * - `fail-all`, for a batch whose failure is not any one item's (callers
-   *   sharing a round trip with no item of their own), or that may have taken
-   *   effect in part (a produce request): every item fails with its error.
-   *   Items must then be checked before they join, so none can poison it.
+   * - `retry-alone`, for a batch that takes effect whole or not at all (one statement): each item runs again on its
+   *   own, so an item that poisons the batch fails only itself.
+   * - `fail-all`, for a batch whose failure is no one item's, or that may have taken effect in part (a produce
+   *   request): every item fails with its error, so items must be checked before they join.
    */
   onFailure: 'retry-alone' | 'fail-all';
   /**

@@ -47,7 +47,7 @@ export interface SharedRuns<R> {
    * asks for it while the current one is under way.
    */
   fresh(key: string, run: () => Promise<R>): Promise<R>;
-  /** Whatever is under way for the key is no longer shared: the next call starts a run. */
+  /** Whatever is under way for the key stops being shared: the next call starts a run. */
   forget(key: string): void;
   forgetAll(): void;
 }

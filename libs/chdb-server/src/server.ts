@@ -6,19 +6,11 @@ import { ChdbEngine } from './engine';
 import { decodeParams, ParamError } from './params';
 
 /**
- * A local stand-in for ClickHouse's HTTP interface, backed by the chdb engine
- * (the real ClickHouse code, in-process). It implements the part of the
- * protocol that `@clickhouse/client` uses: ping, queries with `FORMAT`,
- * `param_*` query parameters, per-request settings, the `database` parameter,
- * inserts whose data follows a `query=` URL parameter, gzip both ways, and
- * errors as non-200 responses carrying ClickHouse's own `Code: N.
- * DB::Exception` text. It is for development, tests and the embedded mode,
- * and runs one query at a time. Given a password, it answers only requests
- * that carry it (as ClickHouse takes one: basic auth, `X-ClickHouse-Key` or
- * the `password` parameter), `/ping` aside: on a loopback port any local user
- * could otherwise run any SQL as this process, `file()` reads and writes
- * included. A GET runs read-only, as on a server, so a page in a browser
- * cannot change anything through it.
+ * A local stand-in for ClickHouse's HTTP interface, backed by chdb, for development, tests and the embedded mode, one
+ * query at a time. It implements what `@clickhouse/client` uses: ping, `FORMAT`, `param_*`, per-request settings,
+ * `database`, inserts after a `query=` parameter, gzip both ways, errors as non-200 with ClickHouse's text. Given a
+ * password it answers only requests carrying it (`/ping` aside), since any local user could otherwise run any SQL,
+ * `file()` included, as this process; a GET runs read-only, so a browser page cannot change anything through it.
  */
 
 /** URL parameters that steer the HTTP layer rather than being engine settings. */

@@ -1,20 +1,9 @@
 /**
- * The cluster form of the migrations. The numbered files describe one server's
- * schema; on a cluster (CLICKHOUSE_CLUSTER) each statement is rewritten as it
- * is applied, so the files, their checksums and a single server's schema stay
- * exactly as they are:
- *
- * - a table `t` becomes `t_local ON CLUSTER`, on the Replicated form of its
- *   engine (the replicas of a shard hold the same parts, and deduplicate
- *   inserts in Keeper), plus `t ON CLUSTER` on `Distributed`, sharded by
- *   `link_id`: the name every query and insert already uses;
- * - a materialized view reads and fills the local tables, on every shard: a
- *   shard aggregates the clicks it holds, and since every table is sharded by
- *   the same key, a link's clicks and its aggregates live on the same shard;
- * - an `INSERT … SELECT` (a backfill) runs once, through the Distributed tables.
- *
- * A statement of another shape has no cluster form yet: it is refused here, so
- * a new migration cannot reach a cluster half-translated.
+ * The cluster form of the migrations: on a cluster (CLICKHOUSE_CLUSTER) each statement is rewritten as applied, so the
+ * files, checksums and single-server schema stay as they are. A table `t` becomes `t_local ON CLUSTER` (Replicated
+ * engine) plus `t` on `Distributed`, sharded by `link_id`, so a link's clicks and aggregates share a shard; a
+ * materialized view fills the local tables; an `INSERT … SELECT` runs once through the Distributed tables. Any other
+ * shape is refused, so a migration never reaches a cluster half-translated.
  */
 
 export interface ClusterTarget {

@@ -86,7 +86,7 @@ async function claimDataDir(dataDir: string): Promise<(state: EmbeddedState) => 
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 2) throw e;
       const owner = await runningEmbedded(dataDir);
       if (owner) throw new DataDirInUseError(dataDir, owner.pid);
-      await rm(path, { force: true }); // left by a process that no longer runs
+      await rm(path, { force: true }); // left by a process that has exited
     }
   }
   return (state) => writeFile(path, JSON.stringify(state));

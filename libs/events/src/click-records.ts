@@ -3,15 +3,10 @@ import { clickRecordedJsonOf } from './click-recorded-json';
 import { clickEvent, type ClickEvent, type ClickRecorded } from './events';
 
 /**
- * The record format of the clicks topic since `shortlink.clicks.v2`: one
- * record holds one or more click events, one JSON envelope per line
- * (newline-delimited JSON, as ClickHouse's `JSONEachRow`, `jq` and most
- * loaders read it). A record of one line is a v1 record as it was.
- *
- * Why: a click is a few hundred bytes, and a Kafka record's fixed costs (its
- * encoding in the producer, its checks in the broker) were most of what a
- * click cost; see docs/performance.md. JSON never holds a raw line break
- * (one inside a string is written `\n`), so the line is the event's boundary.
+ * The clicks topic's record format (`shortlink.clicks.v2`): one or more click events a record, one JSON envelope a line
+ * (newline-delimited JSON, as `JSONEachRow`, `jq` and most loaders read it); a one-line record is a v1 record. A click
+ * is a few hundred bytes, and a Kafka record's fixed costs in producer and broker outweighed it. JSON never holds a raw
+ * line break, so the line is the event's boundary (docs/decisions/0001-clicks-several-to-a-record.md).
  */
 export function encodeClickRecord(events: readonly ClickRecorded[]): Buffer {
   if (events.length === 1) return encodeEvent(events[0]!);

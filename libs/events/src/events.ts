@@ -49,7 +49,7 @@ export const linkUpdated = envelopeOf(
 export type LinkUpdated = z.infer<typeof linkUpdated>;
 
 /**
- * A link was deleted (`DELETE /api/v1/links/:slug`): it no longer redirects
+ * A link was deleted (`DELETE /api/v1/links/:slug`): it stops redirecting
  * and its slug is never given out again. Its clicks stay where they are.
  */
 export const linkDeleted = envelopeOf(

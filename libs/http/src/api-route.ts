@@ -5,18 +5,11 @@ import type { HttpErrorText } from './http-errors';
 export type JsonSchema = Record<string, unknown>;
 
 /**
- * One HTTP route as the service registers it and as the API document
- * (`GET /openapi.json`) shows it: the same schema objects, so the document
- * cannot drift from what the route answers.
- *
- * `schema` is fastify's route schema with the document's own keys (summary,
- * tags, operationId, security; in a response, `description`, `headers` and
- * `x-examples`), which fastify ignores. `params` and `response` are used by
- * the route as they are (the responses are serialised through them, so a
- * field missing here is missing on the wire). `body`, `querystring` and
- * `headers` are for the document only: the route checks them in code, where
- * each problem gets its own error text (the request rules are written once,
- * as zod schemas, and both the check and these schemas come from them).
+ * One HTTP route as the service registers it and as `GET /openapi.json` shows it: the same schema objects, so the
+ * document cannot drift from what the route answers. `schema` is fastify's route schema plus the document's own keys
+ * (summary, tags, operationId, security, `x-examples`…), which fastify ignores. `params` and `response` are used by the
+ * route as they are (a field missing here is missing on the wire); `body`, `querystring` and `headers` are for the
+ * document only: the route checks them in code from the same zod schemas, each problem with its own error text.
  */
 export interface ApiRoute {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE';

@@ -3,17 +3,10 @@ import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 
 /**
- * When the process closes, every answer still in the making ends its
- * connection (`Connection: close`). Node's `server.close()` closes the
- * connections idle at that moment and then waits for the others; one that
- * was answering a request stays open once answered, kept alive for the
- * client's next request (for 72 s, HTTP_LIMITS), so the close waited for the
- * grace period to run out and the process was killed before its stores and
- * producers were closed. This marks the answers already under way, and
- * those of requests that arrive on open connections while closing.
- *
- * Connections are tracked as they open, never per request: the redirect
- * path pays nothing for it.
+ * When the process closes, every answer still in the making ends its connection (`Connection: close`), including those
+ * of requests arriving on open connections while closing. `server.close()` waits for busy connections, and one kept
+ * alive after its answer would hold the close past the grace period, so the process would be killed before its stores
+ * and producers closed. Connections are tracked as they open, never per request: the redirect path pays nothing.
  */
 export function closeConnectionsAfterAnswers(app: FastifyInstance): void {
   const server: Server = app.server;

@@ -1,4 +1,4 @@
-/** The HTTP layer's limits on what one client may hold open; documented in the README. */
+/** The HTTP layer's limits on what one client may hold open. */
 export const HTTP_LIMITS = {
   /** Request line and headers must arrive within this. */
   headersTimeoutMs: 10_000,

@@ -25,26 +25,17 @@ export interface ServeOptions {
 const ON_CLOSE_MARGIN_MS = 1_000;
 
 /**
- * Connections the kernel completes before the process accepts them (capped
- * by `net.core.somaxconn`, 4,096 on current Linux). Node's 511 overflowed in a
- * burst of 2,000 new connections on a busy process: the kernel dropped
- * handshakes (retried by the clients a second later) and answered with SYN
- * cookies, and a client whose request took several segments, the first of
- * them dropped, had the rest refused by the cookie check and was reset before
- * its answer (TcpExtSyncookiesFailed, one reset each).
+ * Connections the kernel completes before the process accepts them (capped by `net.core.somaxconn`). With Node's 511, a
+ * burst of new connections overflowed it: handshakes were dropped or answered with SYN cookies, and a client whose
+ * first segment was dropped was reset before its answer (docs/decisions/0038-listen-backlog-4096.md).
  */
 const LISTEN_BACKLOG = 4096;
 
 /**
- * Listens, and on a signal or a fatal error drains in-flight requests, then
- * closes everything else, within a grace period. The only place a service exits
- * once started. A signal that came while the process was starting closes it
- * without listening: the answer is then `undefined`.
- *
- * A second stop signal does not cut the first one's close short: close-with-grace
- * would exit at once, dropping the clicks a redirector still held, and two come
- * often (Ctrl-C reaches both npm and the process under `npm start`; a
- * supervisor may repeat its SIGTERM). The grace period still bounds the close.
+ * Listens, and on a signal or a fatal error drains in-flight requests, then closes everything else within a grace
+ * period: the only place a started service exits. A signal while starting closes it without listening (answer
+ * `undefined`). A second signal does not cut the close short, since two come often (Ctrl-C reaches npm and the process;
+ * supervisors repeat SIGTERM) and exiting at once would drop a redirector's held clicks; the grace still bounds it.
  */
 export async function serveUntilSignalled(app: FastifyInstance, options: ServeOptions): Promise<string | undefined> {
   let closing = false;

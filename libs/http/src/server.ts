@@ -194,15 +194,11 @@ function answerFrameworkError(error: FastifyError, request: FastifyRequest, repl
 }
 
 /**
- * The API's JSON bodies. JSON is UTF-8 (RFC 8259 8.1), whatever charset the
- * header names: decoded as it came, bytes that are not UTF-8 became U+FFFD, a
- * URL stored other than it was sent and answered 201 as if it were. With
- * `refuseUnstorable`, text no store can hold is refused as the body is
- * parsed: before any route, and so before any I/O, it can never fail a
- * statement that other requests share. Only requests with a body pay for
- * either check, never a redirect. A scope that checks the parts of a body on
- * their own (a bulk create, link by link) replaces the process's parser with
- * one that does not refuse them whole.
+ * The API's JSON bodies, decoded as UTF-8 (RFC 8259 8.1) whatever charset the header names, so a URL is stored as it
+ * was sent. With `refuseUnstorable`, text no store can hold is refused as the body is parsed, before any route or I/O,
+ * so it never fails a statement other requests share. Only requests with a body pay for either check. A scope that
+ * checks a body's parts on their own (a bulk create) replaces this parser with one that does not refuse them whole
+ * (docs/decisions/0054-request-bodies-refused-at-the-edge.md).
  */
 export function addJsonBodyParser(app: FastifyInstance, { refuseUnstorable }: { refuseUnstorable: boolean }): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');

@@ -61,7 +61,7 @@ describe('stop signals', () => {
     const closes: StopSignal[] = [];
     signals.handOver((signal) => closes.push(signal));
 
-    // Then the close runs for that signal, and the start's time limit no longer applies
+    // Then the close runs for that signal, and the start's time limit stops applying
     expect(closes).toEqual(['SIGINT']);
     proc.advance(GRACE_MS * 2);
     expect(proc.exits).toEqual([]);

@@ -35,15 +35,10 @@ export interface StopSignals {
 }
 
 /**
- * A process's stop signals from its first line on. Until it serves, Node's
- * default would end it at once with nothing closed: consumers that joined
- * their group would hold their partitions for a session timeout, the
- * embedded mode's stores would be left open. So a signal while starting lets
- * the step under way end, skips the rest, and has the process close what it
- * opened and exit 0. A start that does not get there within `graceMs` (a
- * broker away) is ended with exit 1, and so is one signalled again on
- * purpose (a second Ctrl-C): nothing was acknowledged yet, so nothing is
- * lost by not waiting.
+ * A process's stop signals from its first line on. Node's default would end a starting process with nothing closed
+ * (group members holding partitions for a session timeout, embedded stores left open), so a signal while starting lets
+ * the step under way end, skips the rest, closes what was opened and exits 0. A start not done within `graceMs`, or
+ * signalled twice, exits 1: nothing was acknowledged yet (docs/decisions/0032-a-signal-while-starting.md).
  */
 export function stopSignals(host: SignalHost, graceMs: number): StopSignals {
   let close: ((signal: StopSignal) => void) | undefined;

@@ -7,13 +7,10 @@ import { recordsInHandBatches, type HandledAs, type HandleRecord, type RecordInH
 import { isTransientFailure } from './transient-failure';
 
 /**
- * What a handler decided about one message. A handler that throws is judged
- * by its error (see `isTransientFailure`): a dependency away (Postgres,
- * ClickHouse, the broker) is retried with backoff until it is back, the
- * offset uncommitted, so nothing is skipped; any other error is the
- * message's own and is retried `maxHandlerErrors` times in all, then parked
- * on the dead-letter topic as `handler-error`, so a poison message never
- * stalls its partition.
+ * What a handler decided about one message. A handler that throws is judged by its error (`isTransientFailure`): a
+ * dependency away is retried with backoff until it is back, the offset uncommitted, so nothing is skipped; any other
+ * error is the message's own, retried `maxHandlerErrors` times in all, then parked on the dead-letter topic as
+ * `handler-error`, so a poison message never stalls its partition.
  */
 export type HandlerResult =
   | { kind: 'ok' }
@@ -40,16 +37,11 @@ export type MessageHandler = (message: LogRecord, context: MessageContext) => Pr
 export const TAKEN = 'taken';
 
 /**
- * A handler for many records that wait long (the preview worker's links
- * waiting for their fetch), given to `runConsumer` with `recordsInHand`
- * instead of a `MessageHandler`. Called once per record, at once: it keeps
- * what it needs of the record (never the record) with `inHand`, returns
- * `TAKEN`, and later calls `inHand.handled()` once the record's work is done
- * (counted `ok`), or `inHand.release()` if it gives the record up (on stop).
- * It returns a result instead for a record it settles at once (one of no use
- * to it is dropped); `inHand` is then not its to settle. A throw is a
- * handler's failure: retried, then parked (see `HandlerResult`); once a
- * record is taken, its failures are the taker's to retry.
+ * A handler for many records that wait long (the preview worker's links), given with `recordsInHand`. Called once per
+ * record, at once: it keeps what it needs (never the record), returns `TAKEN`, and later calls `inHand.handled()` when
+ * done or `inHand.release()` to give the record up on stop. It may instead return a result, settling the record at
+ * once. A throw is a handler's failure (retried, then parked); once taken, a record's failures are the taker's to
+ * retry.
  */
 export type RecordTaker = (
   message: LogRecord,
@@ -67,7 +59,7 @@ interface ConsumerOptions {
   groupId: string;
   topics: string[];
   logger: KafkaLogger;
-  /** Used to park dead letters; must be connected by the caller's start. */
+  /** Parks dead letters; must be connected by the caller's start. */
   deadLetterProducer: LogProducer;
   deadLetterTopic: string;
   /** The process's registry: outcomes, retries, dead letters and lag (see consumer-metrics.ts). */
@@ -92,14 +84,10 @@ export type RunConsumerOptions = ConsumerOptions &
     | {
         handler: MessageHandler;
         /**
-         * Records handled at once, across the partitions (default: none; each
-         * partition's records one after another). When set, a batch's records are
-         * all handed to the handler and the batch returns at once, so the consumer
-         * reads on while they are handled: up to this many records are in hand
-         * (and in memory) at a time. A partition is committed up to its first
-         * record not yet handled, never past it, so a restart skips nothing. Order
-         * within a partition is not kept: for handlers whose effects do not depend
-         * on it, and that wait on slow outside calls.
+         * Records handled at once across the partitions (default: none, each partition's one after another). When set,
+         * a batch's records all go to the handler and the consumer reads on, with up to this many in hand. A partition
+         * is committed up to its first record not yet handled, so a restart skips nothing; order within a partition is
+         * not kept, so this is for handlers whose effects do not depend on it and that wait on slow outside calls.
          */
         recordsInHand?: number;
         take?: never;

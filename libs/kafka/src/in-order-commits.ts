@@ -3,14 +3,10 @@ const HANDLED = 1;
 const RELEASED = 2;
 
 /**
- * The records of one partition in hand, in offset order, and how far the
- * partition may be committed: up to the first record not handled yet, never
- * past it, however many after it are done. Records are taken in the order they
- * were read (ascending offsets); they may be handled in any order.
- *
- * A record taken is a number (its sequence number here), and costs 9 bytes:
- * its offset and its state sit in typed arrays, since a partition may hold a
- * hundred thousand records for minutes (the preview worker's read-ahead).
+ * The records of one partition in hand, in offset order, and how far the partition may be committed: up to the first
+ * record not handled yet, never past it. Records are taken in read order and may be handled in any order. A record
+ * taken is a number, 9 bytes in typed arrays, since a partition may hold a hundred thousand records for minutes (the
+ * preview worker's read-ahead).
  */
 export class InOrderCommits {
   /** Offsets taken, as distances from `base` (exact: a partition's offsets never span 2^53). */

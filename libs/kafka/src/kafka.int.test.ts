@@ -100,7 +100,7 @@ describe('kafka adapter (real broker)', () => {
     await new Promise((resolve) => setTimeout(resolve, 1000));
     const stopping = performance.now();
     await consumer.stop();
-    // kafkajs's own default wait is 5 s, and a stop waited for it (the preview worker took 4.95 s to stop).
+    // kafkajs's own default wait is 5 s, and a stop would wait for it.
     expect(performance.now() - stopping).toBeLessThan(2000);
   });
 });

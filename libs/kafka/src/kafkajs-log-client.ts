@@ -29,8 +29,8 @@ export function kafkaLogClient(kafka: Kafka): EventLogClient {
         current = consumer;
         // kafkajs restarts a consumer after a retriable error only; after any
         // other (its commit refused because the group moved on while a broker
-        // was frozen, say) it stays down for good while the process lives. The
-        // chaos run saw both click projectors stop that way. A fresh member joins instead.
+        // was frozen, say) it stays down for good while the process lives, so a
+        // fresh member joins instead (docs/decisions/0024-a-stopped-consumer-replaced-by-a-fresh-member.md).
         consumer.on(consumer.events.CRASH, ({ payload }) => {
           if (payload.restart || stopping) return;
           restarting = setTimeout(() => {
@@ -106,17 +106,11 @@ function newConsumer(kafka: Kafka, subscription: Subscription): Consumer {
 }
 
 /**
- * Appends with `acks=all` and without kafkajs's idempotence. kafkajs assigns an
- * idempotent producer's sequence numbers per partition but serialises its
- * requests per broker, and takes a failed request's sequence numbers back:
- * when a broker dies under concurrent appends, a later batch can go out under
- * sequence numbers the new leader already holds, and the broker answers it as
- * a duplicate, with success. On three brokers with one killed three times
- * under 40 concurrent appenders, 12 and 16 of about 60,000 acknowledged
- * records were missing from the topic; without idempotence, none (see
- * docs/chaos.md). A retried record may now be appended twice: every event
- * carries its id, and the consumers (and the docs for data teams) drop
- * repeats by it.
+ * Appends with `acks=all` and without kafkajs's idempotence: its idempotent producer can reuse a failed request's
+ * sequence numbers when a broker dies under concurrent appends, and the new leader then answers a batch it never wrote
+ * as a duplicate, with success. A retried record may be appended twice instead: every event carries its id, and the
+ * consumers (and the data teams' docs) drop repeats by it
+ * (docs/decisions/0021-appends-at-least-once-without-idempotence.md).
  */
 function kafkaProducer(kafka: Kafka): LogProducer {
   // Murmur2, as the Java client: a key lands in the same partition whoever produces it.

@@ -2,15 +2,10 @@ import { CompressionCodecs, CompressionTypes } from 'kafkajs';
 import { compressSync, decompressFrameSync } from 'lz4-napi';
 
 /**
- * Kafka's LZ4 codec for kafkajs, which ships only gzip: the LZ4 frame format
- * (what the Java client, librdkafka, kcat and ClickHouse's Kafka engine write
- * and read), through lz4-napi's prebuilt native binding. Registered once, by
- * every process that talks to Kafka, so that any consumer here reads the
- * compressed batches the click producer writes (docs/performance.md, "Where
- * a click's CPU goes, by thread; LZ4 batches").
- *
- * Synchronous on purpose: a batch is tens of kilobytes, compressed in well
- * under a millisecond, and a thread-pool hop would cost more than it saves.
+ * Kafka's LZ4 codec for kafkajs, which ships only gzip: the LZ4 frame format (what the Java client, librdkafka, kcat
+ * and ClickHouse write and read) through lz4-napi's prebuilt binding, registered by every process that talks to Kafka
+ * so any consumer reads the click producer's batches. Synchronous on purpose: a batch of tens of kilobytes compresses
+ * in well under a millisecond, less than a thread-pool hop (docs/decisions/0004-lz4-on-the-clicks-topic.md).
  */
 export function registerLz4Codec(): void {
   CompressionCodecs[CompressionTypes.LZ4] = () => ({
@@ -36,13 +31,10 @@ const STORED = 0x8000_0000;
 const END_MARK = Buffer.alloc(4);
 
 /**
- * An LZ4 frame (the LZ4 frame format, 1.6.x) of `data`, its blocks made by
- * lz4-napi's block compressor. lz4-napi's frame writer (lz4_flex's
- * `FrameEncoder`) compressed a batch of click lines at about 240 MB/s, its
- * block compressor the same bytes at about 400 (docs/performance.md): the
- * frame around the blocks is a header, a size before each block and an end
- * mark. A block that would not shrink is stored as it is, as the format
- * requires of one that would outgrow the block size.
+ * An LZ4 frame (format 1.6.x) of `data`, its blocks made by lz4-napi's block compressor, which is markedly faster than
+ * its frame writer on click lines; the frame around the blocks is a header, a size before each block and an end mark. A
+ * block that would not shrink is stored as it is, as the format requires
+ * (docs/decisions/0004-lz4-on-the-clicks-topic.md).
  */
 export function lz4Frame(data: Buffer): Buffer {
   const pieces: Buffer[] = [LZ4_FRAME_HEADER];

@@ -2,13 +2,10 @@ import { LRUCache } from 'lru-cache';
 import { Partitioners, type ICustomPartitioner, type PartitionerArgs, type PartitionMetadata } from 'kafkajs';
 
 /**
- * Kafka's default partitioning (murmur2 of the key, as the Java client, so a
- * key lands in the same partition whoever produces it), remembered per key.
- *
- * kafkajs computes murmur2 with emulated 64-bit arithmetic on every record:
- * a sixth of the click producer's CPU in the redirect benchmark's profile.
- * Keys repeat (a popular link's clicks all carry its id), and the partition of
- * a key only changes with the partition count, which is part of the memo key.
+ * Kafka's default partitioning (murmur2 of the key, as the Java client, so a key lands in the same partition whoever
+ * produces it), remembered per key: kafkajs computes murmur2 in emulated 64-bit arithmetic on every record, a large
+ * share of the click producer's CPU, and keys repeat (a popular link's clicks carry its id). A key's partition changes
+ * only with the partition count, which is part of the memo key.
  */
 export const MemoizedDefaultPartitioner: ICustomPartitioner = () => {
   const partitioner = Partitioners.DefaultPartitioner();

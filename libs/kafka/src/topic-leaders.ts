@@ -15,13 +15,10 @@ export function isTopicNotYetKnown(error: unknown): boolean {
 }
 
 /**
- * Waits until every partition of `topics` has a leader, as the cluster's
- * metadata says. kafkajs's `createTopics({ waitForLeaders: true })` asks one
- * broker and waits only while it answers LEADER_NOT_AVAILABLE; in a KRaft
- * cluster a broker can learn of a topic created a moment ago after it is
- * asked, and answer UNKNOWN_TOPIC_OR_PARTITION, which kafkajs throws although
- * the topic was created (seen in CI: a three-node cluster's test failed
- * before its first append). Throws the last error once `timeoutMs` has passed.
+ * Waits until every partition of `topics` has a leader, as the cluster's metadata says. kafkajs's `waitForLeaders` asks
+ * one broker and waits only on LEADER_NOT_AVAILABLE, but in a KRaft cluster a broker may learn of a topic created a
+ * moment ago only after it is asked and answer UNKNOWN_TOPIC_OR_PARTITION, which kafkajs throws although the topic
+ * exists. Throws the last error once `timeoutMs` has passed.
  */
 export async function waitForTopicLeaders(admin: Admin, topics: readonly string[], timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -1,18 +1,11 @@
 import type { ICustomPartitioner, Message, RecordMetadata } from 'kafkajs';
 
 /**
- * kafkajs can resolve a send without writing some of its records. A send
- * spanning several leaders keeps the answers of the brokers that succeeded
- * and, on a retry, asks only brokers that have not answered yet; when a
- * failed partition's leadership moved to a broker that had answered (a broker
- * killed mid-send), that partition is sent nowhere, and the send still
- * succeeds. A topic whose metadata lists no partition drops every record the
- * same way. Seen on three brokers with one killed under concurrent appends:
- * 1 to 16 of 64,000 acknowledged records missing from the topic.
- *
- * So the adapter checks the answer itself: each record's partition, as the
- * partitioner chose it, must be among the partitions the send acknowledged;
- * records that are not are sent again.
+ * kafkajs can resolve a send without writing some of its records: a retry asks only the brokers that have not answered,
+ * so a partition whose leadership moved to one that had answered is sent nowhere, and a topic whose metadata lists no
+ * partition drops every record the same way. So the adapter checks the answer itself: each record's partition, as the
+ * partitioner chose it, must be among those the send acknowledged, or the record is sent again
+ * (docs/decisions/0022-every-send-checked-partition-by-partition.md).
  */
 export interface PartitionRecorder {
   /** The partitioner to give kafkajs: `inner`'s choice, remembered per message object. */

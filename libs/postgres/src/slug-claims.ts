@@ -7,19 +7,12 @@ export interface ClaimRef {
 }
 
 /**
- * Commits pending slug claims and then notifies redirectors, which drop a
- * cached "not found" for each slug. Used by the writer after its append, by
- * the projector when it sees the event, and by the claim settler; whichever
- * comes first wins, the others change nothing and notify nobody. Returns the
- * slugs this call committed.
- *
- * The notifications are their own statement on purpose. A transaction that
- * notifies holds Postgres's one notify lock from its pre-commit to its end,
- * WAL flush included; with the notify inside the UPDATE's transaction every
- * create waited for every other create's disk flush in turn (the create
- * benchmark showed most connections waiting on that lock). A notify alone
- * writes no WAL and releases the lock at once. Given a client inside a
- * transaction, both statements still take effect together at its commit.
+ * Commits pending slug claims, then notifies redirectors, which drop a cached "not found" for each slug. The writer,
+ * the projector and the claim settler all call it; the first wins, the others change and notify nothing. Returns the
+ * slugs this call committed. The notify is its own statement: inside the UPDATE's transaction it holds Postgres's one
+ * notify lock through the WAL flush, and every create waits for the others' flushes in turn; alone it writes no WAL.
+ * Given a client in a transaction, both take effect at its commit
+ * (docs/decisions/0005-group-commits-on-the-write-path.md).
  */
 export async function commitSlugClaims(db: Pool | PoolClient, claims: readonly ClaimRef[]): Promise<Set<string>> {
   if (claims.length === 0) return new Set();

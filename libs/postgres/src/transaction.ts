@@ -16,13 +16,10 @@ export interface TransactionOptions {
    */
   statementTimeoutMs?: number;
   /**
-   * When (`Date.now()`) `COMMIT` must be sent at the latest: the wait for a
-   * connection and every statement before `COMMIT` share what is left until
-   * then, and a wait past it fails as an outage with nothing done (a
-   * connection that comes later goes back to the pool). `COMMIT` itself has
-   * `statementTimeoutMs`. Without it each wait has its own bound (the pool's
-   * connection timeout, `statementTimeoutMs`), and a caller that waited for
-   * one and then for another waited for their sum.
+   * When (`Date.now()`) `COMMIT` must be sent at the latest: the wait for a connection and every statement before it
+   * share what is left, and a wait past it fails as an outage with nothing done (a late connection goes back to the
+   * pool). `COMMIT` itself has `statementTimeoutMs`. Without it each wait has its own bound, and a caller that waits
+   * for one and then another waits for their sum.
    */
   commitBy?: number;
 }

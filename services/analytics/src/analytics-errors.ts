@@ -5,7 +5,7 @@ import { HttpError } from '@shortlink/http';
  * own, such as `Unauthorized`, are in `@shortlink/http` and `@shortlink/accounts`).
  */
 
-/** Limits of the list's filters; documented in the README's API section. */
+/** Limits of the list's filters; documented in docs/integrators.md. */
 export const LIST_LIMITS = {
   defaultLimit: 20,
   maxLimit: 100,

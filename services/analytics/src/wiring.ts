@@ -19,15 +19,15 @@ import type { AnalyticsConfig } from './config';
  * The longest a read waits on Postgres. These reads take milliseconds (a page
  * of the list is one index range); a Postgres that stalls (frozen,
  * partitioned away) answers none of them, and without a bound a request
- * waited as long as the stall (or until the entry point gave up on it).
+ * would wait as long as the stall (or until the entry point gave up on it).
  * Bounded, it is a 503 with Retry-After, as an outage.
  */
 const POSTGRES_READ_MS = 3000;
 const bounded = <T>(read: Promise<T>): Promise<T> => answerWithin(read, POSTGRES_READ_MS, 'Postgres');
 
 /**
- * How long a link's analytics wait for ClickHouse: a stalled server left the
- * request unanswered for the client's 30 s (then a 500), and the entry
+ * How long a link's analytics wait for ClickHouse: a stalled server would leave
+ * the request unanswered for the client's 30 s (then a 500), and the entry
  * point, retrying its 10 s timeouts, for 40 s with no answer at all. Far
  * above a read's usual tens of milliseconds; past it, a 503 with
  * Retry-After, and the query is withdrawn so its connection is free again.

@@ -31,7 +31,7 @@ export const SERVICE_NAME = 'preview-worker';
 /**
  * A link created this recently is served ahead of the backlog, newest first.
  * Long enough to cover reading a large backlog at start-up (100,000 links
- * took about 15 s on the bench's shared 2 cores), since a link read after its
+ * take about 15 s on 2 shared cores), since a link read after its
  * window joins the back of its host's line; short enough that a burst the
  * worker cannot keep up with turns into a backlog served oldest first.
  */

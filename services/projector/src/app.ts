@@ -30,7 +30,7 @@ export interface ProjectorDeps {
   newProducer: () => LogProducer;
   /** Which projections to run (PROJECTIONS); both when not given. */
   projections?: readonly ('links' | 'clicks')[];
-  /** Most clicks per ClickHouse insert (CLICK_BATCH_SIZE). */
+  /** Most clicks in one partition's batch (CLICK_BATCH_SIZE); one insert carries the batches in hand, up to 4x it. */
   clickBatchSize?: number;
   /** KAFKA_SESSION_TIMEOUT_MS */
   sessionTimeoutMs?: number;

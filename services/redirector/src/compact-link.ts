@@ -1,21 +1,11 @@
 import type { ResolvedLink } from './resolved-link';
 
 /**
- * A cached link in as little memory as a JavaScript heap allows: one flat
- * string holding its slug, the link's and the account's ids as 16 raw bytes
- * each (a UUID's 36 characters are 16 bytes of information) and the Location
- * after them, without its `https://`. The slug is inside so that the cache's
- * table (link-lru.ts) needs no key string of its own. With its key and LRU
- * slot, a link cached as an object of four strings took 383 bytes, packed
- * beside a key 251 (1,000,000 links of 74-character destinations;
- * docs/performance.md, "A cold cache").
- *
- * Layout: one character giving the slug's length (bit 6 set when the
- * Location's `https://` was dropped), the slug, the two ids, the Location.
- * Only canonical UUIDs (lowercase, as Postgres prints them), a printable
- * ASCII slug of under 64 characters and a printable ASCII Location are
- * packed, so unpacking gives back the very same text; anything else keeps
- * the object.
+ * A cached link as one flat string: a length character (bit 6 set when `https://` was dropped), the slug, the link's
+ * and account's ids as 16 raw bytes each, then the Location. The slug inside spares the cache's table a key string;
+ * packed, a link costs about two thirds of an object of four strings. Only canonical UUIDs, a printable ASCII slug
+ * under 64 characters and a printable ASCII Location are packed, so unpacking gives back the same text; anything else
+ * stays an object (docs/decisions/0008-redirect-cache-packed-lru.md).
  */
 export type PackedLink = string | ResolvedLink;
 

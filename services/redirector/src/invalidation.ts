@@ -61,15 +61,11 @@ export interface LinkListenerOptions {
 const LEASE_MARGIN_MS = 250;
 
 /**
- * Listens for link creations (drops cached "not found"s) and for link
- * changes (drops the slug, then confirms on `linkChangeApplied`, which the
- * changing write API waits for). It holds a lease in `redirector_leases`,
- * renewed on the listening connection itself: a write API waits only for
- * leased listeners, so the cache is trusted only while the lease surely runs
- * (measured here from before each renewal was sent, so it ends before
- * Postgres's). A lost connection or a renewal that comes back too late ends
- * the trust at once; trust comes back only with a renewed lease, and then the
- * whole cache is dropped first, since changes may have been missed meanwhile.
+ * Listens for link creations (drops cached "not found"s) and changes (drops the slug, then confirms on
+ * `linkChangeApplied`, which the write API waits for). The cache is trusted only while its lease in
+ * `redirector_leases`, renewed on this connection and timed from before each renewal, surely runs. A lost connection or
+ * a late renewal ends the trust at once; a renewed lease restores it after the whole cache is dropped, since changes
+ * may have been missed (docs/decisions/0035-redirector-leases.md).
  */
 export function listenForLinkChanges(
   connectionString: string,
@@ -203,14 +199,10 @@ export function listenForLinkChanges(
   }
 
   /*
-   * A round trip on the listening connection is a barrier. The creating
-   * transaction signals every listener before its client hears "committed",
-   * and Postgres sends a listener's pending notifications before it answers
-   * the next query; pg emits them in order, before the query's promise
-   * resolves. So once `SELECT 1` sent after a request arrived comes back, every
-   * link created before that request (its 201 already sent) has been forgotten.
-   * Callers that arrive while one is in flight share the next (a group
-   * commit): never the one already sent, which may predate their request.
+   * A round trip on the listening connection is a barrier: Postgres sends a listener's pending notifications before it
+   * answers the next query, and a create notifies before its client hears "committed". So once a `SELECT 1` sent after
+   * a request arrived returns, every link created before that request is forgotten. Callers arriving while one is in
+   * flight share the next (a group commit), never the one already sent, which may predate their request.
    */
   const catchUp = groupCommit(
     async (callers: unknown[]) => {

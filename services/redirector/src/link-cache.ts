@@ -34,8 +34,8 @@ export interface LinkCacheOptions {
    * waits for the gate's one shared attempt, whatever its slug. A request
    * revalidating a cached link then asks for its own lookup rather than
    * waiting for the end of one of its slug already under way and the next
-   * after it: through a stalled Postgres, a warm link waited for two of the
-   * gate's attempts that way and more (8 s in the fleet's `postgres-pause`).
+   * after it, which through a stalled Postgres is two of the gate's attempts
+   * and more.
    */
   storeAway?: () => boolean;
 }
@@ -107,7 +107,7 @@ export class LinkCache {
    * started after the request arrived. Only when Postgres cannot answer at
    * all is a cached link served: a Postgres down for everyone means no link
    * can change meanwhile, and a warm link keeps redirecting through a
-   * Postgres restart (the README names the one case where that is stale).
+   * Postgres restart (docs/decisions/0035-redirector-leases.md names the one case where that is stale).
    */
   #revalidate(slug: string): Promise<ResolvedLink | null> {
     const stale = this.#peekRaw(slug);
@@ -179,7 +179,7 @@ export class LinkCache {
   }
 
   /**
-   * A link was changed or deleted: drop whatever is held for it, and let no
+   * A link changed or was deleted: drop whatever is held for it, and let no
    * lookup already under way answer a later request or fill the cache.
    */
   invalidate(slug: string): void {

@@ -5,20 +5,11 @@ import type { ResolvedLink } from './resolved-link';
 const NONE = 0xffffffff;
 
 /**
- * The links a redirector holds, least recently used evicted first, in about
- * 28 bytes of bookkeeping a link beside the packed link itself.
- *
- * A JavaScript Map keyed by slug costs a key string (32 bytes for a short
- * slug) and about 58 bytes of table a link, and lru-cache's recency lists 28
- * more (docs/performance.md, "A cold cache"). Here each link is one packed
- * string holding its own slug (compact-link.ts), found through an
- * open-addressed table of slots (linear probing, deletion by backward shift)
- * at most half full, with the slug's hash and the recency list in typed
- * arrays. Lookups compare the slug in place; nothing is allocated but the
- * unpacked link a hit returns.
- *
- * The hash is seeded per process, so slugs chosen to collide in one process
- * do not collide in another.
+ * The links a redirector holds, least recently used evicted first, in about 28 bytes of bookkeeping a link (a Map would
+ * take a key string and about 58 bytes more). Each packed link holds its slug (compact-link.ts) and is found through an
+ * open-addressed table at most half full (linear probing, backward-shift deletion), hashes and recency in typed arrays;
+ * a lookup allocates only the link a hit returns. The hash is seeded per process, so slugs chosen to collide in one do
+ * not collide in another (docs/decisions/0008-redirect-cache-packed-lru.md).
  */
 export class LinkLru {
   readonly #capacity: number;

@@ -6,27 +6,19 @@ import type { LookupLink, ResolvedLink } from './resolved-link';
 import { redirectLocation } from './redirect-location';
 
 /**
- * Misses come in bursts: a redirector that starts under traffic, the new links
- * of a campaign. Looked up one statement each, a hundred misses at once
- * queued on the pool's ten connections (359 ms for a hundred on one
- * redirector, against 97 ms cached, in the fleet). Up to this many lookups are
- * under way at once; the misses that arrive meanwhile leave together, in one
- * statement, when one of them ends. An idle redirector's miss leaves at once,
- * alone, as before.
+ * Misses come in bursts (a redirector starting under traffic, a campaign's new links), and one statement each would
+ * queue them on the pool's ten connections. Up to this many lookups are under way at once; the misses arriving
+ * meanwhile leave together in one statement when one ends. An idle redirector's miss leaves at once, alone
+ * (docs/decisions/0009-cache-misses-share-round-trips.md).
  */
 const LOOKUPS_IN_FLIGHT = 4;
 const SLUGS_PER_LOOKUP = 100;
 
 /**
- * The longest a redirect waits on one answer from Postgres (a lookup, the
- * outage gate's probe, a catch-up). A Postgres that refuses fails at once; one
- * that stalls (frozen, partitioned away, failing over) answered nothing, and
- * every redirect the cache could not answer alone waited with it: warm links
- * too, once the lease lapsed (30 s and more by hand, until Postgres woke).
- * Bounded, a stalled Postgres is an outage like a refusing one: a warm link
- * is served from memory, a miss answers 503 with Retry-After, well within the
- * entry point's 10 s for an instance. A lookup takes milliseconds (a batch of
- * 100 on a cold cache, 30 ms at p99 on 10 M links), so 2 s is no answer.
+ * The longest a redirect waits on one answer from Postgres (a lookup, the outage gate's probe, a catch-up), so a
+ * stalled Postgres is an outage like a refusing one: a warm link is served from memory and a miss is answered 503 with
+ * Retry-After, well within the entry point's 10 s. A lookup takes milliseconds, so 2 s is no answer
+ * (docs/decisions/0026-a-stalled-store-is-an-outage-after-a-bound.md).
  */
 export const POSTGRES_ANSWER_MS = 2000;
 

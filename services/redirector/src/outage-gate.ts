@@ -17,21 +17,11 @@ export interface GatedLookup {
 }
 
 /**
- * While Postgres is away, one connection attempt answers for every lookup.
- *
- * Without the gate, each lookup of a redirect the cache cannot answer alone
- * (every one, while the change listener has lost Postgres) opens a connection
- * of its own: at 1,000 redirects a second over a few hundred slugs, a queue of
- * connection attempts behind the pool's ten, each a refused socket or a
- * backend forked only to say "shutting down", and redirects waited seconds
- * for the failure that lets them answer from memory (chaos runs, docs/chaos.md).
- *
- * Once a lookup fails for an outage, the lookups that follow wait for one
- * shared probe that starts after they arrived (never one already under way,
- * which may predate the store's return), so a failure still means "Postgres
- * could not be reached after this request came", as the cache's revalidation
- * requires. The probe failing fails them all at once; it succeeding opens the
- * gate and each runs its own lookup.
+ * While Postgres is away, one connection attempt answers for every lookup, rather than a queue of attempts that makes
+ * redirects wait seconds for the failure that lets them answer from memory. Once a lookup fails for an outage, the
+ * lookups that follow wait for one shared probe started after they arrived (never one already under way), so a failure
+ * still means "Postgres could not be reached after this request came", as revalidation requires. The probe failing
+ * fails them all; it succeeding opens the gate (docs/decisions/0025-the-outage-gate.md).
  */
 export function gateLookupsThroughOutages(lookup: LookupLink, options: OutageGateOptions): GatedLookup {
   let away = false;

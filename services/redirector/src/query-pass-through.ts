@@ -1,17 +1,9 @@
 /**
- * A query on the short URL is passed on to the destination (`/abc?utm_source=x`),
- * merged into the destination's own query as Dub and Shlink do: the
- * destination's parameters stay, in their order and spelling, except those the
- * request names, which the request's values replace (all of them: a key the
- * request gives twice arrives twice). The request's parameters follow, in its
- * order. Keys are compared decoded (`utm%5Fsource` is `utm_source`, `+` a space).
- * The fragment of the destination is kept.
- *
- * `location` is the link's cached WHATWG form; the result is one again (the
- * merged URL goes through the URL parser, which drops tabs and line breaks and
- * percent-encodes what a header or a query cannot hold), so no request can
- * put anything into the Location header but a query. A request without a query
- * costs one `indexOf` and gets the cached string itself.
+ * A query on the short URL is merged into the destination's (as Dub and Shlink do): the destination's parameters stay
+ * in order and spelling except those the request names, which take the request's values (every one); the request's
+ * follow, in its order. Keys compare decoded; the fragment stays. The result goes through the WHATWG URL parser, so no
+ * request can put anything but a query into the Location header; a request without a query gets the cached string
+ * (docs/decisions/0056-redirect-query-pass-through.md).
  */
 export function passQueryThrough(location: string, requestUrl: string): string {
   const mark = requestUrl.indexOf('?');

@@ -3,26 +3,12 @@ import type { IdempotencyStore } from './idempotency/idempotency-store';
 import type { Claim, ClaimStore, PostgresClaimStore } from './links/claims';
 
 /**
- * How long a write waits for Postgres. A Postgres that stalls (frozen,
- * partitioned away, failing over: connections open, nothing answered) would
- * otherwise hold every write for as long as it lasts, or until the entry
- * point gives up with a 504 that says nothing of the outcome.
- *
- * - Before anything is durable (the Idempotency-Key taken, the slug claimed,
- *   a change's turn, connection and statements, which share one bound), a
- *   wait past `beforeDurableMs` is an outage: 503, nothing was done. A claim that lands once Postgres wakes is given back
- *   then, or, when a retry under its Idempotency-Key may finish it, left
- *   pending for that retry (or the claim settler, as for any create that
- *   went no further).
- * - A change's COMMIT unanswered within it is "may or may not be saved"
- *   (changeUnconfirmed).
- * - After the link's event is in the log, bookkeeping (the claim's commit,
- *   the Idempotency-Key's outcome) waits `afterDurableMs` at most and the
- *   answer goes: the claim's commit goes on (CLAIM_COMMIT_RETRY), the
- *   projector commits the claim too, and a key whose outcome
- *   was not recorded is taken over once its lease runs out, by a retry that
- *   finishes the same links. A key taken after its request was answered 503
- *   is given back as soon as Postgres answers.
+ * How long a write waits for Postgres, so that a stalled Postgres does not hold every write until the entry point's
+ * 504. Before anything is durable (key taken, slug claimed, a change's turn and statements), a wait past
+ * `beforeDurableMs` is an outage: 503, nothing done, and what lands later is given back or left for a retry. A change's
+ * COMMIT unanswered within it is "may or may not be saved". Once the event is in the log, bookkeeping waits
+ * `afterDurableMs` at most and the answer goes; the claim's commit and the key's outcome finish behind it
+ * (docs/decisions/0027-write-deadlines-on-postgres.md).
  */
 export const POSTGRES_WRITE_DEADLINES = { beforeDurableMs: 3000, afterDurableMs: 1000 } as const;
 
@@ -43,14 +29,10 @@ function beforeOrGiveBack<T>(work: Promise<T>, giveBack: (late: T) => Promise<un
 }
 
 /**
- * A claim's commit that failed (its connection lost, Postgres restarting) is
- * sent again until it lands, for as long as the claim settler leaves a
- * pending claim alone. Until then the link, whose event is in the log and
- * whose 201 may have gone out, is seen by no redirect, read or change
- * (they read committed claims and the projection); the link projector
- * commits it too, but only once it has read the event and Postgres answers
- * it, seconds later. `npm run chaos` (postgres-restart, 2026-11-29): a
- * change of a link answered 201 a moment before was answered 404.
+ * A claim's commit that failed (connection lost, Postgres restarting) is sent again until it lands, as long as the
+ * claim settler leaves a pending claim alone: until then the link, whose event is in the log and whose 201 may have
+ * gone out, is seen by no redirect, read or change, and its next change would be answered 404
+ * (docs/decisions/0030-an-unsettled-link-is-503-not-404.md).
  */
 export const CLAIM_COMMIT_RETRY = { firstMs: 100, maxMs: 1000, forMs: 60_000 } as const;
 

@@ -7,7 +7,7 @@ import { HttpError } from '@shortlink/http';
  * `@shortlink/http`). The spec's texts are kept to the letter.
  */
 
-/** Limits the spec leaves open; documented in the README's API section. */
+/** Limits the spec leaves open; documented in docs/integrators.md. */
 export const LIMITS = {
   urlMaxLength: 2048,
   tagMaxLength: 100,

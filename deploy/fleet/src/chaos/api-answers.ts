@@ -2,7 +2,7 @@
 export interface ApiAnswers {
   sent: number;
   statuses: Record<string, number>;
-  /** 503s that carried Retry-After, as the README promises during an outage. */
+  /** 503s that carried Retry-After, as docs/integrators.md promises during an outage. */
   unavailableWithRetryAfter: number;
   /** No answer at all, by what this client was told (failureReason). */
   failures: number;

@@ -6,7 +6,7 @@ import { CHECKER_AGENT } from './browser-agents';
  * A link the traffic changes, one change at a time: what it must read as
  * afterwards. Only one change of a link is ever in flight, so once one is
  * answered 200 nothing else can move it, and the next read anywhere must
- * show it (the README's "read your writes, everywhere").
+ * show it (docs/decisions/0035-redirector-leases.md).
  */
 export interface ChangedLink {
   slug: string;
@@ -88,7 +88,7 @@ export async function changeLink(http: ChangeRequests, tally: ChangeTally, link:
     link.uncertain = [];
     await readBack(http, tally, link.slug, url, auth, timeouts);
   } else if (status !== null && status >= 400 && status < 500) {
-    // Refused: nothing was changed. Not expected for a link of our own, whatever the fault.
+    // Refused: nothing changed. Not expected for a link of our own, whatever the fault.
     tally.refused++;
   } else {
     link.uncertain.push(url);

@@ -256,7 +256,7 @@ export async function runChaos(fleet: Fleet, options: ChaosOptions): Promise<Cha
       freshWithinMsOfEnd: phase.freshWithinMsOfEnd,
       redirectsPerSecondPerRedirector: options.redirectsPerSecond / redirectorCount,
     };
-    // Per link: the 302s answered and the slug's link id, for tracing a shortfall (see docs/chaos.md).
+    // Per link: the 302s answered and the slug's link id, for tracing a shortfall.
     const links = [...phase.links, phase.probe].map((l) => ({
       id: l.id,
       slug: l.slug,

@@ -123,18 +123,11 @@ const API_CONNECTIONS = 400;
 const ANSWER_TIMEOUT_MS = 10_000;
 
 /**
- * Open-loop traffic through the entry point: redirects at a fixed rate over
- * the current phase's links (from browsers, each visitor its own address)
- * and creates at a fixed rate. Requests go out on schedule whatever the
- * answers do, as real visitors would; each answer is tallied under the phase
- * that was current when its request left.
- *
- * A request goes out at once or not at all: when every connection is still
- * waiting on an answer, the request due is counted as not sent rather than
- * queued here. Queued, it would leave minutes later, in another fault's
- * phase, and a click lost to that fault (a redirector killed with it in
- * hand) would be judged against the phase it was scheduled in, as a loss
- * the earlier fault never caused (chaos runs 11 to 13, docs/chaos.md).
+ * Open-loop traffic through the entry point: redirects (each visitor its own address) and creates at fixed rates, each
+ * answer tallied under the phase current when its request left. A request goes out on schedule or not at all: when
+ * every connection still waits on an answer, the request due is counted as not sent, since a queued one would leave in
+ * a later fault's phase and be judged against a phase whose fault never touched it
+ * (docs/decisions/0036-open-loop-chaos-traffic.md).
  */
 export class Traffic {
   /** Redirects and creates on separate connections: a slow create never queues a redirect, nor the reverse. */
@@ -291,8 +284,8 @@ export class Traffic {
 
   private async redirect(): Promise<void> {
     // Any link, at random: taken in turn, an even number of links alternated over by the entry point's
-    // round robin sent each link to one redirector only, so the other had never seen it (cold) when it
-    // took all the traffic during a fault.
+    // round robin would send each link to one redirector only, leaving it cold on the other when that
+    // one takes all the traffic during a fault.
     const link = this.links[Math.floor(Math.random() * this.links.length)]!;
     const n = this.n++;
     const tally = this.phase.redirects;

@@ -70,16 +70,11 @@ function fromLine(text: string): StoredRecord {
 const DEFAULT_TAIL_BYTES = 8 * 1024 * 1024;
 
 /**
- * The records of one topic partition in one append-only file. Appends are
- * written and flushed to disk (`fdatasync`) before they resolve: that is the
- * `acks=all` of a one-node log. A process killed mid-write leaves at most a
- * partial last line, which is cut off when the file is next opened; it was
- * never acknowledged. An append that fails (a short write, an `fdatasync`
- * error) is taken back out of the file before the next one: left there, the
- * next record would be written after it under the same offset, and the file
- * reopened would keep the refused record and cut the acknowledged one. If it
- * cannot be taken out, the partition refuses every append until it is opened
- * again.
+ * The records of one topic partition in one append-only file. An append is flushed (`fdatasync`) before it resolves:
+ * the `acks=all` of a one-node log. A partial last line left by a kill was never acknowledged and is cut off on open. A
+ * failed append is taken back out of the file before the next, or the next record would share its offset and a reopen
+ * would keep the refused one and cut the acknowledged one; if it cannot be taken out, the partition refuses every
+ * append until reopened.
  */
 export class PartitionLog {
   /** Byte position of each record's line, by offset. */

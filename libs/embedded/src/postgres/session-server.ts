@@ -13,28 +13,11 @@ import {
 } from './wire-messages';
 
 /**
- * A Postgres socket in front of PGlite's one backend session, for many
- * client connections (the services' `pg` pools, the redirector's listener,
- * `npm run apikey`).
- *
- * PGlite is a single session: its unnamed prepared statement, portal and
- * transaction belong to whoever speaks next. Forwarding each message as it
- * arrives (what `@electric-sql/pglite-socket` does) lets two clients' Parse,
- * Bind and Execute interleave, so a query can fail with another's parameters
- * or return another query's rows. Here a client's messages are held until
- * its exchange is whole (up to Sync, or a simple Query) and the exchange runs
- * alone; a client whose exchange leaves a transaction open (or that asked for
- * a Flush mid-exchange) keeps the session until it is idle again, and the
- * others queue. Notifications raised in the shared session are routed to the
- * connections that listen on their channel, as a real server would.
- *
- * Connections that listen go first when the session is free. Theirs are the
- * short statements the others wait on: a redirector's lease renewals and
- * confirmations, the write API's read of the leases. Queued behind a pool's
- * crowd of transactions, whose every round trip waits on a busy event loop, a
- * renewal came back too late under a storm of changes: the lease lapsed, the
- * redirector emptied its cache, and most changes waited for the lease to run
- * out (docs/performance.md, "The embedded session's listeners first").
+ * A Postgres socket in front of PGlite's one backend session, for many client connections. A client's messages are
+ * held until its exchange is whole (up to Sync, or a simple Query) and the exchange runs alone, so two clients' Parse,
+ * Bind and Execute never interleave; an open transaction keeps the session until it is idle. Notifications go to the
+ * connections listening on their channel, and listening connections go first when the session frees: theirs are the
+ * short lease renewals the others wait on (docs/decisions/0040-embedded-postgres-session-server.md).
  */
 export interface SessionServerOptions {
   db: PGlite;

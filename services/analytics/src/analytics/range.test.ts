@@ -39,7 +39,7 @@ describe('rangeDays', () => {
     const clickDays = { first: '2026-11-15', last: '2026-11-22' };
     // Then `all` starts on the 15th and holds the whole life
     expect(rangeDays('all', now, createdOn16, clickDays)).toMatchObject({ from: '2026-11-15', wholeLife: true });
-    // And `7d`, from the 16th, no longer does: that click is outside it
+    // And `7d`, from the 16th, does not: that click is outside it
     expect(rangeDays('7d', now, createdOn16, clickDays)).toMatchObject({ from: '2026-11-16', wholeLife: false });
     expect(rangeDays('7d', now, createdOn16).wholeLife).toBe(true);
   });

@@ -35,17 +35,10 @@ const earlier = (a: string, b: string | undefined) => (b !== undefined && b < a 
 const later = (a: string, b: string | undefined) => (b !== undefined && b > a ? b : a);
 
 /**
- * The UTC days a range covers, oldest first: `7d` is today and the 6 days
- * before it (likewise 30d and 90d); `all` runs from the link's creation day.
- *
- * A click is dated by the redirector's clock, the creation by the write
- * API's and "today" by this process's: across midnight, a click can fall on
- * the day before the link's creation or on tomorrow. Given the link's
- * `clickDays`, a range holds every click its days hold: `all` starts at the
- * earlier of the creation day and the first click's, and every range ends on
- * the later of today and the last click's day. So the unique visitors (read
- * for the whole life or from the range's first day on) are always the
- * visitors of the clicks counted.
+ * The UTC days a range covers, oldest first: `7d` is today and the 6 days before (likewise 30d, 90d); `all` runs from
+ * the creation day. Clicks, creation and "today" come from three clocks, so across midnight a click may fall before the
+ * creation day or on tomorrow: given `clickDays`, `all` starts at the earlier of creation and first click, and every
+ * range ends at the later of today and the last click, so the unique visitors are always those of the clicks counted.
  */
 export function rangeDays(range: Range, now: Date, linkCreatedAt: Date, clickDays?: ClickDays): RangeDays {
   const to = later(utcDay(now), clickDays?.last);

@@ -37,7 +37,7 @@ export async function ownedLink(
 
 /**
  * `GET /api/v1/links/:slug`: the Link object of spec 2.1 plus its preview
- * (an addition to the spec, documented in the README).
+ * (an addition to the spec, documented in docs/integrators.md).
  */
 export async function linkReadRoutes(app: FastifyInstance, deps: LinkReadDeps): Promise<void> {
   app.get<{ Params: { slug: string } }>(

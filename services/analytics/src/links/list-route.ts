@@ -19,7 +19,7 @@ export interface LinkListDeps {
 
 /**
  * `GET /api/v1/links`: the caller's links, newest first, a page at a time (an
- * addition to the spec, documented in the README). `nextCursor` is null on
+ * addition to the spec, documented in docs/integrators.md). `nextCursor` is null on
  * the last page.
  */
 export async function linkListRoutes(app: FastifyInstance, deps: LinkListDeps): Promise<void> {

@@ -47,22 +47,11 @@ const lookupError = (code: string, hostname: string): NodeJS.ErrnoException =>
   Object.assign(new Error(`DNS lookup of ${hostname} failed: ${code}`), { code, hostname, syscall: 'query' });
 
 /**
- * The preview fetcher's DNS: the names API users give, asked of the name
- * servers by c-ares on the event loop, not by `dns.lookup`.
- *
- * `dns.lookup` runs getaddrinfo on libuv's thread pool, where slow work such
- * as it gets two threads for the whole process, and a lookup cannot be
- * abandoned. A destination whose name servers never answer held one for
- * 10 s (glibc's 5 s, twice); a few such links in a backlog queued every
- * other lookup of the process behind them (`localhost` answered after 30 s
- * behind six), the fetches timed out waiting, and the process could not exit
- * until the lookups under way had ended. Here a lookup is a pair of queries
- * (A and AAAA) on a socket, bounded by `timeoutMs` and `tries`, and any number
- * wait at once without holding anything else back.
- *
- * Names are resolved by DNS only: /etc/hosts is not read, except that
- * `localhost` and its subdomains are the loopback (refused as any private
- * address unless private networks are allowed).
+ * The preview fetcher's DNS: c-ares on the event loop (A and AAAA, bounded by `timeoutMs` and `tries`), not
+ * `dns.lookup`, whose getaddrinfo holds one of libuv's few pool threads for up to 10 s and cannot be abandoned, so a
+ * few dead name servers would queue every other lookup behind them. Names are resolved by DNS only: /etc/hosts is not
+ * read, except that `localhost` and its subdomains are the loopback (refused as any private address unless private
+ * networks are allowed) (docs/decisions/0039-destination-lookups-on-the-event-loop.md).
  */
 export function createDestinationLookup(given: DestinationLookupOptions): LookupFunction {
   const options = { ...DEFAULT_DESTINATION_LOOKUP, ...given };

@@ -65,13 +65,10 @@ const TRANSIENT_STATUSES = new Set([408, 425, 429, 500, 502, 503, 504]);
 const MAX_URL_LENGTH = 2048;
 
 /**
- * Fetches an HTML page on behalf of an API user, who may point it anywhere.
- *
- * Address checks happen inside the connection's own DNS lookup (request-filtering-agent):
- * the address that is checked is the address connected to, for the first request and
- * for every redirect hop, so a DNS answer that changes between check and connect
- * (rebinding) cannot slip through. Redirects are followed by hand so that each hop
- * is checked for scheme, length and count; nothing is sent but a GET.
+ * Fetches an HTML page on behalf of an API user, who may point it anywhere. Addresses are checked inside the
+ * connection's own DNS lookup (request-filtering-agent), so the address checked is the one connected to, for every
+ * redirect hop, and DNS rebinding cannot slip through. Redirects are followed by hand, each hop checked for scheme,
+ * length and count; nothing is sent but a GET.
  */
 export function createPageFetcher(policy: FetchPolicy): PageFetcher {
   const agentOptions = {
@@ -182,7 +179,7 @@ function get(
     req.once('error', (err) => reject(classifyError(err, signal)));
     // A 101 nobody asked for: Node emits no response and no error, only the
     // close, and an abort of a request already closed settles nothing. Without
-    // these, one such page held its fetch slot for ever (issue 18's audit).
+    // these, one such page would hold its fetch slot for ever.
     req.once('upgrade', (_response, socket) => {
       socket.destroy();
       reject(new PreviewFetchError('bad_response', false, 'the server switched protocols'));
@@ -216,14 +213,11 @@ function decoded(response: http.IncomingMessage): Readable {
 }
 
 /**
- * A body may take this many bytes off the socket, plus twice what it gave,
- * before its pieces are judged too small to be a page. Node's HTTP parser
- * spends about 1.5 µs on each chunk of a chunked body however small: 1 MiB
- * sent a byte a chunk (6 MiB on the wire) cost 2.3 s of CPU, on the thread
- * that in the embedded mode also answers redirects. Framing costs a real
- * server a few bytes a chunk of hundreds or thousands; at under about 8 bytes
- * a chunk the wire outgrows twice the body, and such a fetch stops after
- * about one socket read, some 10 ms of parsing.
+ * A body may take this many bytes off the socket, plus twice what it gave, before its pieces are judged too small to be
+ * a page. Node's HTTP parser spends about 1.5 µs on each chunk however small, on the thread that in the embedded mode
+ * also answers redirects; a real server's framing is a few bytes a chunk of hundreds or more, so under about 8 bytes a
+ * chunk the wire outgrows twice the body, and such a fetch stops after about one socket read
+ * (docs/decisions/0061-a-hostile-page-costs-bounded-work.md).
  */
 const TINY_PIECES_SLACK_BYTES = 32 * 1024;
 

@@ -3,13 +3,10 @@ import { isIPv6, type LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
 /**
- * IPv6 forms that carry an IPv4 address inside and that the address filter
- * (request-filtering-agent) counts as ordinary public unicast:
- * IPv4-compatible addresses (`::a.b.c.d`, deprecated, yet some stacks still
- * route them to the IPv4 address) and local-use NAT64 (RFC 8215,
- * `64:ff9b:1::/48`). Refused whole, whatever IPv4 address they hold. The other
- * embedding forms (IPv4-mapped, IPv4-translated, well-known NAT64, 6to4,
- * Teredo) are refused by the filter as special-purpose ranges.
+ * IPv6 forms that carry an IPv4 address and that the address filter (request-filtering-agent) counts as public unicast:
+ * IPv4-compatible (`::a.b.c.d`, deprecated, yet some stacks route it to the IPv4 address) and local-use NAT64 (RFC
+ * 8215, `64:ff9b:1::/48`), refused whole, whatever they hold. The filter refuses the other embedding forms
+ * (IPv4-mapped, IPv4-translated, well-known NAT64, 6to4, Teredo) as special-purpose ranges.
  */
 const EMBEDDING_RANGES = [ipaddr.parseCIDR('::/96'), ipaddr.parseCIDR('64:ff9b:1::/48')] as const;
 
@@ -25,7 +22,7 @@ export function isIpv6EmbeddingIpv4(address: string): boolean {
 const refusal = (address: string, hostname: string) =>
   new Error(`DNS lookup ${address} (host: ${hostname}) is not allowed: an IPv6 address that embeds an IPv4 address`);
 
-/** `lookup`, refusing any answer of those forms, so a host name that resolves to one is refused too. */
+/** `lookup`, refusing any answer of those forms, so a host name that resolves to one is refused as well. */
 export function refusingEmbeddedIpv4(lookup: LookupFunction): LookupFunction {
   return (hostname, options, callback) =>
     lookup(hostname, options, (err, found, family) => {

@@ -14,14 +14,11 @@ const DESCRIPTION_KEYS = ['og:description', 'twitter:description', 'description'
 const IMAGE_KEYS = ['og:image', 'og:image:url', 'og:image:secure_url', 'twitter:image', 'twitter:image:src'];
 
 /**
- * Where the parser stops; past any bound, what was read so far is the preview.
- * htmlparser2 keeps its stack of open elements with `unshift`, so tags that
- * never close cost time quadratic in their depth, on the worker's event loop:
- * 1 KB of gzip (`<b>` 350,000 times) held it for 30 s (issue 18's audit).
- * Real pages nest a few dozen deep and open a few thousand tags. And it holds
- * a piece of markup (a tag with its attributes, a comment) until its end: a
- * comment of a megabyte held one, 256 pages at once 320 MiB. Text is passed
- * on as it comes and is not counted.
+ * Where the parser stops; past any bound, what was read so far is the preview. htmlparser2 keeps open elements with
+ * `unshift`, so unclosed tags cost time quadratic in their depth on the event loop, and it holds a piece of markup (a
+ * tag, a comment) whole until its end. Real pages nest a few dozen deep and open a few thousand tags. Text passes as it
+ * comes and is not counted (docs/decisions/0061-a-hostile-page-costs-bounded-work.md,
+ * docs/decisions/0018-preview-page-read-as-it-arrives.md).
  */
 export const PARSE_LIMITS = { depth: 500, openTags: 50_000, pieceChars: 256 * 1024 } as const;
 

@@ -122,33 +122,12 @@ interface HostQueue<T> {
 }
 
 /**
- * Decides which fetch runs next, so that the worker is polite to each site
- * and a backlog never holds up a new link:
- *
- * - at most `perHostConcurrency` fetches to a host, and `concurrency` in all;
- *   a slow or failing host holds its own slots only, never the others'; a
- *   fetch redirected to another host moves to a slot there (`moveTo`), so
- *   links on many hosts that all redirect to one are no more fetches at once
- *   to it than the cap;
- * - fresh first: while any host with a free slot has a fetch for a link
- *   younger than `freshMs`, those hosts take turns, each giving its newest
- *   by creation, so a link created during a bulk import's backlog waits only
- *   for a slot on its own host, even while the import's older links are
- *   still being read (and a bulk import is fresh too);
- * - then the backlog: the hosts with a free slot take turns, each giving its
- *   oldest fetch, so every host moves and the oldest links (the ones holding
- *   the commits back) go first;
- * - a share per account: while another account's fetch waits, an account
- *   holding `accountShare` slots starts no more, so links to servers that
- *   never answer, each on a host of its own, hold at most that many slots,
- *   never the others'. A host whose next fetch is such an account's is set
- *   aside (its other accounts' fetches there wait too) until the account
- *   may run again, or nothing else can start: a slot is never left idle, so
- *   the share only holds once a slot frees (within a fetch's timeout when
- *   the account had taken every slot while alone).
- *
- * Taking the newest of a host, and promoting, is O(log n) in the fetches
- * queued there; everything else O(1) amortized, whatever the number of hosts.
+ * Decides which fetch runs next, polite to each site and with no backlog ahead of a new link: at most
+ * `perHostConcurrency` fetches to a host (a redirected fetch moves to a slot on its new host) and `concurrency` in all;
+ * fresh links (younger than `freshMs`) first, the hosts taking turns newest first; then the backlog, hosts in turn,
+ * oldest first (the oldest hold the commits back); an account holding `accountShare` slots starts no more while another
+ * account waits, yet a slot is never left idle. Newest and promote are O(log n) in a host's queue, the rest O(1)
+ * (docs/decisions/0058-preview-fetches-shared-by-account.md).
  */
 export function createFetchScheduler<T>(options: FetchSchedulerOptions<T>): FetchScheduler<T> {
   const now = options.now ?? Date.now;

@@ -31,17 +31,11 @@ export interface OutcomeAppender<L> {
 }
 
 /**
- * Appends links' outcomes in requests of up to `maxBatch`, one request under
- * way per lane: outcomes finished together share a request (a thousand
- * previews a second are a handful of requests), and fresh links' outcomes go
- * through their own lane, so they wait for at most one request of the
- * backlog's, not for the thousands of outcomes a popular destination's fetch
- * releases at once. That lane sends the newest first: a bulk import is fresh
- * too, and a link created after it waits for at most one request of the
- * import's, not for the whole of its outcomes finished before. A failed
- * request is tried again with backoff until it succeeds (a broker away) or
- * the appender stops. A link queued is the caller's object, nothing more: no
- * promise per link.
+ * Appends links' outcomes in requests of up to `maxBatch`, one request under way per lane: outcomes finished together
+ * share a request, and fresh links have their own lane, newest first, so a new link waits for one request of the
+ * backlog's (or of a bulk import's) at most, not for the thousands a popular destination's fetch releases at once. A
+ * failed request is retried with backoff until it succeeds or the appender stops. A queued link is the caller's object
+ * only: no promise per link (docs/decisions/0017-preview-worker-holds-one-object-per-link.md).
  */
 export function createOutcomeAppender<L, E>(options: OutcomeAppenderOptions<L, E>): OutcomeAppender<L> {
   const maxBackoffMs = options.maxBackoffMs ?? 10_000;

@@ -5,23 +5,11 @@ import type { ClickRow } from './click-rows';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
- * A click's event id is fixed when it is captured, and a redirector that does
- * not know whether Kafka took a batch sends the same events again: the topic
- * can then hold a click twice, at two offsets. Such a click is counted once:
- * a row whose event id is in ClickHouse already, or earlier in the same
- * batch, is not inserted. Duplicates share their link, time and partition
- * (they are the same event, keyed by link), so the lookup reads the primary
- * key's range of these batches' links and time span, nothing else: one lookup
- * for the batches of every partition an insert sends.
- *
- * A copy that came from a batch's own offsets is not "counted elsewhere":
- * it is this batch, inserted before by an owner that died before it could
- * settle it, perhaps into `clicks` and not yet into every aggregate (the
- * materialized views are filled after the table). Left out, those clicks were
- * in `clicks` and missing from analytics for good (issue 18's audit: 106 of
- * 16,621 after six `kill -9`). Kept, the batch is inserted again whole under
- * its token: `clicks` drops it, and each view drops it or, if it never got
- * it, takes it now.
+ * A click the topic holds twice (a redirector resending a batch it was unsure of) is counted once: a row whose event id
+ * is in ClickHouse already, or earlier in the same batch, is not inserted. Duplicates share link, time and partition,
+ * so one lookup reads only the primary-key range of the batches' links and time span. A copy from the batch's own
+ * offsets is kept: the batch goes again whole under its token, so a view a dead owner never reached takes it
+ * (docs/decisions/0060-a-pending-batch-resent-whole.md).
  */
 export async function withoutCountedClicks(
   clickhouse: ClickHouseClient,

@@ -39,21 +39,11 @@ export interface ClickInsertGroupsDeps {
 }
 
 /**
- * The click projector's inserts as a group commit (`@shortlink/batching`): a
- * partition's batch that arrives while an insert is under way waits for it,
- * and every batch that waited goes in the next insert, together. ClickHouse's
- * cost is per insert (a part in `clicks` and in each aggregate table, its
- * views' pipelines), not per click, so under load one insert carries the
- * batches of every partition this member holds, and with little traffic a
- * lone batch goes at once.
- *
- * Exactly once, for a group as for a batch: the group's rows are chosen (the
- * clicks not yet counted), then bound in the ledger with the batches still
- * pending, in one transaction (`BatchLedger.bind`), and only then sent, under
- * a token naming the batches bound. Whoever finds one of them pending later
- * sends the rows the ledger kept, under that token (`Claim` `resend`). A
- * group whose ClickHouse step fails is retried whole; a batch that could not
- * be bound is handed back, and the others go on without it.
+ * The click projector's inserts as a group commit: the partitions' batches that arrive while an insert is under way go
+ * together in the next one, since ClickHouse's cost is per insert (a part per table and view), not per click. Exactly
+ * once, as for a batch: the group's uncounted rows are bound in the ledger with its pending batches in one transaction,
+ * then sent under a token naming them; a later owner resends the bound rows under that token. A failed group is
+ * retried whole; a batch that could not be bound is handed back (docs/decisions/0006-click-ledger-in-postgres.md).
  */
 export function clickInsertGroups(deps: ClickInsertGroupsDeps) {
   async function sendGroup(batches: ReadyBatch[]): Promise<GroupOutcome[]> {

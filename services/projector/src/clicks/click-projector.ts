@@ -46,28 +46,11 @@ export interface ClickProjectorStats {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * Projects the clicks topic into ClickHouse exactly once.
- *
- * Each partition is consumed in batches of consecutive offsets, and every
- * batch goes through the partition's ledger in Postgres (`batch-ledger.ts`):
- * claimed before its insert, bound to its insert with the rows it sends,
- * marked inserted after it, and only then are the offsets committed to Kafka.
- * The batches of the partitions in hand share their inserts
- * (`click-insert-groups.ts`), each carrying a deduplication token that names
- * its batches (`deduplicated-insert.ts`). Whoever owns a partition next
- * (after a crash, a rebalance, or while a replaced member still finishes its
- * batch) sends a pending batch's insert again exactly, the same rows under
- * the same token, so ClickHouse drops the blocks it already has, in `clicks`
- * and in every materialized view
- * (`deduplicate_blocks_in_dependent_materialized_views`); and it skips what
- * the ledger says is inserted. A click the topic holds
- * twice (a redirector that sent a batch again) is inserted once
- * (`already-counted.ts`). Nothing is lost (offsets are committed only after
- * the insert) and nothing is counted twice.
- *
- * A batch is at most `maxBatch` messages and a fetch returns up to
- * `maxBytesPerPartition`, set far larger, so a claimed range always fits in
- * the fetch that starts at its first offset.
+ * Projects the clicks topic into ClickHouse exactly once. Each partition's batch is claimed in the Postgres ledger
+ * before its insert and marked inserted after it; only then are its offsets committed. The next owner of a partition
+ * sends a pending batch's insert again with the same rows and deduplication token, so ClickHouse (and its materialized
+ * views) drops what it has, and a click the topic holds twice is inserted once (`already-counted.ts`). A batch
+ * (`maxBatch`) fits in the fetch that starts at its first offset (docs/decisions/0006-click-ledger-in-postgres.md).
  */
 export async function runClickProjector(options: ClickProjectorOptions) {
   const maxBatch = options.maxBatch ?? 5000;

@@ -26,7 +26,7 @@ export async function insertClickBatch(clickhouse: ClickHouseClient, rows: Click
   await clickhouse.insert({
     table: 'clicks',
     // Rows as arrays, the column names once: a third less to encode here and
-    // less for ClickHouse to parse than an object per row (docs/performance.md).
+    // less for ClickHouse to parse than an object per row (docs/decisions/0014-projector-per-click-costs.md).
     columns: CLICK_COLUMNS,
     values: clickRowValues(rows),
     format: 'JSONCompactEachRow',

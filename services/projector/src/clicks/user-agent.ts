@@ -38,7 +38,7 @@ export function classifyUserAgent(userAgent: string): UserAgentClass {
 
 /**
  * Parsing costs tens of microseconds a click, and real traffic repeats a few
- * thousand user agents: the profile of the ingestion benchmark showed the
- * parser as the projector's largest cost. Bounded, so odd agents cannot grow it.
+ * thousand user agents: unremembered, the parser is the projector's largest
+ * cost (docs/decisions/0014-projector-per-click-costs.md). Bounded, so odd agents cannot grow it.
  */
 const classified = new LRUCache<string, UserAgentClass>({ max: 10_000 });

@@ -3,14 +3,10 @@ import type { LinkDeleted, LinkUpdated } from '@shortlink/events';
 import type { EventSource } from './project-link';
 
 /**
- * Applies LinkUpdated / LinkDeleted to the `links` lookup table, by version:
- * an event no newer than the row (a replay, or a second copy the write API's
- * outbox relayed) changes nothing, so the projection never goes back to an
- * older state. A deleted link keeps its row (its clicks still name it), marked
- * with `deleted_at`; lookups treat it as gone.
- *
- * The write model already holds the change and the write API already told
- * the redirectors, so nothing is notified here.
+ * Applies LinkUpdated / LinkDeleted to the `links` table, by version: an event no newer than the row (a replay, a
+ * second copy from the outbox relay) changes nothing, so the projection never goes back. A deleted link keeps its row
+ * (its clicks still name it), marked `deleted_at`; lookups treat it as gone. Nothing is notified: the write API already
+ * told the redirectors.
  */
 export async function projectLinkChange(pool: Pool, event: LinkUpdated | LinkDeleted, source: EventSource) {
   const { slug, linkId, version } = event.data;

@@ -8,16 +8,11 @@ export interface EventSource {
 }
 
 /**
- * Applies LinkCreated to the `links` lookup table. Idempotent: a replayed event
- * (same event id), or a second event for a slug that already has a link, changes
- * nothing, so replaying the whole topic is safe. It also commits the writer's
- * slug claim, in case the writer stopped between the append and its own commit,
- * and then tells redirectors (as `commitSlugClaims` does).
- *
- * One statement, so one round trip and its own transaction: the insert, the
- * claim's commit and the notification take effect together or not at all,
- * without a BEGIN … COMMIT conversation holding a connection (and, in the
- * embedded mode, the one PGlite session) across five round trips per event.
+ * Applies LinkCreated to the `links` table. Idempotent: a replayed event, or a second one for a slug that has a link,
+ * changes nothing, so replaying the topic is safe. It also commits the writer's slug claim (in case the writer stopped
+ * between its append and its commit) and notifies redirectors, as `commitSlugClaims` does. One statement, so the three
+ * take effect together without a BEGIN … COMMIT holding a connection (or the embedded PGlite session) for five round
+ * trips an event.
  */
 export async function projectLinkCreated(pool: Pool, event: LinkCreated, source: EventSource): Promise<void> {
   const { linkId, accountId, slug, destinationUrl, tag } = event.data;

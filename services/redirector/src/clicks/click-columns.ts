@@ -1,17 +1,11 @@
 import type { RawClick } from './raw-click';
 
 /**
- * A batch of captured clicks as it crosses to the click worker: one array per
- * field rather than one object per click. `postMessage` copies an object's
- * property names with every click, and the redirect thread pays for that
- * copy; columns cost it about a fifth (docs/performance.md, "A cheaper click").
- * What repeats crosses once, as a dictionary of the batch's distinct values
- * and one index a click: links (a popular link is most of its traffic, and a
- * link is three ids), user agents (one browser build is most of a batch, and
- * the longest field), client addresses and referers (a visitor clicks more
- * than once, a page sends many visitors). `postMessage` writes every string
- * it meets (lab: 0.28 µs for a fresh 36-character one, 0.04-0.08 for one
- * repeated); an index is 4 bytes.
+ * A batch of captured clicks as it crosses to the click worker: one array per field, not one object per click, since
+ * `postMessage` copies an object's property names with every click at the redirect thread's cost (columns cost it about
+ * a fifth). What repeats (links, user agents, addresses, referers) crosses once, as a dictionary of the batch's
+ * distinct values and a 4-byte index a click: `postMessage` writes every string it meets, a fresh one several times
+ * dearer than a repeated one (docs/decisions/0002-clicks-produced-on-a-worker-thread.md).
  */
 export interface ClickColumns {
   sequence: Uint32Array;

@@ -1,15 +1,10 @@
 import { randomBytes } from 'node:crypto';
 
 /**
- * A click's event id, fixed when the click is captured so that every resend
- * of it is the same event: a UUIDv7 (RFC 9562) of the click's instant and 74
- * bits that tell it from every other click of that millisecond, this
- * process's 42 random bits (drawn once, at its start) and a 32-bit counter
- * of the clicks it captured (RFC 9562, section 6.2, method 1). The redirect
- * thread takes only the counter, a number, and the id is written where the
- * event is built: a random id a click cost the redirect thread a string to
- * draw and another to post to the click worker (lab: 0.11 and 0.28 µs). And
- * the ids of a link's clicks sort by time.
+ * A click's event id, fixed at capture so that every resend of it is the same event: a UUIDv7 (RFC 9562, section 6.2,
+ * method 1) of the click's instant, this process's 42 random bits drawn at start and a 32-bit counter of its captured
+ * clicks. The redirect thread takes only the counter, a number, and the id is written where the event is built, so the
+ * redirect thread neither draws nor posts a string for it; and a link's click ids sort by time.
  */
 export interface ClickEventIds {
   /** This process's random bits, written as the id's last three groups are, up to the counter. */

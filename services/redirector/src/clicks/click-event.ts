@@ -44,20 +44,11 @@ export interface ClickEventLines {
 }
 
 /**
- * A batch of captured clicks as ClickRecorded events, written straight to
- * their JSON lines. The raw IP and the full referrer stop here: only the
- * keyed visitor hash, the country and the referrer's origin leave the
- * redirector. What the batch holds once (its links, addresses, referers and
- * user agents) is worked out and written once: a referer's origin is a URL
- * parse, an address's facts an HMAC and a lookup, and each is a piece of JSON
- * that every click sharing it takes as it is. A click adds only its own id
- * and instant: no event object is built, and none is left for the garbage
- * collector (docs/performance.md).
- *
- * A batch is a shared round trip: a click that cannot be written (a value
- * the capture should never have let through) is left out and counted, and its
- * neighbours go. Thrown, it failed the whole batch on every retry, and every
- * click queued behind it (issue 18's audit: an address unknown to Node).
+ * A batch of captured clicks written straight to ClickRecorded JSON lines. The raw IP and full referrer stop here: only
+ * the keyed visitor hash, the country and the referrer's origin leave the redirector. What the batch holds once (links,
+ * addresses, referers, agents) is worked out and written once, and a click adds only its id and instant: no event
+ * object is built for the collector. A click that cannot be written is left out and counted and its neighbours go, so
+ * one bad value never fails the batch's every retry (docs/decisions/0002-clicks-produced-on-a-worker-thread.md).
  */
 export function clickEventLines(
   columns: ClickColumns,

@@ -61,9 +61,7 @@ export class ClickQueue<T> {
   /**
    * A dropped click is lost for good: said at once, then every 5 s while
    * clicks are dropped, with how many since, so an operator reading the logs
-   * sees them all (the chaos run's one loss on a SIGTERM had no trace but
-   * this counter; until 2026-11-27 the drops of a burst shorter than 5 s
-   * after the first were never said).
+   * sees them all, a burst shorter than 5 s included.
    */
   readonly #drops = summarizedReport<'stopped' | 'full'>(DROP_REPORT_MS, (dropped, reason) =>
     this.#options.logger.error({ dropped, reason, capacity: this.#options.capacity }, 'clicks dropped'),
@@ -119,11 +117,11 @@ export class ClickQueue<T> {
 
   /**
    * Under steady traffic a drain would send whatever arrived during the last
-   * round trip, a few clicks a request at a few ms each; the broker's and the
-   * client's cost is per request, so that is most of a click's cost (issue
-   * 18.2: 14 µs a click in the broker alone). Like Kafka's `linger.ms`, the
-   * drain sends at most one batch per flush interval unless a batch is full:
-   * a click still waits no longer than the interval, as the first one does.
+   * round trip, a few clicks a request, and the broker's and client's cost is
+   * per request. Like Kafka's `linger.ms`, the drain sends at most one batch
+   * per flush interval unless a batch is full: a click waits at most the
+   * interval, as the first one does
+   * (docs/decisions/0003-click-queue-lingers-one-flush-interval.md).
    */
   async #lingerAfter(sentAt: number): Promise<void> {
     const wait = sentAt + this.#options.flushIntervalMs - Date.now();

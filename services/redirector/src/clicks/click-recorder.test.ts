@@ -42,7 +42,7 @@ describe('the click recorder', () => {
   });
 
   it('takes no click from a visitor whose connection closed while the link was looked up', () => {
-    // Node no longer knows the address of a socket that is gone; the redirect never reached anyone.
+    // Node does not know the address of a socket that is gone; the redirect never reached anyone.
     const { taken, onRedirect } = recorder();
     onRedirect(request(undefined, true), link);
     onRedirect(request('203.0.113.7', true), link);

@@ -13,13 +13,10 @@ export interface ClickRecorderOptions {
 const header = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
 
 /**
- * Captures answered redirects that a person made. Only the facts are taken
- * here, on the redirect path; the sink turns them into events elsewhere.
- * A visitor whose connection closed while the link was looked up (a cache
- * miss waits for Postgres) never gets the redirect, and Node no longer knows
- * the address of a socket that is gone: that is not a click. Taken with an
- * unknown address, it once stopped every later click of the process (issue
- * 18's audit: the batch holding it failed on every retry).
+ * Captures answered redirects that a person made; only the facts are taken on the redirect path, and the sink makes the
+ * events elsewhere. A visitor whose connection closed while the link was looked up never gets the redirect, and Node
+ * cannot tell a gone socket's address: that is not a click, and taking it with an unknown address would fail its batch
+ * on every retry.
  */
 export function createClickRecorder({ sink, nextSequence, now }: ClickRecorderOptions) {
   return function onRedirect(request: FastifyRequest, link: ResolvedLink): void {

@@ -108,8 +108,8 @@ describe('clicks as records of shortlink.clicks.v2', () => {
   });
 
   it('needs one append for an ordinary batch', () => {
-    // Three links in three partitions: the three random ones it took before all fell in one partition about one
-    // run in 36, and 2,000 clicks in one partition are past CLICK_PARTITION_BYTES (two appends, rightly).
+    // Three links in three partitions: three random ones fall in one partition about one run in 36, and
+    // 2,000 clicks in one partition are past CLICK_PARTITION_BYTES (two appends, rightly).
     const spread = [...new Map(links.map((link) => [partitionOfKey(link, 6), link])).values()].slice(0, 3);
     expect(spread).toHaveLength(3);
     const events = Array.from({ length: 2000 }, (_, n) => click(spread[n % 3]!, n));

@@ -41,26 +41,19 @@ export function adminPartitionCount(admin: LogAdmin, topic: string): () => Promi
  */
 export const CLICK_RECORD_BYTES = 256 * 1024;
 /**
- * Most bytes of click records one append puts in one partition. Kafka takes
- * all of a request's records for a partition as one batch and refuses a
- * batch larger than the topic's `max.message.bytes` (1 MB by default) with
- * a fatal error, compressed or not: a flood of long random user agents on
- * one link did that to a batch of 1,000 clicks, and the batch was retried
- * for ever. Uncompressed bytes are counted, so even lines that do not
- * compress stay below the limit; a batch over it goes in several appends.
+ * Most bytes of click records one append puts in one partition. Kafka takes a request's records for a partition as one
+ * batch and refuses one over the topic's `max.message.bytes` (1 MB by default) with a fatal error, so long random user
+ * agents on one link could make a batch be retried for ever. Uncompressed bytes are counted, so lines that do not
+ * compress stay below the limit too; a batch over it goes in several appends.
  */
 export const CLICK_PARTITION_BYTES = 768 * 1024;
 
 /**
- * Clicks as records of the clicks topic (`shortlink.clicks.v2`), in appends:
- * the clicks of a batch are grouped by the partition their link id goes to,
- * and each group becomes records of up to CLICKS_PER_RECORD clicks (and
- * CLICK_RECORD_BYTES), keyed by the link id of the first. So every click of a
- * link is still in its link's partition, in order, the appends being made
- * one after the other; and a batch sent again groups its clicks the same
- * way: a click held twice is twice in one partition, where the projector
- * drops the repeat. Nearly every batch is one append; one holds at most
- * CLICK_PARTITION_BYTES of any partition.
+ * Clicks as records of `shortlink.clicks.v2`: a batch's clicks are grouped by their link's partition, each group in
+ * records of up to CLICKS_PER_RECORD clicks (and CLICK_RECORD_BYTES), keyed by the first click's link id, appended one
+ * after the other. So a link's clicks stay in its partition, in order, and a resent batch groups the same way: a click
+ * held twice is twice in one partition, where the projector drops the repeat
+ * (docs/decisions/0001-clicks-several-to-a-record.md).
  */
 export function clickAppends(clicks: ClickEventLines, partitionCount: number): OutgoingRecord[][] {
   const { lines, linkIds, linkIndex } = clicks;
@@ -124,7 +117,7 @@ export function clickRecordsAppender({ producer, topic, ...options }: ClickRecor
   return async (clicks: ClickEventLines): Promise<void> => {
     // LZ4: a batch of clicks is about 2.6 times smaller, and kafkajs copies and
     // checksums each batch several times on its way to the socket; the click
-    // worker spends about a third less (docs/performance.md).
+    // worker spends about a third less (docs/decisions/0004-lz4-on-the-clicks-topic.md).
     for (const records of clickAppends(clicks, await partitionCount())) {
       await producer.append(topic, records, { compression: 'lz4' });
     }

@@ -25,9 +25,9 @@ export function isCountable(facts: RequestFacts): boolean {
 }
 
 /**
- * isbot's pattern is one large regular expression: the redirect benchmark's
- * profile showed it as the largest cost of capturing a click on the redirect
- * thread. Real traffic repeats a few thousand user agents, so the answer is
+ * isbot's pattern is one large regular expression, unremembered the largest
+ * cost of capturing a click on the redirect thread. Real traffic repeats a
+ * few thousand user agents, so the answer is
  * remembered; bounded, so odd agents cannot grow it.
  */
 const botVerdicts = new LRUCache<string, boolean>({ max: 10_000 });

@@ -25,14 +25,10 @@ const DOTTED = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
 const FIRST_GROUPS = /^([0-9a-f]{1,4}):([0-9a-f]{0,4})/;
 
 /**
- * Whether a canonical client address (dotted IPv4, or IPv6 in RFC 5952 text:
- * what `canonicalClientAddress` writes) can be a visitor's on the public
- * internet. A country database built from registry allocations answers for
- * reserved blocks too (203.0.113.0/24, a documentation block inside APNIC's
- * 203/8, comes out `AU`), so only a public address is looked up. Written by
- * hand rather than with ipaddr.js, which took 2 µs an IPv4 address and 7.8 an
- * IPv6 one to classify (this: well under a tenth of that); the unit test holds
- * it to ipaddr.js's ranges.
+ * Whether a canonical client address (dotted IPv4, or RFC 5952 IPv6, as `canonicalClientAddress` writes) can be a
+ * visitor's on the public internet. A country database answers for reserved blocks too (203.0.113.0/24 comes out `AU`),
+ * so only a public address is looked up. Written by hand, a small fraction of ipaddr.js's microseconds an address; the
+ * unit test holds it to ipaddr.js's ranges.
  */
 export function isPublicAddress(ip: string): boolean {
   const dotted = DOTTED.exec(ip);

@@ -24,14 +24,10 @@ export interface WorkerClickSinkOptions extends ClickWorkerData {
 }
 
 /**
- * Clicks produced to Kafka by a worker thread (`click-worker.ts`). The redirect
- * thread keeps the same bounded queue as the in-process sink, but of captured
- * clicks: "sending" a batch hands it to the worker and resolves when the worker
- * reports Kafka's acknowledgement. So the queue's own guarantees carry over: a
- * batch stays queued until acknowledged, and a failed one (Kafka away, or the
- * worker dead) is retried with backoff through a new worker if need be. Event
- * ids are fixed at capture, so a batch the old worker had already written
- * comes back as the same events, which consumers deduplicate.
+ * Clicks produced to Kafka by a worker thread (`click-worker.ts`). The redirect thread keeps the in-process sink's
+ * bounded queue, of captured clicks: "sending" a batch hands it to the worker and resolves on Kafka's acknowledgement.
+ * So a batch stays queued until acknowledged and a failed one is retried, through a new worker if need be; event ids
+ * are fixed at capture, so a batch sent twice is the same events, which consumers deduplicate.
  */
 /**
  * The worker's entry beside this file once built; from the sources (the

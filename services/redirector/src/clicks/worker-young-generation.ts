@@ -10,26 +10,11 @@ export interface YoungGeneration {
 }
 
 /**
- * The click worker's young generation: a new space of 4 MB at least and 8 at
- * most (as `v8.getHeapSpaceStatistics()` tells it), where V8's own is 1-2 MB
- * when idle and up to 32 under load.
- *
- * At least: V8 shrinks an isolate's young generation while it allocates
- * little, as the click worker does whenever no one clicks (a crawler's
- * redirects are not clicks). When clicks come back, a young generation of a
- * MB or two is collected every few milliseconds, and the batches in flight
- * are promoted whole to the old generation: 8 to 12 full collections in the
- * first seconds of each burst of clicks in the click-cost benchmark.
- *
- * At most: with a young generation of 16-32 MB and an old one of some 25 MB
- * (mostly the remembered addresses), once the worker's first full
- * collection had happened, some 40 s into steady clicks, V8 started marking
- * again as soon as each one ended (`--trace-incremental-marking`: started by
- * its task with 24 MB of room left under its limit): the worker was marked
- * and compacted about four times a second, for as long as clicks came,
- * instead of scavenged, and a click cost 8-11 µs more, most of it on V8's
- * helper threads. With at most 8 MB it is scavenged as before
- * (docs/performance.md).
+ * The click worker's young generation: a new space of 4 MB at least and 8 MB at most (V8's own: 1-2 MB idle, up to 32
+ * under load). At least, because a young generation shrunk while no one clicked is collected every few milliseconds
+ * when clicks return, promoting the batches in flight whole. At most, because with 16-32 MB V8 went on marking and
+ * compacting the old generation about four times a second instead of scavenging, several µs a click
+ * (docs/decisions/0010-click-worker-young-generation.md).
  */
 export const CLICK_WORKER_YOUNG_GENERATION: YoungGeneration = { minSemiSpaceMb: 4, maxYoungGenerationSizeMb: 12 };
 

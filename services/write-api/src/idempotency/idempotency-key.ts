@@ -24,13 +24,10 @@ export function parseIdempotencyKey(
 type Task = { value: unknown } | { text: string };
 
 /**
- * JSON with every object's keys sorted (by UTF-16 code units, as RFC 8785
- * does): two bodies that differ only in key order or white space are one
- * request. Numbers take JavaScript's shortest form (`1.0` and `1e0` are `1`);
- * one too large for a double (`1e400`) is written `Infinity`, not JSON's
- * `null`, so a body holding it is never the same request as one with `null`.
- * Written with a stack of its own, not recursion, like `isStorableJson`: a body
- * nested a hundred thousand deep is hashed like any other.
+ * JSON with every object's keys sorted (by UTF-16 code units, as RFC 8785): bodies differing only in key order or white
+ * space are one request. Numbers take JavaScript's shortest form; one too large for a double is written `Infinity`, not
+ * JSON's `null`, so it never matches a body with `null`. Written with its own stack, not recursion, so a body nested a
+ * hundred thousand deep is hashed like any other.
  */
 export function canonicalJson(value: unknown): string {
   const out: string[] = [];

@@ -1,4 +1,4 @@
-/** How long Idempotency-Key records live and wait; documented in the README's API section. */
+/** How long Idempotency-Key records live and wait; documented in docs/integrators.md. */
 export const IDEMPOTENCY = {
   /** A key returns its first response for 24 hours. */
   retentionMs: 24 * 60 * 60_000,

@@ -19,7 +19,7 @@ const REPLAYED_HEADERS = ['location'] as const;
 export const REPLAYED_HEADER = 'idempotent-replayed';
 
 /**
- * Route hooks for the `Idempotency-Key` header (README, "Idempotent retries").
+ * Route hooks for the `Idempotency-Key` header (docs/decisions/0050-idempotency-key.md).
  * `preHandler` runs after authentication and body parsing: it takes the key
  * for this request, or answers with the first request's response (or 422, or
  * 409 after waiting). `onSend` stores what the holder answered before it

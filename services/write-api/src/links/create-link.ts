@@ -65,19 +65,11 @@ interface Claimed extends Pending {
 }
 
 /**
- * `createLink` for several links at once (a bulk create): the creates share
- * each round trip (one claim statement per round of slug draws, one produce
- * request, one commit statement), and each one's failure is its own. Outcomes
- * are in the order of `inputs`.
- *
- * `work` (a request under an Idempotency-Key, see work-identity.ts) names the
- * links and their events the same way on every attempt at the request. An
- * attempt that took the key over from one that died or failed finds that
- * one's claims by those ids and finishes them (the same slug, date and event
- * id, appended again unless committed) rather than claiming new slugs: a
- * second link, or its own claim answered as "taken", is what it did before.
- * A link is named by its place in the request (`positions`: a bulk item's
- * index among all items, valid or not), which no attempt can see otherwise.
+ * `createLink` for several links at once (a bulk create): the creates share each round trip (claims, produce, commit)
+ * and each one's failure is its own; outcomes are in the order of `inputs`. Under an Idempotency-Key, `work` names the
+ * links and their events the same way on every attempt, by their place in the request (`positions`), so an attempt that
+ * took the key over from one that died finds that one's claims and finishes them (same slug, date and event id) rather
+ * than claiming new slugs (docs/decisions/0050-idempotency-key.md).
  */
 export async function createLinks(
   deps: CreateLinkDeps,
@@ -130,7 +122,7 @@ export async function createLinks(
   }
 
   // An earlier attempt's event may be in the log already: appended again under its own id, it is a
-  // repeat that every consumer drops (README, "Events").
+  // repeat that every consumer drops (docs/decisions/0021-appends-at-least-once-without-idempotence.md).
   const toAppend = claimed.filter((c) => !c.committed);
   const events = toAppend.map(({ linkId, eventId, slug, input, createdAt: at }) =>
     createEvent<LinkCreated>(

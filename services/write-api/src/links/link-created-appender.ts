@@ -19,14 +19,10 @@ export const oneEvent =
 const MAX_BATCH = 500;
 
 /**
- * Appends to the links topic, keyed by slug so that every event of a slug lands
- * in one partition, in order. Resolves only once every in-sync replica has it
- * (`acks=all`): that is what a 201 promises.
- *
- * Concurrent appends share produce requests (a group commit). The producer
- * sends one request at a time, so without this every create would wait for
- * all the ones before it, one broker round trip each. A request that
- * fails fails every append in it; each caller then settles its own claim.
+ * Appends to the links topic, keyed by slug so a slug's events land in one partition, in order, and resolves once every
+ * in-sync replica has them (`acks=all`): what a 201 promises. Concurrent appends share produce requests (a group
+ * commit), since the producer sends one request at a time; a failed request fails every append in it, and each caller
+ * settles its own claim (docs/decisions/0005-group-commits-on-the-write-path.md).
  */
 export function kafkaLinkAppender(producer: LogProducer, topic: string, timeoutMs: number): AppendLinkEvents {
   const append = groupCommit(

@@ -3,14 +3,10 @@ import { SLUG_PATTERN } from '@shortlink/events';
 import { LIMITS } from '../write-api-errors';
 
 /**
- * The rules of a link's fields that a schema can state, written once: the
- * validators (create-link-validation.ts, update-link-validation.ts) check
- * each field with these, in the order the spec lists its errors and with the
- * error text of each, and the API document shows them (`z.toJSONSchema`).
- * What a schema cannot state stays in code: that the URL parses, has no
- * user name or password and does not point at this service; the reserved
- * slugs; the plan's shortest slug. JSON Schema patterns carry no flags, so
- * none is used here.
+ * The rules of a link's fields that a schema can state, written once: the validators check each field with these, in
+ * the spec's error order and with each error's text, and the API document shows them (`z.toJSONSchema`). What a schema
+ * cannot state stays in code: the URL parses, has no credentials and does not point here; reserved slugs; the plan's
+ * shortest slug. JSON Schema patterns carry no flags, so none is used here.
  */
 
 /** C0 controls, DEL and C1 controls: invisible, and no part of a URL or a label. */

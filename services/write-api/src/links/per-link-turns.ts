@@ -4,44 +4,12 @@ import type { AccountShare } from './account-share';
 import type { LinkChangeStore } from './link-change-store';
 
 /**
- * In one process, a link's changes take turns in memory instead of on its row
- * lock, and its publishes are shared. Each waiter on the row lock holds one of
- * the pool's connections: 40 changes of one link at once took all of them, the
- * holder's publish then waited 5 s for a connection and its change was
- * answered 503, however well Kafka was doing (an audit: 988 of 2,400
- * concurrent PATCHes over 60 links). Now a process has at most one change and
- * one publish of a link at Postgres at a time.
- *
- * A publish appends every event of the link waiting in the outbox, so one run
- * that starts after a change committed carries that change's event: a publish
- * asked for while one runs joins the next run (the running one may have read
- * the outbox before this change was in it), and every caller who joined it
- * gets its outcome. So a caller waits for at most two runs, whatever the
- * crowd, even while the log is failing each of them.
- *
- * A change takes its account's share (see account-share.ts) once it is the
- * link's turn, not before: a change waiting behind others of its link holds
- * none of it, so a crowd on a few links does not stop the account's other
- * links.
- *
- * `publishesAtOnce`: a publish holds a database connection, and its link's
- * row, for as long as the event log takes to append (up to the append's
- * deadline), so while the log is down every change committed goes on
- * holding one. At five changes a second a process's ten connections were
- * all held so, and its creates and other changes waited for one until they
- * were answered 503 "Postgres did not answer" (`npm run chaos`, kafka-kill,
- * 2026-11-29). At most this many publishes are at work at once; the others
- * wait in the process.
- *
- * `startWithinMs`: a change whose turn (and share) did not come within it is
- * answered as an outage and withdrawn, so it never runs: the changes ahead
- * of it wait on a Postgres that does not answer, each up to its statements'
- * bound, and a crowd of them would otherwise hold the last caller for the
- * sum. A change that started has what is left of it for its connection and
- * statements (the store's `commitBy`). So is a publish that waited
- * `publishStartWithinMs` (by default as long) for its place: its change is
- * committed and its event stays in the outbox, for the link's next publish
- * or the outbox relay.
+ * A link's changes take turns in the process's memory, not on its row lock, and the publishes asked for while one
+ * runs share the next run (a caller waits for two at most): a crowd on one link holds one connection, not the pool.
+ * A change takes its account's share only once it is its link's turn; at most `publishesAtOnce` publishes hold a
+ * connection while the log appends. A change or publish not started within `startWithinMs` is answered as an outage
+ * and never runs, so a queue behind a stalled Postgres does not hold its last caller for the sum of the waits
+ * (docs/decisions/0057-link-changes-one-at-a-time.md, docs/decisions/0029-appends-hold-a-third-of-the-pool.md).
  */
 export function perLinkTurns(
   store: LinkChangeStore,

@@ -51,18 +51,11 @@ export interface RedirectorAcks {
 }
 
 /**
- * The write API's view of the redirectors: it listens for their
- * confirmations on `linkChangeApplied`, and takes the set to wait for from
- * their leases (`redirector_leases`), read after the change committed. A
- * redirector not leased then either was not listening when the change
- * committed (it drops its whole cache when it starts listening, after that),
- * or its lease had run out (it stopped trusting its cache before that). So
- * once each leased redirector confirmed or its lease ran out, no redirector
- * can answer from the state before the change.
- *
- * Confirmations only shorten the wait: without this connection (lost, not yet
- * up) every change waits for the leases to run out, at most
- * REDIRECTOR_LEASE_MS, and is just as safe.
+ * The write API's view of the redirectors: it listens for their confirmations on `linkChangeApplied` and waits for the
+ * redirectors leased (`redirector_leases`) when the change committed. One not leased then either was not listening (it
+ * drops its whole cache when it starts) or had let its lease run out (it stopped trusting its cache), so once each
+ * leased one confirmed or its lease ran out, none answers from before the change. Confirmations only shorten the wait,
+ * to at most REDIRECTOR_LEASE_MS without them (docs/decisions/0035-redirector-leases.md).
  */
 export function redirectorAcks(options: {
   connectionString: string;

@@ -2,7 +2,7 @@
  * Slugs that can never be links: every top-level path the service serves or may
  * serve, and the names browsers, crawlers and people expect at a site's root.
  * A slug equal to one of these is refused with `400 This slug is reserved`.
- * This file is the one list; the README links here.
+ * This file is the one list; the docs link here.
  */
 export const RESERVED_SLUGS: ReadonlySet<string> = new Set([
   // Paths this service serves.

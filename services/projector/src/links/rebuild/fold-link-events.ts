@@ -24,13 +24,10 @@ export interface LinkRow {
 }
 
 /**
- * What a run of LinkUpdated / LinkDeleted of one link does to a row that was
- * there before the run, whatever its version `v`. The live projector applies a
- * change when it is newer than the row, so only the run's records (each newer
- * than every change before it in the run) can ever apply, and those that do
- * are the records newer than `v`: a suffix. The last record sets the version
- * and the source; the destination and tag come from the last update record
- * and `deleted_at` from the last delete record, each only if it is newer than `v`.
+ * What a run of one link's LinkUpdated / LinkDeleted does to a row there before the run, whatever its version `v`. The
+ * live projector applies a change newer than the row, so the records that apply are those newer than `v`: a suffix of
+ * the run. The last record sets version and source; destination and tag come from the last update record and
+ * `deleted_at` from the last delete record, each only if newer than `v`.
  */
 export interface ChangeRun {
   slug: string;

@@ -40,16 +40,11 @@ const SWAP_ATTEMPTS = 5;
 const SWAP_CATCH_UP_MS = 10_000;
 
 /**
- * Rebuilds the `links` and `link_previews` projections from the links topic
- * (kept forever) into new tables, then swaps them in for the old ones in one
- * transaction: readers see the old projection, whole, until the swap, and the
- * new one, whole, after it. A live projector may keep running: what it writes
- * meanwhile goes to the old tables, and the rebuild replays the same events
- * into the new ones, the last of them while it holds the old tables locked
- * for the swap, so nothing the live projector applied is lost. The new tables
- * hold what the live projector's statements, applied one event at a time,
- * would hold: each fetch is folded per slug (fold-link-events.ts) and written
- * with the same guards (write-folded-batch.ts).
+ * Rebuilds the `links` and `link_previews` projections from the links topic into new tables, then swaps them in in one
+ * transaction, so readers see the old projection whole until the swap and the new one after. A live projector may keep
+ * running: the rebuild replays the same events, the last ones under a lock on the old tables, so nothing it applied is
+ * lost. Each fetch is folded per slug and written with the live statements' guards, so the result is what they would
+ * hold (docs/decisions/0015-rebuild-into-new-tables.md).
  */
 export async function rebuildLinks(
   kafka: EventLogClient,

@@ -45,16 +45,10 @@ export function serializeFoldedBatch(batch: FoldedBatch, load: CreationLoad): Fo
 }
 
 /**
- * Writes a folded batch in one transaction of three statements, each taking
- * its rows at once, in the order the fold requires: changes to rows already
- * there, new rows, previews. They keep the guards of the live projector's
- * statements (project-link.ts, project-link-change.ts, project-preview.ts),
- * so that a batch applied twice, or a stretch of the topic replayed, changes
- * nothing.
- *
- * Slugs are matched under the "C" collation: equality is the same bytes under
- * any deterministic collation, and the rebuild looks slugs up through a "C"
- * index while it loads (cheaper to keep than the primary key's).
+ * Writes a folded batch in one transaction of three set-based statements, in the order the fold requires: changes to
+ * existing rows, new rows, previews. They keep the live projector's guards, so a batch applied twice, or a replayed
+ * stretch of the topic, changes nothing. Slugs compare under the "C" collation (equality is the same bytes under any
+ * deterministic collation), matching the "C" index the rebuild loads through.
  */
 export async function writeFoldedPayload(
   client: PoolClient,
