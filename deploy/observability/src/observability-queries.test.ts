@@ -15,7 +15,7 @@ import {
   withVariables,
 } from './observability-queries';
 
-/** Every sample name a process exposes, with the labels its matchers may use: the README's table and prom-client's defaults. */
+/** Every sample name a process exposes, with the labels its matchers may use: docs/metrics.md and prom-client's defaults. */
 async function knownSeries(): Promise<Map<string, Set<string>>> {
   const known = new Map<string, Set<string>>();
   for (const m of documentedMetrics()) {
@@ -43,7 +43,7 @@ describe('the PromQL of the alert rules and the dashboard', () => {
     expect(queries.filter((q) => q.source.startsWith('variable')).length).toBe(2);
   });
 
-  it('parses, and selects only metrics a process exposes (README table, prom-client defaults, up), by labels they have', async () => {
+  it('parses, and selects only metrics a process exposes (docs/metrics.md, prom-client defaults, up), by labels they have', async () => {
     const known = await knownSeries();
     expect(known.has('shortlink_process_cpu_seconds_total')).toBe(true);
     expect(known.has('shortlink_nodejs_eventloop_lag_p99_seconds')).toBe(true);

@@ -116,7 +116,7 @@ export function selectorsOf(expr: string): { selectors: Selector[]; errors: stri
   return { selectors, errors };
 }
 
-/** A metric family as the README's metrics table documents it. */
+/** A metric family as docs/metrics.md documents it. */
 export interface DocumentedMetric {
   name: string;
   type: string;
@@ -124,7 +124,7 @@ export interface DocumentedMetric {
 }
 
 export function documentedMetrics(): DocumentedMetric[] {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const readme = readFileSync(join(ROOT, 'docs', 'metrics.md'), 'utf8');
   return [...readme.matchAll(/^\| `(shortlink_[a-z_]+)` *\| *(\w+) *\|([^|]*)\|/gm)].map((m) => ({
     name: m[1]!,
     type: m[2]!,

@@ -44,7 +44,7 @@ export const METRICS_ROUTE: ApiRoute = {
     operationId: 'metrics',
     summary: 'This process’s metrics, for Prometheus',
     description:
-      'Every process serves its one registry: request durations by route, consumer lag and outcomes, projector batches, click queue, link cache, Node’s process metrics (the README lists them). `metrics` is a reserved slug, so this never hides a link.',
+      'Every process serves its one registry: request durations by route, consumer lag and outcomes, projector batches, click queue, link cache, Node’s process metrics (docs/metrics.md lists them). `metrics` is a reserved slug, so this never hides a link.',
     tags: [API_ROUTE_TAGS.operations],
     security: NO_SECURITY,
     response: {
