@@ -90,20 +90,29 @@ describe('readinessChecker', () => {
       calls++;
       return new Promise<void>((resolve) => (release = resolve));
     };
-    const report = readinessChecker([{ name: 'analytics', dependencies: [{ name: 'clickhouse', check: hanging }] }], {
-      cacheMs: 1000,
-      timeoutMs: 20,
-    });
-    const first = await report();
-    expect(first.ready).toBe(false);
-    expect(first.dependencies[0]).toMatchObject({ state: 'down', error: 'no answer within 20 ms' });
-    await report();
-    expect(calls).toBe(1);
-    // Once it answers, that answer is the state
-    release();
-    await new Promise((r) => setTimeout(r, 0));
-    expect((await report()).ready).toBe(true);
-    expect(calls).toBe(1);
+    jest.useFakeTimers();
+    try {
+      const report = readinessChecker([{ name: 'analytics', dependencies: [{ name: 'clickhouse', check: hanging }] }], {
+        cacheMs: 1000,
+        timeoutMs: 20,
+      });
+      const reporting = report();
+      await jest.advanceTimersByTimeAsync(20);
+      const first = await reporting;
+      expect(first.ready).toBe(false);
+      expect(first.dependencies[0]).toMatchObject({ state: 'down', error: 'no answer within 20 ms' });
+      const again = report();
+      await jest.advanceTimersByTimeAsync(20);
+      await again;
+      expect(calls).toBe(1);
+      // Once it answers, that answer is the state
+      release();
+      await jest.advanceTimersByTimeAsync(0);
+      expect((await report()).ready).toBe(true);
+      expect(calls).toBe(1);
+    } finally {
+      jest.useRealTimers();
+    }
   });
 });
 

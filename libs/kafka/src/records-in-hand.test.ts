@@ -10,7 +10,13 @@ const record = (offset: number): LogRecord => ({
   value: Buffer.from(String(offset)),
   timestamp: '0',
 });
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** A pause of the simulated broker or handler: a timer, run as the test lets time pass. */
+const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** The test lets this much (fake) time pass, running every timer due in it. */
+const pass = (ms: number) => jest.advanceTimersByTimeAsync(ms);
+
+beforeEach(() => jest.useFakeTimers());
+afterEach(() => jest.useRealTimers());
 
 /**
  * One partition of `total` records read as either adapter reads it: a batch of
@@ -46,7 +52,7 @@ async function consumeInHand(
           await eachBatch({ topic: 'links', partition: 0, records, highWatermark: String(total) }, control);
           batchesReturned.push(end);
           position = advanced;
-          await sleep(1);
+          await tick(1);
         }
       })();
       return { stop: async () => void (stopped = true) };
@@ -87,7 +93,7 @@ describe('runConsumer with recordsInHand', () => {
     // Then every batch was read and every other record handled while record 2 waits
     await eventuallyTrue(() => handled.length === 29);
     expect(batchesReturned).toEqual([10, 20, 30]);
-    await sleep(400);
+    await pass(400);
     // and nothing was committed past it
     expect(Math.max(0, ...commits)).toBeLessThanOrEqual(2);
     release();
@@ -102,7 +108,7 @@ describe('runConsumer with recordsInHand', () => {
     let done = 0;
     const { commits, consumer } = await consumeInHand(200, 50, 7, async () => {
       most = Math.max(most, ++inHand);
-      await sleep(2);
+      await tick(2);
       inHand--;
       done++;
       return { kind: 'ok' };
@@ -124,7 +130,7 @@ describe('runConsumer with recordsInHand', () => {
       }
       return { kind: 'ok' };
     });
-    await sleep(50);
+    await pass(50);
     const stopped = consumer.stop();
     stopping.abort();
     await stopped;
@@ -153,7 +159,7 @@ describe('runConsumer with a taker of records in hand', () => {
       metrics,
     );
     await eventuallyTrue(() => kept.length === 5);
-    await sleep(300);
+    await pass(300);
     expect(await outcomes(metrics)).toEqual({ drop: 5 });
     expect(commits).toEqual([]);
     // When it handles all but record 4 (twice, for some: the second call is ignored)
@@ -176,7 +182,7 @@ describe('runConsumer with a taker of records in hand', () => {
         return TAKEN;
       },
     });
-    await sleep(100);
+    await pass(100);
     expect(kept).toHaveLength(12);
     expect(batchesReturned).toEqual([10]);
     // A few settled at a time: the rest is read as room comes
@@ -200,7 +206,7 @@ describe('runConsumer with a taker of records in hand', () => {
     kept.slice(0, 3).forEach((r) => r.handled());
     let stopped = false;
     const stopping = consumer.stop().then(() => (stopped = true));
-    await sleep(50);
+    await pass(50);
     expect(stopped).toBe(false);
     kept.slice(3).forEach((r) => r.release());
     await stopping;
@@ -236,10 +242,10 @@ async function outcomes(metrics: MetricsRegistry): Promise<Record<string, number
   return Object.fromEntries(values.map((v) => [String(v.labels.outcome), v.value]));
 }
 
+/** Lets fake time pass, 5 ms at a time, until `check` holds (or 5 s of it have passed). */
 async function eventuallyTrue(check: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await sleep(5);
+  for (let waited = 0; !check(); waited += 5) {
+    if (waited > timeoutMs) throw new Error('condition not met in time');
+    await pass(5);
   }
 }

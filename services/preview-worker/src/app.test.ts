@@ -84,8 +84,26 @@ const page = (html: string): FetchedPage => ({
   body: Readable.from([Buffer.from(html)]),
 });
 
+/** Polls in real time: the outcome appender's backoff sleeps on node:timers/promises, which fake timers leave real. */
 async function until(check: () => boolean): Promise<void> {
   for (let i = 0; i < 400 && !check(); i++) await sleep(5);
+  if (!check()) throw new Error('condition not met in time');
+}
+
+/**
+ * For a test whose appends all succeed: the fetches' round trips, the
+ * backoffs between attempts and the test's waits run on fake timers; streams
+ * (nextTick, setImmediate) as ever.
+ */
+const useFakeTime = () => jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
+afterEach(() => jest.useRealTimers());
+/** A simulated fetch's round trip: a timer, run as the test lets time pass. */
+const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** The test lets this much (fake) time pass. */
+const pass = (ms: number) => jest.advanceTimersByTimeAsync(ms);
+/** Lets fake time pass, 5 ms at a time, until `check` holds (or 2 s of it have passed). */
+async function untilInFakeTime(check: () => boolean): Promise<void> {
+  for (let i = 0; i < 400 && !check(); i++) await pass(5);
   if (!check()) throw new Error('condition not met in time');
 }
 
@@ -172,6 +190,7 @@ describe('previewPipeline', () => {
   });
 
   it('leaves another account its share of the slots while one account’s links wait on servers that never answer', async () => {
+    useFakeTime();
     // Given account A's links, each to a server of its own that never answers (the fetch gives up after a while),
     // made before and after account B's link to a page that answers
     const appended: string[] = [];
@@ -180,7 +199,7 @@ describe('previewPipeline', () => {
       async (url) => {
         fetched.push(url);
         if (url.startsWith('https://example.com/')) return page('<title>B</title>');
-        await sleep(20);
+        await tick(20);
         throw new PreviewFetchError('timeout', true, 'the page did not arrive in time');
       },
       async (events) => void appended.push(...events.map((e) => e.data.slug)),
@@ -211,14 +230,15 @@ describe('previewPipeline', () => {
         inHand().ticket,
       );
     }
-    await until(() => appended.includes('b-link'));
+    await untilInFakeTime(() => appended.includes('b-link'));
     // Then B's fetch ran at the first slot A freed: A, which had all 8 slots, holds at most half of them while
     // B waits
     expect(fetched.indexOf('https://example.com/b')).toBe(8);
-    await until(() => appended.length === 121);
+    await untilInFakeTime(() => appended.length === 121);
   });
 
   it('drops its own outcomes and malformed messages without fetching', async () => {
+    useFakeTime();
     const fetchPage = jest.fn(async () => page(''));
     const { take } = pipelineWith(fetchPage, async () => undefined);
     const own = createEvent<LinkPreviewFetched>(
@@ -239,7 +259,7 @@ describe('previewPipeline', () => {
       reason: 'not for this worker: LinkPreviewFetched',
     });
     expect(take(recordOf(Buffer.from('{nope')), context, inHand().ticket)).toMatchObject({ kind: 'drop' });
-    await sleep(10);
+    await pass(10);
     expect(fetchPage).not.toHaveBeenCalled();
   });
 
@@ -261,13 +281,14 @@ describe('previewPipeline', () => {
   });
 
   it('fetches once for links to the same destination, and appends an outcome for each link, its own', async () => {
+    useFakeTime();
     // Given a page that takes a moment, and three links to it: two at once, one after the fetch
     let fetches = 0;
     const appended: LinkPreviewFetched[] = [];
     const { take } = pipelineWith(
       async () => {
         fetches++;
-        await sleep(20);
+        await tick(20);
         return page('<title>Shared</title>');
       },
       async (events) => void appended.push(...(events as LinkPreviewFetched[])),
@@ -284,9 +305,9 @@ describe('previewPipeline', () => {
     const settled = [inHand(), inHand(), inHand()];
     take(recordOf(a), context, settled[0]!.ticket);
     take(recordOf(b), context, settled[1]!.ticket);
-    await until(() => appended.length === 2);
+    await untilInFakeTime(() => appended.length === 2);
     take(recordOf(c), context, settled[2]!.ticket);
-    await until(() => appended.length === 3);
+    await untilInFakeTime(() => appended.length === 3);
     // Then the page was fetched once, and each link got its own outcome, and was handled once
     expect(fetches).toBe(1);
     expect(appended.map((e) => [e.data.slug, e.data.linkId, e.data.title, e.data.destinationUrl])).toEqual([
@@ -294,11 +315,12 @@ describe('previewPipeline', () => {
       ['link-b', b.data.linkId, 'Shared', 'https://example.com/a'],
       ['link-c', c.data.linkId, 'Shared', 'https://example.com/a'],
     ]);
-    await until(() => settled.every((s) => s.settled.length > 0));
+    await untilInFakeTime(() => settled.every((s) => s.settled.length > 0));
     expect(settled.map((s) => s.settled)).toEqual([['handled'], ['handled'], ['handled']]);
   });
 
   it('keeps nothing of a record while its link waits: neither the record nor its buffers', async () => {
+    useFakeTime();
     // Given a link whose destination never answers
     setFlagsFromString('--expose-gc');
     const gc = runInNewContext('gc') as () => void;
@@ -312,7 +334,7 @@ describe('previewPipeline', () => {
       return [new WeakRef(record), new WeakRef(record.value!)];
     })(recordOf(linkCreated));
     // Then once taken, the record can be collected while the link still waits
-    await sleep(10);
+    await pass(10);
     gc();
     expect(refs.map((r) => r.deref())).toEqual([undefined, undefined]);
     expect(settled).toEqual([]);
@@ -321,6 +343,7 @@ describe('previewPipeline', () => {
 
 describe('previewPipeline while the worker stops', () => {
   it('gives up a link waiting for a retry at once and appends nothing, so it is read again after the restart', async () => {
+    useFakeTime();
     const appended: unknown[] = [];
     const pipeline = pipelineWith(
       async () => {
@@ -331,10 +354,10 @@ describe('previewPipeline while the worker stops', () => {
     );
     const { ticket, settled } = inHand();
     pipeline.take(recordOf(linkCreated), context, ticket);
-    await sleep(20);
+    await pass(20);
     pipeline.stop();
     expect(settled).toEqual(['released']);
-    await sleep(20);
+    await pass(20);
     expect(appended).toEqual([]);
     expect(settled).toEqual(['released']);
   });

@@ -1,9 +1,17 @@
 import { Readable } from 'node:stream';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { FetchedPage, PageFetcher } from '../fetch/fetch-page';
 import { PreviewFetchError } from '../fetch/fetch-errors';
 import { attemptPreview, type PreviewOutcome } from './fetch-preview';
 import { createSharedPreviews, hostOf, type PreviewSource } from './shared-previews';
+
+// The backoffs, the simulated fetches' round trips and the test's waits run on fake timers;
+// streams (nextTick, setImmediate) run as ever.
+beforeEach(() => jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] }));
+afterEach(() => jest.useRealTimers());
+/** A simulated fetch's round trip: a timer, run as the test lets time pass. */
+const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** The test lets this much (fake) time pass. */
+const pass = (ms: number) => jest.advanceTimersByTimeAsync(ms);
 
 const page = (title: string): FetchedPage => ({
   finalUrl: 'https://example.com/final',
@@ -55,7 +63,7 @@ function previewsOver(
   });
   /** The outcome of `link`, once delivered. */
   const outcomeOf = async (link: string): Promise<PreviewOutcome> => {
-    for (let i = 0; i < 500 && !outcomes.has(link); i++) await sleep(5);
+    for (let i = 0; i < 500 && !outcomes.has(link); i++) await pass(5);
     const outcome = outcomes.get(link);
     if (!outcome) throw new Error(`${link} got no outcome`);
     return outcome;
@@ -68,7 +76,7 @@ describe('createSharedPreviews', () => {
     const fetched: string[] = [];
     const { previews, sources, outcomeOf, deliveries } = previewsOver(async (url) => {
       fetched.push(url);
-      await sleep(10);
+      await tick(10);
       return page(url.endsWith('/a') ? 'A' : 'B');
     });
     for (const link of ['a1', 'a2', 'a3']) previews.request('https://example.com/a', 1, link, 'account');
@@ -131,7 +139,7 @@ describe('createSharedPreviews', () => {
       { perHostConcurrency: 1, backoffMs: 300 },
     );
     previews.request('https://example.com/flaky', 1, 'flaky', 'account');
-    await sleep(20);
+    await pass(20);
     // Then another page of that host is fetched meanwhile
     const started = Date.now();
     previews.request('https://example.com/other', 2, 'other', 'account');
@@ -193,7 +201,7 @@ describe('createSharedPreviews', () => {
     previews.request('https://example.com/slow', 1, 'slow', 'account');
     previews.request('https://example.com/slow', 2, 'slow-too', 'account');
     previews.request('https://example.com/waiting', 1, 'waiting', 'account');
-    await sleep(10);
+    await pass(10);
     expect(previews.destinations).toBe(3);
     // When it stops, and the slow fetch ends after
     previews.stop();
@@ -201,7 +209,7 @@ describe('createSharedPreviews', () => {
     finish();
     // Then every link is given up once, none gets an outcome, and nothing more is fetched
     expect([...abandoned].sort()).toEqual(['after', 'retrying', 'slow', 'slow-too', 'waiting']);
-    await sleep(100);
+    await pass(100);
     expect(fetched).toEqual(['https://retrying.example.com/retry', 'https://example.com/slow']);
     expect(outcomes.size).toBe(0);
     expect(previews.destinations).toBe(0);
@@ -215,7 +223,7 @@ describe('createSharedPreviews', () => {
       if (!url.includes('target.example')) await enterHost?.('target.example', AbortSignal.timeout(5000));
       atOnce++;
       most = Math.max(most, atOnce);
-      await sleep(20);
+      await tick(20);
       atOnce--;
       return page('Target');
     };

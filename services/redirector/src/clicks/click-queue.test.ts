@@ -61,34 +61,52 @@ describe('ClickQueue', () => {
   });
 
   it('sends clicks pushed while a batch is in flight in the next batch, with no timer of their own', async () => {
-    const sizes: number[] = [];
-    const queue = new ClickQueue<ClickRecorded>({
-      send: async (events) => {
-        sizes.push(events.length);
-        await new Promise((r) => setTimeout(r, 20));
-      },
-      capacity: 100,
-      maxBatch: 10,
-      flushIntervalMs: 1,
-      logger: silent,
-    });
-    queue.push(captured(1));
-    await new Promise((r) => setTimeout(r, 5));
-    queue.push(captured(2));
-    queue.push(captured(3));
-    await new Promise((r) => setTimeout(r, 100));
-    expect(sizes).toEqual([1, 2]);
-    expect(queue.stats.sent).toBe(3);
-    expect(queue.depth).toBe(0);
+    jest.useFakeTimers();
+    try {
+      const sizes: number[] = [];
+      const queue = new ClickQueue<ClickRecorded>({
+        send: async (events) => {
+          sizes.push(events.length);
+          await new Promise((r) => setTimeout(r, 20));
+        },
+        capacity: 100,
+        maxBatch: 10,
+        flushIntervalMs: 1,
+        logger: silent,
+      });
+      queue.push(captured(1));
+      await jest.advanceTimersByTimeAsync(5);
+      queue.push(captured(2));
+      queue.push(captured(3));
+      await jest.advanceTimersByTimeAsync(100);
+      expect(sizes).toEqual([1, 2]);
+      expect(queue.stats.sent).toBe(3);
+      expect(queue.depth).toBe(0);
+    } finally {
+      jest.useRealTimers();
+    }
   });
 
   describe('under steady traffic, with acknowledgements faster than the flush interval', () => {
+    // Fake time: the stream, the acknowledgements and the queue's interval run on the same clock.
+    beforeEach(() => jest.useFakeTimers({ doNotFake: ['setImmediate'] }));
+    afterEach(() => jest.useRealTimers());
+
     /** A click every 2 ms for 400 ms, each batch acknowledged in 1 ms. */
     async function steadyStream(queue: ClickQueue<ClickRecorded>) {
       for (let i = 0; i < 200; i++) {
         queue.push(captured(i));
-        await new Promise((r) => setTimeout(r, 2));
+        await jest.advanceTimersByTimeAsync(2);
       }
+    }
+    /** Lets fake time pass, 1 ms at a time, until `work` settles; resolves with the milliseconds it took. */
+    async function timeTaken(work: Promise<unknown>): Promise<number> {
+      let settled = false;
+      const done = work.finally(() => (settled = true));
+      let ms = 0;
+      for (; !settled && ms < 60_000; ms++) await jest.advanceTimersByTimeAsync(1);
+      await done;
+      return ms;
     }
     const quickAck = (sizes: number[]) => async (events: ClickRecorded[]) => {
       sizes.push(events.length);
@@ -101,7 +119,7 @@ describe('ClickQueue', () => {
       const sizes: number[] = [];
       const queue = queueOf({ send: quickAck(sizes), maxBatch: 1000, flushIntervalMs: 50 });
       await steadyStream(queue);
-      await queue.close(1000);
+      await timeTaken(queue.close(1000));
       expect(sizes.reduce((a, b) => a + b, 0)).toBe(200);
       // 200 clicks over at least 400 ms at one send per 50 ms: a dozen sends at most, not 200.
       expect(sizes.length).toBeLessThanOrEqual(12);
@@ -123,12 +141,12 @@ describe('ClickQueue', () => {
       await new Promise((r) => setImmediate(r));
       // In flight with the first batch: the drain then waits out the interval for more.
       queue.push(captured(10));
-      await new Promise((r) => setTimeout(r, 5));
+      await jest.advanceTimersByTimeAsync(5);
       for (let i = 11; i < 20; i++) queue.push(captured(i));
-      await new Promise((r) => setTimeout(r, 50));
+      await jest.advanceTimersByTimeAsync(50);
       expect(sizes).toEqual([10, 10]);
       expect(sentAt[1]! - start).toBeLessThan(1000);
-      await queue.close(1000);
+      await timeTaken(queue.close(1000));
     });
 
     it('does not make an explicit flush wait out the interval', async () => {
@@ -137,12 +155,9 @@ describe('ClickQueue', () => {
       queue.push(captured(1));
       const first = queue.flush();
       queue.push(captured(2));
-      const start = Date.now();
-      await queue.flush();
-      await first;
-      expect(Date.now() - start).toBeLessThan(1000);
+      expect(await timeTaken(Promise.all([queue.flush(), first]))).toBeLessThan(1000);
       expect(sizes).toEqual([1, 1]);
-      await queue.close(1000);
+      await timeTaken(queue.close(1000));
     });
   });
 

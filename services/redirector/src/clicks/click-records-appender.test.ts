@@ -135,6 +135,8 @@ describe('clicks as records of shortlink.clicks.v2', () => {
 
 describe('appending a batch of clicks', () => {
   it('makes a batch too large for one append in several, one after the other', async () => {
+    // Each append's round trip is a fake timer: the next may start only once it is back.
+    jest.useFakeTimers();
     const appends: number[] = [];
     let open = 0;
     const producer = {
@@ -148,12 +150,18 @@ describe('appending a batch of clicks', () => {
     } as LogProducer;
     const send = clickRecordsAppender({ producer, topic: 'clicks', partitionCount: async () => 1 });
     // About 2.2 MB of one link's clicks: ten records of 200 lines (about 226 KB), three to an append of at most 768 KB.
-    await send(
-      eventLinesOf(
-        Array.from({ length: 2000 }, (_, n) => click('9f1c2d3e-4b5a-4c6d-8e7f-0a1b2c3d4e5f', n, 'x'.repeat(800))),
-      ),
-    );
-    expect(appends).toEqual([3, 3, 3, 1]);
+    try {
+      const sent = send(
+        eventLinesOf(
+          Array.from({ length: 2000 }, (_, n) => click('9f1c2d3e-4b5a-4c6d-8e7f-0a1b2c3d4e5f', n, 'x'.repeat(800))),
+        ),
+      );
+      await jest.advanceTimersByTimeAsync(4 * 5);
+      await sent;
+      expect(appends).toEqual([3, 3, 3, 1]);
+    } finally {
+      jest.useRealTimers();
+    }
   });
 
   it('asks for LZ4-compressed batches, in one append', async () => {

@@ -1,0 +1,352 @@
+import { createAuthenticator, generateApiKey, memoryRateLimiter, type ActiveKey, type Plan } from '@shortlink/accounts';
+import { buildProcessServer } from '@shortlink/http';
+import { createMetricsRegistry } from '@shortlink/metrics';
+import type { FastifyInstance } from 'fastify';
+import { rangeDays } from './analytics/range';
+import { createAnalytics, type AnalyticsDeps } from './app';
+
+/**
+ * The read API's routes as a process serves them (buildProcessServer, the
+ * real authenticator, rate limiter, query checks and error handler), on
+ * in-memory stores: the links as the Postgres reads return them, each with its
+ * place in its account's list, and each link's clicks as ClickHouse counts them.
+ */
+
+type LinkRecord = NonNullable<Awaited<ReturnType<AnalyticsDeps['findLink']>>>;
+type PreviewRecord = NonNullable<Awaited<ReturnType<AnalyticsDeps['findPreview']>>>;
+type LinkStats = Awaited<ReturnType<AnalyticsDeps['readStats']>>['stats'];
+
+const BASE_URL = 'https://sho.rt';
+const NOW = new Date('2026-11-22T10:00:00.000Z');
+
+function apiKey(name: string, plan: Plan) {
+  const { key, hash } = generateApiKey();
+  const active: ActiveKey = { keyId: `key-${name}`, account: { id: `account-${name}`, name, plan } };
+  return { authorization: `Bearer ${key}`, hash, active };
+}
+const owner = apiKey('owner', 'pro');
+const other = apiKey('other', 'pro');
+const free = apiKey('free', 'free');
+const unknownKey = generateApiKey();
+
+let made = 0;
+function link(slug: string, accountId: string, fields: Partial<LinkRecord> = {}): LinkRecord {
+  made++;
+  const createdAt = new Date(Date.parse('2026-11-01T08:00:00.000Z') + made * 60_000);
+  return {
+    linkId: `00000000-0000-4000-8000-${String(made).padStart(12, '0')}`,
+    accountId,
+    slug,
+    destinationUrl: `https://example.com/${slug}`,
+    tag: null,
+    createdAt,
+    updatedAt: createdAt,
+    version: 1,
+    ...fields,
+  };
+}
+
+const STATS: LinkStats = {
+  totalClicks: 3,
+  uniqueVisitors: 2,
+  daily: new Map([
+    ['2026-11-21', 1],
+    ['2026-11-22', 2],
+  ]),
+  breakdown: {
+    referrer: [
+      { name: 'Direct', count: 2 },
+      { name: 'https://news.ycombinator.com', count: 1 },
+    ],
+    country: [{ name: 'DE', count: 3 }],
+    device: [
+      { name: 'desktop', count: 2 },
+      { name: 'mobile', count: 1 },
+    ],
+    browser: [{ name: 'Chrome', count: 3 }],
+  },
+};
+
+let app: FastifyInstance;
+afterEach(() => app?.close());
+
+/** `links` in list order, oldest first (a link's place is its position here); deleted ones are gone from it. */
+async function readApi(links: LinkRecord[], more: Partial<AnalyticsDeps> & { pending?: Map<string, string> } = {}) {
+  const { pending = new Map<string, string>(), ...overrides } = more;
+  const keys = new Map([owner, other, free].map((k) => [k.hash.toString('hex'), k.active]));
+  const previews = new Map<string, PreviewRecord>();
+  const statsRead: { linkId: string; range: string }[] = [];
+  const deps: AnalyticsDeps = {
+    authenticate: createAuthenticator({
+      findKeyByHash: async (hash) => keys.get(hash.toString('hex')) ?? null,
+      now: Date.now,
+      cacheTtlMs: 0,
+      cacheSize: 10,
+    }),
+    rateLimiter: memoryRateLimiter({ free: 100, pro: 1000 }),
+    findLink: async (slug) => links.find((l) => l.slug === slug) ?? null,
+    findUnsettledOwner: async (slug) => pending.get(slug) ?? null,
+    findPreview: async (linkId) => previews.get(linkId) ?? null,
+    listLinks: async ({ accountId, limit, before, tag, search }) =>
+      links
+        .map((l, i) => ({ l, position: BigInt(i + 1) }))
+        .filter(({ l, position }) => l.accountId === accountId && (before === undefined || position < before))
+        .filter(({ l }) => tag === undefined || l.tag === tag)
+        .filter(
+          ({ l }) =>
+            search === undefined || `${l.slug} ${l.destinationUrl}`.toLowerCase().includes(search.toLowerCase()),
+        )
+        .reverse()
+        .slice(0, limit)
+        .map(({ l }) => l),
+    listPosition: async (accountId, linkId) => {
+      const i = links.findIndex((l) => l.linkId === linkId && l.accountId === accountId);
+      return i === -1 ? null : BigInt(i + 1);
+    },
+    publicBaseUrl: BASE_URL,
+    readStats: async (l, range, now) => {
+      statsRead.push({ linkId: l.linkId, range });
+      return { period: rangeDays(range, now, l.createdAt), stats: STATS };
+    },
+    now: () => NOW,
+    ...overrides,
+  };
+  app = await buildProcessServer(
+    [createAnalytics(deps)],
+    { name: 'analytics', trustProxy: false, logger: false, metrics: createMetricsRegistry({ processMetrics: false }) },
+    () => true,
+  );
+  return { previews, statsRead };
+}
+
+/** `authorization` null: the request carries none. */
+const get = (url: string, authorization: string | null = owner.authorization) =>
+  app.inject({ method: 'GET', url, headers: authorization === null ? {} : { authorization } });
+
+describe('GET /api/v1/links/:slug/analytics', () => {
+  it('answers 200 with the analytics result of spec 2.2, over 7 days by default', async () => {
+    const summer = link('summer', 'account-owner');
+    const { statsRead } = await readApi([summer]);
+    const res = await get('/api/v1/links/summer/analytics');
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    expect(res.headers['ratelimit-remaining']).toBe('999');
+    expect(res.json()).toEqual({
+      slug: 'summer',
+      range: '7d',
+      totalClicks: 3,
+      uniqueVisitors: 2,
+      clicksOverTime: [
+        { date: '2026-11-16', clicks: 0 },
+        { date: '2026-11-17', clicks: 0 },
+        { date: '2026-11-18', clicks: 0 },
+        { date: '2026-11-19', clicks: 0 },
+        { date: '2026-11-20', clicks: 0 },
+        { date: '2026-11-21', clicks: 1 },
+        { date: '2026-11-22', clicks: 2 },
+      ],
+      referrers: [
+        { name: 'Direct', count: 2 },
+        { name: 'https://news.ycombinator.com', count: 1 },
+      ],
+      countries: [{ name: 'DE', count: 3 }],
+      devices: [
+        { name: 'desktop', count: 2 },
+        { name: 'mobile', count: 1 },
+      ],
+      browsers: [{ name: 'Chrome', count: 3 }],
+    });
+    expect(statsRead).toEqual([{ linkId: summer.linkId, range: '7d' }]);
+  });
+
+  it.each([
+    ['30d', 30],
+    ['90d', 90],
+    ['all', 22],
+  ])('answers range=%s with one day per day of the range', async (range, days) => {
+    await readApi([link('summer', 'account-owner')]);
+    const res = await get(`/api/v1/links/summer/analytics?range=${range}`);
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ slug: 'summer', range });
+    expect(res.json().clicksOverTime).toHaveLength(days);
+  });
+
+  it.each(['1y', '7D', '', '7d&range=30d'])('answers 400 "Invalid range" for range=%s', async (range) => {
+    const { statsRead } = await readApi([link('summer', 'account-owner')]);
+    const res = await get(`/api/v1/links/summer/analytics?range=${range}`);
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({ error: 'Invalid range', code: 'invalid_range' });
+    expect(statsRead).toEqual([]);
+  });
+
+  it('answers 403 for a range the free plan does not include, and 200 for one it does', async () => {
+    await readApi([link('summer', 'account-free')]);
+    const res = await get('/api/v1/links/summer/analytics?range=90d', free.authorization);
+    expect(res.statusCode).toBe(403);
+    expect(res.json()).toEqual({ error: 'The 90d range requires the Pro plan', code: 'plan_upgrade_required' });
+    expect((await get('/api/v1/links/summer/analytics?range=30d', free.authorization)).statusCode).toBe(200);
+  });
+
+  it('answers 404 for another account’s link, an unknown slug and a path that is no slug, reading no clicks', async () => {
+    const { statsRead } = await readApi([link('summer', 'account-owner')]);
+    for (const [url, authorization] of [
+      ['/api/v1/links/summer/analytics', other.authorization],
+      ['/api/v1/links/unknown/analytics', owner.authorization],
+      ['/api/v1/links/NOT_A_SLUG/analytics', owner.authorization],
+    ] as const) {
+      const res = await get(url, authorization);
+      expect(res.statusCode).toBe(404);
+      expect(res.json()).toEqual({ error: 'Link not found', code: 'not_found' });
+    }
+    expect(statsRead).toEqual([]);
+  });
+
+  it('answers 503 with Retry-After for the owner’s link whose creation is not settled; 404 for anyone else', async () => {
+    await readApi([], { pending: new Map([['fresh', 'account-owner']]) });
+    const res = await get('/api/v1/links/fresh/analytics');
+    expect(res.statusCode).toBe(503);
+    expect(res.headers['retry-after']).toBe('2');
+    expect(res.json()).toEqual({
+      error: 'This link’s creation is not confirmed yet. Try again in a moment.',
+      code: 'temporarily_unavailable',
+    });
+    expect((await get('/api/v1/links/fresh/analytics', other.authorization)).statusCode).toBe(404);
+  });
+});
+
+describe('GET /api/v1/links/:slug', () => {
+  it('answers 200 with the Link object and a pending preview until one is fetched', async () => {
+    const summer = link('summer', 'account-owner', { tag: 'newsletter' });
+    const { previews } = await readApi([summer]);
+    const res = await get('/api/v1/links/summer');
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({
+      id: summer.linkId,
+      slug: 'summer',
+      shortUrl: 'https://sho.rt/summer',
+      destinationUrl: 'https://example.com/summer',
+      tag: 'newsletter',
+      createdAt: summer.createdAt.toISOString(),
+      updatedAt: summer.createdAt.toISOString(),
+      preview: { status: 'pending', title: null, description: null, image: null, fetchedAt: null },
+    });
+    previews.set(summer.linkId, {
+      status: 'ready',
+      title: 'Summer sale',
+      description: null,
+      image: null,
+      occurredAt: new Date('2026-11-01T08:01:00.500Z'),
+      destinationUrl: 'https://example.com/summer',
+    });
+    expect((await get('/api/v1/links/summer')).json().preview).toEqual({
+      status: 'ready',
+      title: 'Summer sale',
+      description: null,
+      image: null,
+      fetchedAt: '2026-11-01T08:01:00.500Z',
+    });
+  });
+
+  it('shows a preview of an earlier destination as pending', async () => {
+    const summer = link('summer', 'account-owner', { destinationUrl: 'https://example.com/new', version: 2 });
+    const { previews } = await readApi([summer]);
+    previews.set(summer.linkId, {
+      status: 'ready',
+      title: 'Old page',
+      description: null,
+      image: null,
+      occurredAt: NOW,
+      destinationUrl: 'https://example.com/old',
+    });
+    expect((await get('/api/v1/links/summer')).json().preview.status).toBe('pending');
+  });
+
+  it('answers 404 for another account’s link and an unknown slug, 503 for its own unsettled one', async () => {
+    await readApi([link('summer', 'account-owner')], { pending: new Map([['fresh', 'account-other']]) });
+    for (const [slug, authorization] of [
+      ['summer', other.authorization],
+      ['unknown', other.authorization],
+    ] as const) {
+      const res = await get(`/api/v1/links/${slug}`, authorization);
+      expect(res.statusCode).toBe(404);
+      expect(res.json()).toEqual({ error: 'Link not found', code: 'not_found' });
+    }
+    expect((await get('/api/v1/links/fresh', other.authorization)).statusCode).toBe(503);
+    expect((await get('/api/v1/links/fresh', owner.authorization)).statusCode).toBe(404);
+  });
+});
+
+describe('GET /api/v1/links', () => {
+  it('lists the caller’s links only, newest first, a page at a time', async () => {
+    const links = ['one', 'two', 'three', 'four', 'five'].map((slug) => link(slug, 'account-owner'));
+    links.splice(2, 0, link('theirs', 'account-other'));
+    await readApi(links);
+    const first = await get('/api/v1/links?limit=2');
+    expect(first.statusCode).toBe(200);
+    expect(first.json().links.map((l: { slug: string }) => l.slug)).toEqual(['five', 'four']);
+    expect(first.json().links[0]).toEqual({
+      id: expect.any(String),
+      slug: 'five',
+      shortUrl: 'https://sho.rt/five',
+      destinationUrl: 'https://example.com/five',
+      tag: null,
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
+    });
+    const second = await get(`/api/v1/links?limit=2&cursor=${first.json().nextCursor}`);
+    expect(second.json().links.map((l: { slug: string }) => l.slug)).toEqual(['three', 'two']);
+    const last = await get(`/api/v1/links?limit=2&cursor=${second.json().nextCursor}`);
+    expect(last.json()).toEqual({ links: [expect.objectContaining({ slug: 'one' })], nextCursor: null });
+  });
+
+  it('filters by tag and by search text', async () => {
+    await readApi([
+      link('summer', 'account-owner', { tag: 'sale' }),
+      link('winter', 'account-owner', { tag: 'sale' }),
+      link('news', 'account-owner', { tag: 'blog' }),
+    ]);
+    const tagged = await get('/api/v1/links?tag=sale');
+    expect(tagged.json().links.map((l: { slug: string }) => l.slug)).toEqual(['winter', 'summer']);
+    const searched = await get('/api/v1/links?search=SUM');
+    expect(searched.json().links.map((l: { slug: string }) => l.slug)).toEqual(['summer']);
+  });
+
+  it.each([
+    ['limit=0', 'limit must be a whole number from 1 to 100', 'invalid_limit'],
+    ['limit=101', 'limit must be a whole number from 1 to 100', 'invalid_limit'],
+    ['cursor=garbled', 'Invalid cursor: pass nextCursor from a previous page as it is', 'invalid_cursor'],
+    ['tag=', 'tag must be 1-100 characters without control characters', 'invalid_tag'],
+    ['search=a&search=b', 'search must be 1-200 characters without control characters', 'invalid_search'],
+  ])('answers 400 for %s', async (query, error, code) => {
+    await readApi([link('summer', 'account-owner')]);
+    const res = await get(`/api/v1/links?${query}`);
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({ error, code });
+  });
+
+  it('answers 400 for a cursor on another account’s link', async () => {
+    await readApi([link('a1', 'account-other'), link('a2', 'account-other'), link('mine', 'account-owner')]);
+    const theirs = (await get('/api/v1/links?limit=1', other.authorization)).json().nextCursor;
+    expect(theirs).toEqual(expect.any(String));
+    const res = await get(`/api/v1/links?cursor=${theirs}`);
+    expect(res.statusCode).toBe(400);
+    expect(res.json().code).toBe('invalid_cursor');
+  });
+});
+
+describe('authentication on every route', () => {
+  it.each(['/api/v1/links', '/api/v1/links/summer', '/api/v1/links/summer/analytics'])(
+    'GET %s answers 401 with WWW-Authenticate without a key, or with one unknown or malformed',
+    async (url) => {
+      const { statsRead } = await readApi([link('summer', 'account-owner')]);
+      for (const authorization of [null, `Bearer ${unknownKey.key}`, 'Bearer not-a-key', `Basic ${unknownKey.key}`]) {
+        const res = await get(url, authorization);
+        expect(res.statusCode).toBe(401);
+        expect(res.headers['www-authenticate']).toBe('Bearer');
+        expect(res.headers['ratelimit-limit']).toBeUndefined();
+        expect(res.json()).toEqual({ error: 'Unauthorized', code: 'unauthorized' });
+      }
+      expect(statsRead).toEqual([]);
+    },
+  );
+});

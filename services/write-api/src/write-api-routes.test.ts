@@ -1,0 +1,475 @@
+import { createAuthenticator, generateApiKey, memoryRateLimiter, type ActiveKey, type Plan } from '@shortlink/accounts';
+import { buildProcessServer } from '@shortlink/http';
+import { createMetricsRegistry } from '@shortlink/metrics';
+import type { FastifyInstance } from 'fastify';
+import { createWriteApi, type WriteApiDeps } from './app';
+
+/**
+ * The write API's routes as a process serves them (buildProcessServer, the
+ * real authenticator, rate limiter, validation and error handler), on
+ * in-memory stores that keep the Postgres stores' rules: one claim per slug,
+ * a link's state in its claim, its events in an outbox until the log takes them.
+ */
+
+type ClaimStore = WriteApiDeps['claims'];
+type Claim = Parameters<ClaimStore['claim']>[0];
+type LinkChangeStore = WriteApiDeps['changes'];
+type LinkState = NonNullable<Parameters<Parameters<LinkChangeStore['change']>[1]>[0]>;
+type LinkWriteEvent = Parameters<WriteApiDeps['appendLinkEvent']>[0];
+type IdempotencyStore = WriteApiDeps['idempotency']['store'];
+type StoredResponse = Parameters<IdempotencyStore['complete']>[2];
+
+const BASE_URL = 'https://sho.rt';
+const NOW = new Date('2026-11-22T10:00:00.123Z');
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** The table `slug_claims` in memory: a claim per slug, holding its link's state, and each link's outbox. */
+function memoryLinks() {
+  const rows = new Map<
+    string,
+    Claim & { state: 'pending' | 'committed'; updatedAt: Date | null; deletedAt: Date | null; version: number }
+  >();
+  const outbox = new Map<string, LinkWriteEvent[]>();
+  const claims: ClaimStore = {
+    async claim(c) {
+      if (rows.has(c.slug)) return false;
+      rows.set(c.slug, { ...c, state: 'pending', updatedAt: null, deletedAt: null, version: 1 });
+      return true;
+    },
+    async commit(slug, linkId) {
+      const row = rows.get(slug);
+      if (row?.linkId === linkId) row.state = 'committed';
+    },
+    claimAll: (cs) => cs.map((c) => claims.claim(c)),
+    commitAll: (refs) => refs.map((r) => claims.commit(r.slug, r.linkId)),
+    async findOwn(linkIds) {
+      return [...rows.values()]
+        .filter((r) => linkIds.includes(r.linkId))
+        .map(({ slug, linkId, state, createdAt }) => ({ slug, linkId, state, createdAt }));
+    },
+  };
+  const changes: LinkChangeStore = {
+    async change(slug, decide) {
+      const row = rows.get(slug);
+      const current: LinkState | null = row
+        ? {
+            linkId: row.linkId,
+            accountId: row.accountId,
+            slug,
+            destinationUrl: row.destinationUrl,
+            tag: row.tag,
+            createdAt: row.createdAt,
+            updatedAt: row.updatedAt,
+            deletedAt: row.deletedAt,
+            version: row.version,
+            ...(row.state === 'pending' ? { unsettled: true as const } : {}),
+          }
+        : null;
+      const decision = decide(current);
+      if (row && decision.kind === 'changed') {
+        const { state, event } = decision;
+        Object.assign(row, {
+          destinationUrl: state.destinationUrl,
+          tag: state.tag,
+          updatedAt: state.updatedAt,
+          deletedAt: state.deletedAt,
+          version: state.version,
+          state: 'committed',
+        });
+        outbox.set(slug, [...(outbox.get(slug) ?? []), event]);
+      }
+      return decision;
+    },
+    async publish(slug, append) {
+      const waiting = outbox.get(slug) ?? [];
+      let published = 0;
+      while (waiting.length > 0) {
+        await append(waiting[0] as LinkWriteEvent);
+        waiting.shift();
+        published++;
+      }
+      return published;
+    },
+  };
+  return { rows, outbox, claims, changes };
+}
+
+/** The table `idempotency_keys` in memory: a key is held, answered, or released for its retry to take over. */
+function memoryIdempotencyStore(): IdempotencyStore {
+  const keys = new Map<
+    string,
+    { requestHash: string; owner: string | null; workId: string; response: StoredResponse | null }
+  >();
+  let drawn = 0;
+  return {
+    async begin(ref, requestHash) {
+      const id = `${ref.accountId}/${ref.key}`;
+      const entry = keys.get(id);
+      const owner = `owner-${++drawn}`;
+      if (entry === undefined) {
+        keys.set(id, { requestHash, owner, workId: `work-${drawn}`, response: null });
+        return { kind: 'acquired', owner, workId: `work-${drawn}`, resumed: false };
+      }
+      if (entry.owner === null && entry.response === null && entry.requestHash === requestHash) {
+        entry.owner = owner;
+        return { kind: 'acquired', owner, workId: entry.workId, resumed: true };
+      }
+      return { kind: 'seen', seen: { requestHash: entry.requestHash, response: entry.response } };
+    },
+    async complete(ref, owner, response) {
+      const entry = keys.get(`${ref.accountId}/${ref.key}`);
+      if (entry?.owner === owner) entry.response = response;
+    },
+    async release(ref, owner) {
+      const entry = keys.get(`${ref.accountId}/${ref.key}`);
+      if (entry?.owner === owner) entry.owner = null;
+    },
+    purgeExpired: async () => 0,
+  };
+}
+
+/** An account's API key, as the key table holds it. */
+function apiKey(name: string, plan: Plan) {
+  const { key, hash } = generateApiKey();
+  const active: ActiveKey = { keyId: `key-${name}`, account: { id: `account-${name}`, name, plan } };
+  return { authorization: `Bearer ${key}`, hash, active };
+}
+
+const owner = apiKey('owner', 'pro');
+const other = apiKey('other', 'pro');
+const free = apiKey('free', 'free');
+const revoked = generateApiKey();
+
+let app: FastifyInstance;
+afterEach(() => app?.close());
+
+async function writeApi(overrides: Partial<WriteApiDeps> = {}) {
+  const links = memoryLinks();
+  const keys = new Map([owner, other, free].map((k) => [k.hash.toString('hex'), k.active]));
+  const appended: LinkWriteEvent[] = [];
+  let ids = 0;
+  const slugs = ['ab3cd', 'ef5gh', 'ij7kl'];
+  const deps: WriteApiDeps = {
+    authenticate: createAuthenticator({
+      findKeyByHash: async (hash) => keys.get(hash.toString('hex')) ?? null,
+      now: Date.now,
+      cacheTtlMs: 0,
+      cacheSize: 10,
+    }),
+    rateLimiter: memoryRateLimiter({ free: 100, pro: 1000 }),
+    idempotency: { store: memoryIdempotencyStore(), waitMs: 0, now: Date.now, sleep: async () => undefined },
+    claims: links.claims,
+    changes: links.changes,
+    appendLinkCreated: (events) => events.map(async (e) => void appended.push(e)),
+    appendLinkEvent: async (e) => void appended.push(e),
+    redirectors: {
+      expect: () => ({ settle: async () => ({ leased: 0, confirmed: 0, lapsed: 0 }), cancel: () => undefined }),
+    },
+    now: () => NOW,
+    newId: () => `00000000-0000-4000-8000-${String(++ids).padStart(12, '0')}`,
+    newSlug: () => slugs.shift() ?? 'zz9zz',
+    publicBaseUrl: BASE_URL,
+    onClaimError: () => undefined,
+    ...overrides,
+  };
+  app = await buildProcessServer(
+    [createWriteApi(deps)],
+    { name: 'write-api', trustProxy: false, logger: false, metrics: createMetricsRegistry({ processMetrics: false }) },
+    () => true,
+  );
+  return { app, links, appended };
+}
+
+const create = (payload: unknown, authorization = owner.authorization, headers: Record<string, string> = {}) =>
+  app.inject({
+    method: 'POST',
+    url: '/api/v1/links',
+    headers: { authorization, ...headers },
+    payload: payload as object,
+  });
+const update = (slug: string, payload: unknown, authorization = owner.authorization) =>
+  app.inject({ method: 'PATCH', url: `/api/v1/links/${slug}`, headers: { authorization }, payload: payload as object });
+const remove = (slug: string, authorization = owner.authorization) =>
+  app.inject({ method: 'DELETE', url: `/api/v1/links/${slug}`, headers: { authorization } });
+
+describe('POST /api/v1/links', () => {
+  it('answers 201 with the Link object and its Location once LinkCreated is appended', async () => {
+    const { appended, links } = await writeApi();
+    const res = await create({ url: 'https://example.com/summer', customSlug: 'summer', tag: 'newsletter' });
+    expect(res.statusCode).toBe(201);
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    expect(res.headers.location).toBe('https://sho.rt/summer');
+    expect(res.headers['ratelimit-limit']).toBe('1000');
+    const link = res.json();
+    expect(link).toEqual({
+      id: expect.stringMatching(UUID),
+      slug: 'summer',
+      shortUrl: 'https://sho.rt/summer',
+      destinationUrl: 'https://example.com/summer',
+      tag: 'newsletter',
+      createdAt: '2026-11-22T10:00:00.123Z',
+      updatedAt: '2026-11-22T10:00:00.123Z',
+    });
+    expect(appended).toEqual([
+      expect.objectContaining({
+        type: 'LinkCreated',
+        data: expect.objectContaining({ linkId: link.id, accountId: 'account-owner', slug: 'summer' }),
+      }),
+    ]);
+    expect(links.rows.get('summer')?.state).toBe('committed');
+  });
+
+  it('draws a slug when none is given', async () => {
+    await writeApi();
+    const res = await create({ url: 'https://example.com' });
+    expect(res.statusCode).toBe(201);
+    expect(res.json()).toMatchObject({ slug: 'ab3cd', shortUrl: 'https://sho.rt/ab3cd', tag: null });
+  });
+
+  it.each([
+    ['no url', { tag: 'x' }],
+    ['a url that is not a URL', { url: 'not a url' }],
+    ['a url that is not HTTP', { url: 'ftp://example.com/file' }],
+    ['a body that is not an object', ['https://example.com']],
+  ])('answers 400 "Invalid request body" for %s', async (_, body) => {
+    await writeApi();
+    const res = await create(body);
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({ error: 'Invalid request body', code: 'invalid_body' });
+  });
+
+  it('answers 400 "Invalid request body" for a body that is not JSON', async () => {
+    await writeApi();
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/v1/links',
+      headers: { authorization: owner.authorization, 'content-type': 'application/json' },
+      payload: '{"url":',
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({ error: 'Invalid request body', code: 'invalid_body' });
+  });
+
+  it.each(['ab', 'Summer', 'sum_mer', 'a'.repeat(31)])('answers 400 for the custom slug %j', async (customSlug) => {
+    await writeApi();
+    const res = await create({ url: 'https://example.com', customSlug });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error).toMatch(/^Custom slugs must be 3-30 characters/);
+    expect(res.json().code).toBe('invalid_slug');
+  });
+
+  it.each(['api', 'admin', 'docs'])('answers 400 "This slug is reserved" for %j', async (customSlug) => {
+    const { appended } = await writeApi();
+    const res = await create({ url: 'https://example.com', customSlug });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({ error: 'This slug is reserved', code: 'slug_reserved' });
+    expect(appended).toEqual([]);
+  });
+
+  it('answers 409 "This slug is already taken" for a slug any account holds', async () => {
+    const { appended } = await writeApi();
+    expect((await create({ url: 'https://a.example', customSlug: 'taken' })).statusCode).toBe(201);
+    const res = await create({ url: 'https://b.example', customSlug: 'taken' }, other.authorization);
+    expect(res.statusCode).toBe(409);
+    expect(res.json()).toEqual({ error: 'This slug is already taken', code: 'slug_taken' });
+    expect(appended).toHaveLength(1);
+  });
+
+  it('answers 403 for a three-character slug on the free plan, and 201 on Pro', async () => {
+    await writeApi();
+    const res = await create({ url: 'https://example.com', customSlug: 'abc' }, free.authorization);
+    expect(res.statusCode).toBe(403);
+    expect(res.json()).toEqual({
+      error: 'Custom slugs shorter than 4 characters require the Pro plan',
+      code: 'plan_upgrade_required',
+    });
+    expect((await create({ url: 'https://example.com', customSlug: 'abc' })).statusCode).toBe(201);
+  });
+
+  it('answers 503 with Retry-After when the event log does not acknowledge the link', async () => {
+    await writeApi({ appendLinkCreated: (events) => events.map(async () => Promise.reject(new Error('no broker'))) });
+    const res = await create({ url: 'https://example.com', customSlug: 'summer' });
+    expect(res.statusCode).toBe(503);
+    expect(res.headers['retry-after']).toBe('60');
+    expect(res.json().code).toBe('temporarily_unavailable');
+  });
+
+  it('answers a retry under the same Idempotency-Key with the first response, and 422 for another body', async () => {
+    const { appended } = await writeApi();
+    const key = { 'idempotency-key': 'order-42' };
+    const first = await create({ url: 'https://example.com', customSlug: 'summer' }, owner.authorization, key);
+    const again = await create({ url: 'https://example.com', customSlug: 'summer' }, owner.authorization, key);
+    expect(first.statusCode).toBe(201);
+    expect(again.statusCode).toBe(201);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.headers.location).toBe('https://sho.rt/summer');
+    expect(again.body).toBe(first.body);
+    expect(appended).toHaveLength(1);
+    const reused = await create({ url: 'https://other.example' }, owner.authorization, key);
+    expect(reused.statusCode).toBe(422);
+    expect(reused.json()).toEqual({
+      error: 'This Idempotency-Key was already used with a different request',
+      code: 'idempotency_key_reused',
+    });
+  });
+});
+
+describe('POST /api/v1/links/bulk', () => {
+  it('answers 200 with one result per link, in request order, each failure its own', async () => {
+    const { appended } = await writeApi();
+    await create({ url: 'https://a.example', customSlug: 'taken' });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/v1/links/bulk',
+      headers: { authorization: owner.authorization },
+      payload: {
+        links: [
+          { url: 'https://b.example', customSlug: 'fresh' },
+          { url: 'https://c.example', customSlug: 'taken' },
+          { url: 'https://d.example', customSlug: 'api' },
+          { customSlug: 'nourl' },
+        ],
+      },
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({
+      results: [
+        { status: 201, link: expect.objectContaining({ slug: 'fresh', shortUrl: 'https://sho.rt/fresh' }) },
+        { status: 409, error: 'This slug is already taken', code: 'slug_taken' },
+        { status: 400, error: 'This slug is reserved', code: 'slug_reserved' },
+        { status: 400, error: 'Invalid request body', code: 'invalid_body' },
+      ],
+    });
+    expect(appended.map((e) => e.data.slug)).toEqual(['taken', 'fresh']);
+  });
+
+  it('answers 400 for an empty batch and 401 without a key', async () => {
+    await writeApi();
+    const empty = await app.inject({
+      method: 'POST',
+      url: '/api/v1/links/bulk',
+      headers: { authorization: owner.authorization },
+      payload: { links: [] },
+    });
+    expect(empty.statusCode).toBe(400);
+    expect(empty.json()).toEqual({ error: 'Bulk requests must hold 1-100 links', code: 'invalid_bulk_size' });
+    const anonymous = await app.inject({ method: 'POST', url: '/api/v1/links/bulk', payload: { links: [] } });
+    expect(anonymous.statusCode).toBe(401);
+  });
+});
+
+describe('PATCH /api/v1/links/:slug', () => {
+  it('answers 200 with the changed link, and appends LinkUpdated', async () => {
+    const { appended, links } = await writeApi();
+    await create({ url: 'https://example.com/old', customSlug: 'summer', tag: 'a' });
+    const res = await update('summer', { url: 'https://example.com/new', tag: null });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({
+      slug: 'summer',
+      shortUrl: 'https://sho.rt/summer',
+      destinationUrl: 'https://example.com/new',
+      tag: null,
+    });
+    expect(appended.map((e) => e.type)).toEqual(['LinkCreated', 'LinkUpdated']);
+    expect(appended[1]?.data).toMatchObject({ slug: 'summer', version: 2, changedFields: ['destinationUrl', 'tag'] });
+    expect(links.outbox.get('summer')).toEqual([]);
+  });
+
+  it.each([
+    [{ customSlug: 'other' }, 'Only url and tag can be changed', 'unknown_field'],
+    [{}, 'Nothing to change: give url, tag or both', 'empty_change'],
+    [{ url: 'mailto:a@example.com' }, 'Invalid request body', 'invalid_body'],
+  ])('answers 400 for %j', async (body, error, code) => {
+    await writeApi();
+    await create({ url: 'https://example.com', customSlug: 'summer' });
+    const res = await update('summer', body);
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({ error, code });
+  });
+
+  it('answers 404 for another account’s link, an unknown slug and a path that is no slug, and changes nothing', async () => {
+    const { appended } = await writeApi();
+    await create({ url: 'https://example.com', customSlug: 'summer' });
+    for (const [slug, authorization] of [
+      ['summer', other.authorization],
+      ['unknown', owner.authorization],
+      ['NOT_A_SLUG', owner.authorization],
+    ] as const) {
+      const res = await update(slug, { url: 'https://evil.example' }, authorization);
+      expect(res.statusCode).toBe(404);
+      expect(res.json()).toEqual({ error: 'Link not found', code: 'not_found' });
+    }
+    expect(appended.map((e) => e.type)).toEqual(['LinkCreated']);
+  });
+
+  it('answers 503 with Retry-After for the owner’s link whose creation is not settled', async () => {
+    const { links } = await writeApi();
+    await links.claims.claim({
+      slug: 'pending',
+      linkId: '00000000-0000-4000-8000-0000000000aa',
+      accountId: 'account-owner',
+      destinationUrl: 'https://example.com',
+      tag: null,
+      createdAt: NOW,
+    });
+    const res = await update('pending', { tag: 'x' });
+    expect(res.statusCode).toBe(503);
+    expect(res.headers['retry-after']).toBe('2');
+    expect(res.json().error).toBe('This link’s creation is not confirmed yet. Try again in a moment.');
+    // Another account's pending claim is no more than "not found".
+    expect((await update('pending', { tag: 'x' }, other.authorization)).statusCode).toBe(404);
+  });
+});
+
+describe('DELETE /api/v1/links/:slug', () => {
+  it('answers 204 with no body, and then 404 for the link', async () => {
+    const { appended } = await writeApi();
+    await create({ url: 'https://example.com', customSlug: 'summer' });
+    const res = await remove('summer');
+    expect(res.statusCode).toBe(204);
+    expect(res.body).toBe('');
+    expect(appended.map((e) => e.type)).toEqual(['LinkCreated', 'LinkDeleted']);
+    expect((await remove('summer')).statusCode).toBe(404);
+    expect((await update('summer', { tag: 'x' })).statusCode).toBe(404);
+    // Its slug is never given out again.
+    expect((await create({ url: 'https://example.com', customSlug: 'summer' })).statusCode).toBe(409);
+  });
+
+  it('answers 404 for another account’s link and leaves it', async () => {
+    const { links } = await writeApi();
+    await create({ url: 'https://example.com', customSlug: 'summer' });
+    const res = await remove('summer', other.authorization);
+    expect(res.statusCode).toBe(404);
+    expect(res.json()).toEqual({ error: 'Link not found', code: 'not_found' });
+    expect(links.rows.get('summer')?.deletedAt).toBeNull();
+  });
+});
+
+describe('authentication on every route', () => {
+  const routes = [
+    ['POST', '/api/v1/links', { url: 'https://example.com' }],
+    ['POST', '/api/v1/links/bulk', { links: [{ url: 'https://example.com' }] }],
+    ['PATCH', '/api/v1/links/summer', { tag: 'x' }],
+    ['DELETE', '/api/v1/links/summer', undefined],
+  ] as const;
+
+  it.each(routes)(
+    '%s %s answers 401 with WWW-Authenticate without a key, or with one unknown or malformed',
+    async (method, url, payload) => {
+      const { appended } = await writeApi();
+      for (const authorization of [undefined, `Bearer ${revoked.key}`, 'Bearer not-a-key', `Basic ${revoked.key}`]) {
+        const res = await app.inject({
+          method,
+          url,
+          headers: authorization === undefined ? {} : { authorization },
+          ...(payload === undefined ? {} : { payload }),
+        });
+        expect(res.statusCode).toBe(401);
+        expect(res.headers['www-authenticate']).toBe('Bearer');
+        expect(res.headers['ratelimit-limit']).toBeUndefined();
+        expect(res.json()).toEqual({ error: 'Unauthorized', code: 'unauthorized' });
+      }
+      expect(appended).toEqual([]);
+    },
+  );
+});
