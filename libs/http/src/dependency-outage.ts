@@ -2,7 +2,7 @@ import { DependencyTimeout } from './dependency-deadline';
 
 /**
  * Socket-level failures: the store is unreachable, not the request wrong. The
- * same codes the consumers retry (`@shortlink/kafka`'s transient failures): a
+ * same codes the consumers retry (`@shortlink/event-log`'s transient failures): a
  * network gone (`ENETUNREACH`) was a 500 here while a consumer waited it out.
  */
 const UNREACHABLE = new Set([

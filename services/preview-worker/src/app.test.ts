@@ -12,7 +12,7 @@ import {
   type LinkPreviewFetched,
   type LinkUpdated,
 } from '@shortlink/events';
-import { TAKEN, type LogRecord, type RecordInHand } from '@shortlink/kafka';
+import { TAKEN, type LogRecord, type RecordInHand } from '@shortlink/event-log';
 import { createMetricsRegistry } from '@shortlink/metrics';
 import { previewPipeline } from './app';
 import type { FetchedPage, PageFetcher } from './fetch/fetch-page';

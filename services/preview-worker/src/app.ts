@@ -18,7 +18,7 @@ import {
   type RecordInHand,
   type RecordTaker,
   type RunningConsumer,
-} from '@shortlink/kafka';
+} from '@shortlink/event-log';
 import { createPageFetcher, DEFAULT_FETCH_POLICY, type FetchPolicy, type PageFetcher } from './fetch/fetch-page';
 import { previewEvent, previewTarget, type PreviewTarget } from './preview/decide';
 import { attemptPreview, DEFAULT_RETRY_POLICY, type PreviewOutcome, type RetryPolicy } from './preview/fetch-preview';

@@ -13,7 +13,7 @@ import {
   type KafkaNames,
   type LogProducer,
   type RunningConsumer,
-} from '@shortlink/kafka';
+} from '@shortlink/event-log';
 import { runClickProjector } from './clicks/click-projector';
 import { postgresBatchLedger } from './clicks/batch-ledger';
 import { linkEventHandler } from './links/link-handler';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
 import { postgresAuthenticator, type RateLimiter } from '@shortlink/accounts';
-import { eventLogProbe, type EventLogClient, type KafkaLogger, type KafkaNames } from '@shortlink/kafka';
+import { eventLogProbe, type EventLogClient, type KafkaLogger, type KafkaNames } from '@shortlink/event-log';
 import { isDependencyOutage } from '@shortlink/http';
 import type { MetricsRegistry } from '@shortlink/metrics';
 import { postgresReachable } from '@shortlink/postgres';

@@ -1,4 +1,4 @@
-import type { LogAdmin, LogProducer } from '@shortlink/kafka';
+import type { LogAdmin, LogProducer } from '@shortlink/event-log';
 import { ClickQueue, type ClickQueueStats, type QueueLogger } from './click-queue';
 import { addressFacts, type AddressFactsOptions } from './address-facts';
 import { toClickColumns } from './click-columns';

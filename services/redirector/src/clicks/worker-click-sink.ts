@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { KafkaLogger } from '@shortlink/kafka';
+import type { KafkaLogger } from '@shortlink/event-log';
 import { toClickColumns } from './click-columns';
 import { ClickQueue, type SentBatch } from './click-queue';
 import { CLICK_BATCH, CLICK_CAPACITY, CLICK_FLUSH_INTERVAL_MS, type ClickSink } from './click-sink';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createEvent, type LinkCreated } from '@shortlink/events';
-import type { LogProducer, OutgoingRecord } from '@shortlink/kafka';
+import type { LogProducer, OutgoingRecord } from '@shortlink/event-log';
 import { kafkaLinkAppender, type AppendLinkCreated } from './link-created-appender';
 
 const event = (slug: string) =>

@@ -1,6 +1,6 @@
 import { groupCommit } from '@shortlink/batching';
 import type { LinkCreated, LinkDeleted, LinkUpdated } from '@shortlink/events';
-import { appendEvents, type LogProducer } from '@shortlink/kafka';
+import { appendEvents, type LogProducer } from '@shortlink/event-log';
 
 /** The events the write API appends to the links topic. */
 export type LinkWriteEvent = LinkCreated | LinkUpdated | LinkDeleted;

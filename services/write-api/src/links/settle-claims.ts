@@ -1,6 +1,6 @@
-import type { LogAdmin } from '@shortlink/kafka';
+import type { LogAdmin } from '@shortlink/event-log';
 import type { Pool } from 'pg';
-import { waitForGroupToCatchUp } from '@shortlink/kafka';
+import { waitForGroupToCatchUp } from '@shortlink/event-log';
 import { commitSlugClaim } from '@shortlink/postgres';
 
 export interface SettleLogger {

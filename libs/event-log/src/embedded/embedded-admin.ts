@@ -1,4 +1,4 @@
-import type { LogAdmin } from '@shortlink/kafka';
+import type { LogAdmin } from '../log-client';
 import type { EventLog } from './event-log';
 import type { GroupCoordinator } from './group-coordinator';
 

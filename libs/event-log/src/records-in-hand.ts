@@ -1,4 +1,4 @@
-import type { KafkaLogger } from './client';
+import type { KafkaLogger } from './kafka/client';
 import { InOrderCommits } from './in-order-commits';
 import type { BatchControl, BatchHandler, LogRecord } from './log-client';
 

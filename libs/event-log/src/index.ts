@@ -1,9 +1,9 @@
 export { TOPICS, CONSUMER_GROUPS, kafkaNames, topicSpecs, type KafkaNames, type TopicSpec } from './topics';
-export { createKafka, type KafkaConnection, type KafkaLogger } from './client';
-export { kafkaLogClient } from './kafkajs-log-client';
-export { partitionOfKey } from './partitioner';
-export { ensureTopics, waitForKafka, waitForGroupToCatchUp, DEFAULT_PARTITIONS } from './admin';
-export { openKafka } from './open';
+export { createKafka, type KafkaConnection, type KafkaLogger } from './kafka/client';
+export { kafkaLogClient } from './kafka/kafkajs-log-client';
+export { partitionOfKey } from './kafka/partitioner';
+export { ensureTopics, waitForKafka, waitForGroupToCatchUp, DEFAULT_PARTITIONS } from './kafka/admin';
+export { openKafka } from './kafka/open';
 export {
   runConsumer,
   OK,
@@ -40,3 +40,5 @@ export { DEFAULT_FETCH_MAX_WAIT_MS } from './log-client';
 export { appendEvents, EVENT_HEADERS, type AppendOptions } from './append-events';
 export { serveLogClient } from './thread-log/thread-log-host';
 export { threadLogClient } from './thread-log/thread-log-client';
+export { EventLog, UnknownTopicError } from './embedded/event-log';
+export { embeddedLogClient } from './embedded/embedded-client';

@@ -1,8 +1,8 @@
 import { DEFAULT_PARTITIONS, ensureTopics } from './admin';
 import { createKafka, type KafkaLogger } from './client';
 import { kafkaLogClient } from './kafkajs-log-client';
-import type { EventLogClient } from './log-client';
-import { topicSpecs, type KafkaNames } from './topics';
+import type { EventLogClient } from '../log-client';
+import { topicSpecs, type KafkaNames } from '../topics';
 
 /** The event log on a Kafka cluster that has the project's topics. */
 export async function openKafka(options: {

@@ -1,4 +1,5 @@
-import type { EventLogClient, KafkaLogger } from '@shortlink/kafka';
+import type { KafkaLogger } from '../kafka/client';
+import type { EventLogClient } from '../log-client';
 import { embeddedAdmin } from './embedded-admin';
 import { consumeEmbedded } from './embedded-consumer';
 import { embeddedProducer } from './embedded-producer';

@@ -1,7 +1,7 @@
 import { appendFile, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { EventLogClient } from '@shortlink/kafka';
+import type { EventLogClient } from '../log-client';
 import { embeddedLogClient } from './embedded-client';
 import { EventLog } from './event-log';
 

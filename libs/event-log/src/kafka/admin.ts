@@ -1,6 +1,6 @@
 import type { Kafka } from 'kafkajs';
-import type { EventLogClient, LogAdmin } from './log-client';
-import type { TopicSpec } from './topics';
+import type { EventLogClient, LogAdmin } from '../log-client';
+import type { TopicSpec } from '../topics';
 
 /**
  * Creates the topics that do not exist yet; existing ones are left as they

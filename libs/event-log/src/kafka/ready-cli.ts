@@ -1,5 +1,5 @@
 /**
- * `node libs/kafka/dist/ready-cli.js <brokers> [timeoutMs]`: exits 0 once the
+ * `node libs/event-log/dist/kafka/ready-cli.js <brokers> [timeoutMs]`: exits 0 once the
  * broker can serve producers and consumer groups, 1 otherwise. Used by
  * deploy/local/infra.sh, which cannot tell readiness from an open port.
  */

@@ -1,5 +1,5 @@
 import type { MetricsRegistry } from '@shortlink/metrics';
-import type { KafkaLogger } from './client';
+import type { KafkaLogger } from './kafka/client';
 import { consumerMetrics, deadLetterReasonLabel, setLag } from './consumer-metrics';
 import { parkDeadLetter } from './dead-letter';
 import type { BatchHandler, EventLogClient, LogProducer, LogRecord } from './log-client';

@@ -1,11 +1,11 @@
+import type { KafkaLogger } from '../kafka/client';
 import {
   DEFAULT_FETCH_MAX_WAIT_MS,
   type BatchHandler,
-  type KafkaLogger,
   type LogRecord,
   type RunningLogConsumer,
   type Subscription,
-} from '@shortlink/kafka';
+} from '../log-client';
 import type { EventLog } from './event-log';
 import type { GroupCoordinator } from './group-coordinator';
 import type { StoredRecord } from './partition-log';

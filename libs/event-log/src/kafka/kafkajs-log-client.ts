@@ -6,7 +6,7 @@ import {
   type LogProducer,
   type RunningLogConsumer,
   type Subscription,
-} from './log-client';
+} from '../log-client';
 import { MemoizedDefaultPartitioner } from './partitioner';
 import { isTopicNotYetKnown, waitForTopicLeaders } from './topic-leaders';
 import { recordPartitions, unacknowledgedRecords } from './unacknowledged-records';

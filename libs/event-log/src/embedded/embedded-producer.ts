@@ -1,4 +1,5 @@
-import { partitionOfKey, type LogProducer, type OutgoingRecord, type RecordHeaders } from '@shortlink/kafka';
+import { partitionOfKey } from '../kafka/partitioner';
+import type { LogProducer, OutgoingRecord, RecordHeaders } from '../log-client';
 import type { EventLog } from './event-log';
 import type { NewRecord } from './partition-log';
 
