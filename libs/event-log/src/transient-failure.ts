@@ -1,15 +1,5 @@
-/** Socket-level failures: the other side is unreachable, not the message wrong. */
-const UNREACHABLE = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EPIPE',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'ECONNABORTED',
-]);
+import { isNetworkError } from '@shortlink/network-errors';
+
 /**
  * Postgres SQLSTATEs that pass by themselves: connection exceptions (08),
  * serialization failures and deadlocks (40), resources exhausted (53), a
@@ -17,9 +7,6 @@ const UNREACHABLE = new Set([
  * server shutting down (57P0x).
  */
 const POSTGRES_TRANSIENT = /^(08...|40001|40P01|53...|55P03|57014|57P0[1-3])$/;
-/** What `pg`'s pool says when a connection was lost or never came. */
-const POOL_OUTAGE =
-  /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i;
 /**
  * ClickHouse server error codes that pass by themselves: timeouts (159, 209),
  * network (210), memory (241), too many parts or queries (252, 202), a
@@ -39,17 +26,16 @@ const CLICKHOUSE_TRANSIENT = new Set(['159', '202', '209', '210', '241', '242', 
  */
 export function isTransientFailure(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
-  const { code, type, message, cause, name, retriable } = error as {
+  const { code, type, cause, name, retriable } = error as {
     code?: unknown;
     type?: unknown;
-    message?: unknown;
     cause?: unknown;
     name?: unknown;
     retriable?: unknown;
   };
-  if (typeof code === 'string' && (UNREACHABLE.has(code) || POSTGRES_TRANSIENT.test(code))) return true;
+  if (isNetworkError(error)) return true;
+  if (typeof code === 'string' && POSTGRES_TRANSIENT.test(code)) return true;
   if (typeof code === 'string' && CLICKHOUSE_TRANSIENT.has(code) && typeof type === 'string') return true;
-  if (typeof message === 'string' && POOL_OUTAGE.test(message)) return true;
   // kafkajs's own errors (a broker away, a leader moving, an append unacknowledged) while a handler appends.
   if (typeof name === 'string' && name.startsWith('KafkaJS')) return true;
   if (retriable === true) return true;
