@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { accountOf, requireApiKey, type Authenticate, type RateLimiter } from '@shortlink/accounts';
 import { addJsonBodyParser, HttpError, servedSchema, type Dependency, type ServiceModule } from '@shortlink/http';
 import { SLUG_PATTERN } from '@shortlink/events';
+import { LINK_NOT_FOUND } from '@shortlink/links';
 import { idempotentRequests, type IdempotencyDeps } from './idempotency/idempotent-requests';
 import { assembleBulkResults, bulkItems, validateBulkItem } from './links/bulk-create';
 import { changeLink, type ChangeLinkDeps } from './links/change-link';
@@ -9,7 +10,7 @@ import { createLink, createLinks, type CreateLinkDeps } from './links/create-lin
 import { validateCreateLink } from './links/create-link-validation';
 import { serviceAddresses } from './links/self-link';
 import { validateUpdateLink } from './links/update-link-validation';
-import { LIMITS, LINK_NOT_FOUND } from './write-api-errors';
+import { LIMITS } from './write-api-errors';
 import { BULK_CREATE_ROUTE, CREATE_LINK_ROUTE, DELETE_LINK_ROUTE, UPDATE_LINK_ROUTE } from './write-api-routes';
 
 export const SERVICE_NAME = 'write-api';

@@ -1,4 +1,5 @@
-import { HTTP_ERRORS, HttpError, isDependencyOutage, type LinkResource } from '@shortlink/http';
+import { HTTP_ERRORS, HttpError, isDependencyOutage } from '@shortlink/http';
+import type { LinkResource } from '@shortlink/links';
 import type { Plan } from '@shortlink/accounts';
 import { isStorableJson } from '@shortlink/events';
 import { BULK_SIZE, LIMITS, REJECTIONS, type Rejection } from '../write-api-errors';

@@ -1,6 +1,6 @@
 import type { Account } from '@shortlink/accounts';
 import { createEvent, type LinkCreated } from '@shortlink/events';
-import { linkResource, type LinkResource } from '@shortlink/http';
+import { linkResource, type LinkResource } from '@shortlink/links';
 import { appendFailed, SLUG_SPACE_EXHAUSTED, SLUG_TAKEN } from '../write-api-errors';
 import type { ClaimStore } from './claims';
 import type { CreateLinkInput } from './create-link-validation';
