@@ -36,26 +36,26 @@ export interface MessageContext {
 
 export type MessageHandler = (message: LogRecord, context: MessageContext) => Promise<HandlerResult>;
 
-/** What a `RecordTaker` returns for a record it keeps in hand. */
-export const TAKEN = 'taken';
+/** What a `DeferredRecordHandler` returns for a record it keeps in hand. */
+export const HANDLED_LATER = 'handled-later';
 
 /**
  * A handler for many records that wait long (the preview worker's links
  * waiting for their fetch), given to `runConsumer` with `recordsInHand`
  * instead of a `MessageHandler`. Called once per record, at once: it keeps
  * what it needs of the record (never the record) with `inHand`, returns
- * `TAKEN`, and later calls `inHand.handled()` once the record's work is done
+ * `HANDLED_LATER`, and later calls `inHand.handled()` once the record's work is done
  * (counted `ok`), or `inHand.release()` if it gives the record up (on stop).
  * It returns a result instead for a record it settles at once (one of no use
  * to it is dropped); `inHand` is then not its to settle. A throw is a
  * handler's failure: retried, then parked (see `HandlerResult`); once a
  * record is taken, its failures are the taker's to retry.
  */
-export type RecordTaker = (
+export type DeferredRecordHandler = (
   message: LogRecord,
   context: MessageContext,
   inHand: RecordInHand,
-) => HandlerResult | typeof TAKEN;
+) => HandlerResult | typeof HANDLED_LATER;
 
 export interface ConsumerMetrics {
   /** Per topic: messages by outcome, and retries. */
@@ -105,8 +105,8 @@ export type RunConsumerOptions = ConsumerOptions &
         take?: never;
       }
     | {
-        /** As `handler` with `recordsInHand`, for a handler that keeps far less than the record (see RecordTaker). */
-        take: RecordTaker;
+        /** As `handler` with `recordsInHand`, for a handler that keeps far less than the record (see DeferredRecordHandler). */
+        take: DeferredRecordHandler;
         recordsInHand: number;
         handler?: never;
       }
@@ -155,8 +155,8 @@ export async function runConsumer(options: RunConsumerOptions): Promise<RunningC
     topic: string,
     partition: number,
     heartbeat: () => Promise<void>,
-    run: (message: LogRecord, context: MessageContext) => Promise<HandlerResult> | HandlerResult | typeof TAKEN,
-  ): Promise<HandledAs | 'stopped' | typeof TAKEN> {
+    run: (message: LogRecord, context: MessageContext) => Promise<HandlerResult> | HandlerResult | typeof HANDLED_LATER,
+  ): Promise<HandledAs | 'stopped' | typeof HANDLED_LATER> {
     const context = { topic, partition, offset: message.offset };
     let handlerErrors = 0;
     /** Set once the message is to be parked: a failed append to the dead-letter topic is retried, not the handler. */
@@ -165,7 +165,7 @@ export async function runConsumer(options: RunConsumerOptions): Promise<RunningC
       try {
         if (parkReason === undefined) {
           const result = await run(message, context);
-          if (result === TAKEN) return TAKEN;
+          if (result === HANDLED_LATER) return HANDLED_LATER;
           if (result.kind !== 'dead-letter') return result.kind;
           parkReason = result.reason;
         }
@@ -191,18 +191,18 @@ export async function runConsumer(options: RunConsumerOptions): Promise<RunningC
 
   /** A record in hand: handled by `run`, or, once taken, by the taker (which settles it itself). */
   const inHandWith =
-    (run: RecordTaker | MessageHandler): HandleRecord =>
+    (run: DeferredRecordHandler | MessageHandler): HandleRecord =>
     (record, topic, partition, inHand, heartbeat) => {
       void handle(record, topic, partition, heartbeat, (message, context) => run(message, context, inHand)).then(
         (ended) => {
           if (ended === 'stopped') inHand.release();
-          else if (ended !== TAKEN) inHand.handled(ended);
+          else if (ended !== HANDLED_LATER) inHand.handled(ended);
         },
         () => inHand.release(),
       );
     };
 
-  const inHandBatches = (limit: number, run: RecordTaker | MessageHandler) =>
+  const inHandBatches = (limit: number, run: DeferredRecordHandler | MessageHandler) =>
     recordsInHandBatches(limit, inHandWith(run), {
       logger,
       stopping: () => stopping,
@@ -222,7 +222,7 @@ export async function runConsumer(options: RunConsumerOptions): Promise<RunningC
         for (const record of records) {
           if (!control.owned()) break;
           const ended = await handle(record, topic, partition, control.heartbeat, handler);
-          if (ended === 'stopped' || ended === TAKEN) break;
+          if (ended === 'stopped' || ended === HANDLED_LATER) break;
           count(topic, ended);
           next = (BigInt(record.offset) + 1n).toString();
           setLag(metrics, lagOf, highWatermark, BigInt(next));

@@ -7,9 +7,9 @@ export { openKafka } from './kafka/open';
 export {
   runConsumer,
   OK,
-  TAKEN,
+  HANDLED_LATER,
   type HandlerResult,
-  type RecordTaker,
+  type DeferredRecordHandler,
   type MessageHandler,
   type MessageContext,
   type RunningConsumer,

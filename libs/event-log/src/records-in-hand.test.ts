@@ -1,5 +1,5 @@
 import { createMetricsRegistry, type MetricsRegistry } from '@shortlink/metrics';
-import { runConsumer, TAKEN, type MessageHandler, type RecordTaker } from './consumer';
+import { runConsumer, HANDLED_LATER, type MessageHandler, type DeferredRecordHandler } from './consumer';
 import type { BatchControl, EventLogClient, LogProducer, LogRecord, OutgoingRecord } from './log-client';
 import type { RecordInHand } from './records-in-hand';
 
@@ -21,7 +21,7 @@ async function consumeInHand(
   total: number,
   batchSize: number,
   recordsInHand: number,
-  handler: MessageHandler | { take: RecordTaker },
+  handler: MessageHandler | { take: DeferredRecordHandler },
   metrics: MetricsRegistry = createMetricsRegistry({ processMetrics: false }),
 ) {
   const commits: number[] = [];
@@ -147,7 +147,7 @@ describe('runConsumer with a taker of records in hand', () => {
           const offset = Number(message.offset);
           if (offset % 2 === 1) return { kind: 'drop', reason: 'odd' };
           kept.push({ offset, inHand });
-          return TAKEN;
+          return HANDLED_LATER;
         },
       },
       metrics,
@@ -173,7 +173,7 @@ describe('runConsumer with a taker of records in hand', () => {
     const { batchesReturned, commits, consumer } = await consumeInHand(30, 10, 12, {
       take: (_message, _context, inHand) => {
         most = Math.max(most, kept.push(inHand));
-        return TAKEN;
+        return HANDLED_LATER;
       },
     });
     await sleep(100);
@@ -193,7 +193,7 @@ describe('runConsumer with a taker of records in hand', () => {
     const { commits, consumer, reading } = await consumeInHand(10, 10, 100, {
       take: (_message, _context, inHand) => {
         kept.push(inHand);
-        return TAKEN;
+        return HANDLED_LATER;
       },
     });
     await eventuallyTrue(() => kept.length === 10);

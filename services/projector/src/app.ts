@@ -31,7 +31,7 @@ export interface ProjectorDeps {
   /** Which projections to run (PROJECTIONS); both when not given. */
   projections?: readonly ('links' | 'clicks')[];
   /** Most clicks per ClickHouse insert (CLICK_BATCH_SIZE). */
-  clickBatchSize?: number;
+  maxClicksPerPartitionBatch?: number;
   /** KAFKA_SESSION_TIMEOUT_MS */
   sessionTimeoutMs?: number;
   /** CLICKHOUSE_CLUSTER: the schema is migrated onto that cluster. */
@@ -105,7 +105,7 @@ export function createProjector(deps: ProjectorDeps): ServiceModule {
       ledger: postgresBatchLedger(deps.pool, deps.names.groups.clickProjector, deps.names.topics.clicks),
       logger: deps.logger,
       metrics: deps.metrics,
-      maxBatch: deps.clickBatchSize,
+      maxBatch: deps.maxClicksPerPartitionBatch,
       sessionTimeoutMs: deps.sessionTimeoutMs,
     });
   }

@@ -29,7 +29,7 @@ export function composeProjector(settings: ProjectorSettings, stores: ProjectorS
     ...stores,
     newProducer: () => stores.kafka.producer(),
     projections: settings.PROJECTIONS,
-    clickBatchSize: settings.CLICK_BATCH_SIZE,
+    maxClicksPerPartitionBatch: settings.CLICK_BATCH_SIZE,
     sessionTimeoutMs: settings.KAFKA_SESSION_TIMEOUT_MS,
     clickhouseCluster: settings.CLICKHOUSE_CLUSTER,
   });

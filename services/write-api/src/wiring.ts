@@ -10,11 +10,11 @@ import type { WriteApiConfig } from './config';
 
 import { IDEMPOTENCY } from './idempotency/idempotency-limits';
 import { postgresIdempotencyStore } from './idempotency/idempotency-store';
-import { accountShare } from './links/account-share';
+import { accountConnectionLimit } from './links/account-connection-limit';
 import { postgresClaimStore } from './links/claims';
 import { kafkaLinkAppender, oneEvent } from './links/link-created-appender';
 import { postgresLinkChangeStore } from './links/link-change-store';
-import { perLinkTurns } from './links/per-link-turns';
+import { serializedLinkChanges } from './links/serialized-link-changes';
 import { createOutboxRelay } from './links/outbox-relay';
 import { redirectorAcks } from './links/redirector-acks';
 import { timeRedirectorWaits } from './links/redirector-wait-metrics';
@@ -70,9 +70,9 @@ export function composeWriteApi(settings: WriteApiSettings, stores: WriteApiStor
   const appendLinkEvents = kafkaLinkAppender(producer, names.topics.links, 4000);
   const appendLinkEvent = oneEvent(appendLinkEvents);
   const { beforeDurableMs } = POSTGRES_WRITE_DEADLINES;
-  const changes = perLinkTurns(
+  const changes = serializedLinkChanges(
     postgresLinkChangeStore(pool, { statementTimeoutMs: beforeDurableMs }),
-    accountShare(settings.DATABASE_POOL_SIZE),
+    accountConnectionLimit(settings.DATABASE_POOL_SIZE),
     {
       startWithinMs: beforeDurableMs,
       // A third of the connections: the rest stay free for creates and changes while the log is down.

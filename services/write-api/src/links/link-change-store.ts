@@ -37,9 +37,9 @@ export interface LinkChangeStore {
 }
 
 export interface ChangeOptions {
-  /** Whose change it is, for its account's share of the process (perLinkTurns); the store itself does not need it. */
+  /** Whose change it is, for its account's share of the process (serializedLinkChanges); the store itself does not need it. */
   accountId?: string;
-  /** When (`Date.now()`) its COMMIT must be sent at the latest (see inTransaction); perLinkTurns sets it from the change's arrival. */
+  /** When (`Date.now()`) its COMMIT must be sent at the latest (see inTransaction); serializedLinkChanges sets it from the change's arrival. */
   commitBy?: number;
 }
 

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { Client, type Pool } from 'pg';
-import { sharedRunsPerKey, summarizedReport } from '@shortlink/batching';
+import { singleFlightPerKey, summarizedReport } from '@shortlink/batching';
 import {
   CHANNELS,
   liveRedirectorLeases,
@@ -85,7 +85,7 @@ export function redirectorAcks(options: {
    * never gets a query while it runs one (pg queues that, with a warning
    * that pg 9 refuses it).
    */
-  const leaseReads = sharedRunsPerKey<LiveLease[]>();
+  const leaseReads = singleFlightPerKey<LiveLease[]>();
   let stopped = false;
   let retry: NodeJS.Timeout | undefined;
   // A redirector killed or renewing late costs every change for up to 3 s, and a line each (1,644 in a storm

@@ -1,7 +1,7 @@
 import type { LinkDecision } from './decide-link-change';
 import type { LinkChangeStore } from './link-change-store';
-import { accountShare } from './account-share';
-import { perLinkTurns } from './per-link-turns';
+import { accountConnectionLimit } from './account-connection-limit';
+import { serializedLinkChanges } from './serialized-link-changes';
 import { DependencyTimeout } from '@shortlink/http';
 
 /** A store whose calls end when the test says, recording how many of each are at work at once. */
@@ -33,11 +33,11 @@ function heldStore() {
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 const append = async () => undefined;
 
-describe('perLinkTurns', () => {
+describe('serializedLinkChanges', () => {
   it('runs one change of a link at a time, in the order asked, a failed one not holding up the rest', async () => {
     // Given 20 changes of one link asked at once
     const { store, calls, atWork } = heldStore();
-    const turns = perLinkTurns(store);
+    const turns = serializedLinkChanges(store);
     const answers = Array.from({ length: 20 }, () => turns.change('a', () => ({ kind: 'not-found' })));
     // Each caller's outcome is taken as it comes, as a caller awaiting its change does.
     const settled = Promise.allSettled(answers);
@@ -59,7 +59,7 @@ describe('perLinkTurns', () => {
   it('gives a change its account’s share only once it is its link’s turn: a crowd on one link leaves the rest of the share free', async () => {
     // Given an account's share of two (a pool of four) and ten changes of its link a at once
     const { store, calls } = heldStore();
-    const turns = perLinkTurns(store, accountShare(4));
+    const turns = serializedLinkChanges(store, accountConnectionLimit(4));
     const decide = (): LinkDecision => ({ kind: 'not-found' });
     for (let i = 0; i < 10; i++) void turns.change('a', decide, { accountId: 'account-1' });
     await tick();
@@ -83,7 +83,7 @@ describe('perLinkTurns', () => {
 
   it('lets changes of other links go side by side', async () => {
     const { store, calls } = heldStore();
-    const turns = perLinkTurns(store);
+    const turns = serializedLinkChanges(store);
     void turns.change('a', () => ({ kind: 'not-found' }));
     void turns.change('b', () => ({ kind: 'not-found' }));
     await tick();
@@ -93,7 +93,7 @@ describe('perLinkTurns', () => {
   it('shares a publish among the callers who asked while one ran: at most two runs for 30 callers', async () => {
     // Given a publish of a link at work, and 30 more asked for meanwhile
     const { store, calls, atWork } = heldStore();
-    const turns = perLinkTurns(store);
+    const turns = serializedLinkChanges(store);
     const first = turns.publish('a', append);
     const joined = Array.from({ length: 30 }, () => turns.publish('a', append));
     await tick();
@@ -112,7 +112,7 @@ describe('perLinkTurns', () => {
 
   it('never answers a publish with a run that began before it was asked for, and goes on after a failed run', async () => {
     const { store, calls } = heldStore();
-    const turns = perLinkTurns(store);
+    const turns = serializedLinkChanges(store);
     const first = turns.publish('a', append);
     await tick();
     // Asked while the first runs: its change may not have been in the outbox when that run read it
@@ -134,7 +134,7 @@ describe('perLinkTurns', () => {
     jest.useFakeTimers({ doNotFake: ['setImmediate'] });
     try {
       const { store, calls } = heldStore();
-      const turns = perLinkTurns(store, accountShare(4), { startWithinMs: 50 });
+      const turns = serializedLinkChanges(store, accountConnectionLimit(4), { startWithinMs: 50 });
       const holder = turns.change('a', () => ({ kind: 'not-found' }), { accountId: 'acct' });
       const waiting = turns.change('a', () => ({ kind: 'not-found' }), { accountId: 'acct' });
       await tick();
@@ -168,7 +168,7 @@ describe('perLinkTurns', () => {
     jest.useFakeTimers({ doNotFake: ['setImmediate'] });
     try {
       const { store, calls, atWork } = heldStore();
-      const turns = perLinkTurns(store, undefined, { startWithinMs: 50, publishesAtOnce: 2 });
+      const turns = serializedLinkChanges(store, undefined, { startWithinMs: 50, publishesAtOnce: 2 });
       const asked = ['a', 'b', 'c', 'd', 'e'].map((slug) => turns.publish(slug, append));
       const settled = Promise.allSettled(asked);
       await tick();
@@ -206,7 +206,7 @@ describe('perLinkTurns', () => {
           return store.change(slug, decide, options);
         },
       };
-      const turns = perLinkTurns(recording, undefined, { startWithinMs: 50 });
+      const turns = serializedLinkChanges(recording, undefined, { startWithinMs: 50 });
       void turns.change('a', () => ({ kind: 'not-found' }));
       // When another change of a arrives 10 ms later and its turn comes 30 ms after that
       jest.advanceTimersByTime(10);

@@ -1,6 +1,6 @@
-import { concurrencyPerKey, sharedRunsPerKey, turnsPerKey } from '@shortlink/batching';
+import { concurrencyPerKey, singleFlightPerKey, turnsPerKey } from '@shortlink/batching';
 import { DependencyTimeout } from '@shortlink/http';
-import type { AccountShare } from './account-share';
+import type { AccountConnectionLimit } from './account-connection-limit';
 import type { LinkChangeStore } from './link-change-store';
 
 /**
@@ -19,7 +19,7 @@ import type { LinkChangeStore } from './link-change-store';
  * gets its outcome. So a caller waits for at most two runs, whatever the
  * crowd, even while the log is failing each of them.
  *
- * A change takes its account's share (see account-share.ts) once it is the
+ * A change takes its account's share (see account-connection-limit.ts) once it is the
  * link's turn, not before: a change waiting behind others of its link holds
  * none of it, so a crowd on a few links does not stop the account's other
  * links.
@@ -43,9 +43,9 @@ import type { LinkChangeStore } from './link-change-store';
  * committed and its event stays in the outbox, for the link's next publish
  * or the outbox relay.
  */
-export function perLinkTurns(
+export function serializedLinkChanges(
   store: LinkChangeStore,
-  share?: AccountShare,
+  share?: AccountConnectionLimit,
   {
     startWithinMs,
     publishesAtOnce,
@@ -53,7 +53,7 @@ export function perLinkTurns(
   }: { startWithinMs?: number; publishesAtOnce?: number; publishStartWithinMs?: number } = {},
 ): LinkChangeStore {
   const changeTurn = turnsPerKey();
-  const publishes = sharedRunsPerKey<number>();
+  const publishes = singleFlightPerKey<number>();
   const publishPlace = publishesAtOnce === undefined ? undefined : concurrencyPerKey(publishesAtOnce);
   return {
     change: (slug, decide, { accountId } = {}) => {

@@ -1,7 +1,7 @@
 import { concurrencyPerKey } from '@shortlink/batching';
 
-/** Runs an account's change when its share of the process allows (see accountShare). */
-export type AccountShare = <R>(accountId: string, work: () => Promise<R>) => Promise<R>;
+/** Runs an account's change when its share of the process allows (see accountConnectionLimit). */
+export type AccountConnectionLimit = <R>(accountId: string, work: () => Promise<R>) => Promise<R>;
 
 /**
  * One account's link changes have at most half of a process's database
@@ -16,6 +16,6 @@ export type AccountShare = <R>(accountId: string, work: () => Promise<R>) => Pro
  * statement and one append for many), so a crowd of them takes few
  * connections, and a share would only make their batches smaller.
  */
-export function accountShare(poolSize: number): AccountShare {
+export function accountConnectionLimit(poolSize: number): AccountConnectionLimit {
   return concurrencyPerKey(Math.max(1, Math.floor(poolSize / 2)));
 }
