@@ -35,23 +35,29 @@ export default tseslint.config(
     rules: { 'no-console': 'off' },
   },
   // A service never imports another service; shared code goes in libs/.
-  ...SERVICES.map((service) => ({
-    files: [`services/${service}/src/**/*.ts`],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              group: SERVICES.filter((s) => s !== service).map((s) => `@shortlink/service-${s}`),
-              message: 'A service never imports another service: move shared code to libs/.',
-            },
-            { group: ['../../*'], message: 'Import other packages by name (@shortlink/...), not by path.' },
-          ],
-        },
-      ],
-    },
-  })),
+  // A path leaving src/ is another package's: two levels up from src/ and its folders, three from theirs.
+  ...SERVICES.flatMap((service) =>
+    [
+      { files: [`services/${service}/src/**/*.ts`], outOfSrc: '../../*' },
+      { files: [`services/${service}/src/*/*/**/*.ts`], outOfSrc: '../../../*' },
+    ].map(({ files, outOfSrc }) => ({
+      files,
+      rules: {
+        'no-restricted-imports': [
+          'error',
+          {
+            patterns: [
+              {
+                group: SERVICES.filter((s) => s !== service).map((s) => `@shortlink/service-${s}`),
+                message: 'A service never imports another service: move shared code to libs/.',
+              },
+              { group: [outOfSrc], message: 'Import other packages by name (@shortlink/...), not by path.' },
+            ],
+          },
+        ],
+      },
+    })),
+  ),
   // Only entry points read the environment.
   {
     files: ['libs/*/src/**/*.ts', 'services/*/src/**/*.ts'],

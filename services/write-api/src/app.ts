@@ -7,9 +7,9 @@ import { idempotentRequests, type IdempotencyDeps } from './idempotency/idempote
 import { assembleBulkResults, bulkItems, validateBulkItem } from './links/bulk-create';
 import { changeLink, type ChangeLinkDeps } from './links/change-link';
 import { createLink, createLinks, type CreateLinkDeps } from './links/create-link';
-import { validateCreateLink } from './links/create-link-validation';
-import { serviceAddresses } from './links/self-link';
-import { validateUpdateLink } from './links/update-link-validation';
+import { validateCreateLink } from './links/rules/create-link-validation';
+import { serviceAddresses } from './links/rules/self-link';
+import { validateUpdateLink } from './links/rules/update-link-validation';
 import { LIMITS } from './write-api-errors';
 import { BULK_CREATE_ROUTE, CREATE_LINK_ROUTE, DELETE_LINK_ROUTE, UPDATE_LINK_ROUTE } from './write-api-routes';
 

@@ -1,6 +1,6 @@
 import { answerWithin } from '@shortlink/http';
 import type { IdempotencyStore } from './idempotency/idempotency-store';
-import type { Claim, ClaimStore, PostgresClaimStore } from './links/claims';
+import type { Claim, ClaimStore, PostgresClaimStore } from './links/stores/claims';
 
 /**
  * How long a write waits for Postgres. A Postgres that stalls (frozen,

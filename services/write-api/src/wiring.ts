@@ -10,16 +10,16 @@ import type { WriteApiConfig } from './config';
 
 import { IDEMPOTENCY } from './idempotency/idempotency-limits';
 import { postgresIdempotencyStore } from './idempotency/idempotency-store';
-import { accountConnectionLimit } from './links/account-connection-limit';
-import { postgresClaimStore } from './links/claims';
-import { kafkaLinkAppender, oneEvent } from './links/link-created-appender';
-import { postgresLinkChangeStore } from './links/link-change-store';
-import { serializedLinkChanges } from './links/serialized-link-changes';
-import { createOutboxRelay } from './links/outbox-relay';
-import { redirectorAcks } from './links/redirector-acks';
-import { timeRedirectorWaits } from './links/redirector-wait-metrics';
-import { createClaimSettler } from './links/settle-claims';
-import { generateSlug } from './links/slug';
+import { accountConnectionLimit } from './links/stores/account-connection-limit';
+import { postgresClaimStore } from './links/stores/claims';
+import { kafkaLinkAppender, oneEvent } from './links/stores/link-created-appender';
+import { postgresLinkChangeStore } from './links/stores/link-change-store';
+import { serializedLinkChanges } from './links/stores/serialized-link-changes';
+import { createOutboxRelay } from './links/stores/outbox-relay';
+import { redirectorAcks } from './links/stores/redirector-acks';
+import { timeRedirectorWaits } from './links/stores/redirector-wait-metrics';
+import { createClaimSettler } from './links/stores/settle-claims';
+import { generateSlug } from './links/rules/slug';
 import { claimsWithinDeadlines, idempotencyWithinDeadlines, POSTGRES_WRITE_DEADLINES } from './postgres-deadlines';
 
 /** How often stale slug claims are settled and the link-change outbox relayed. */

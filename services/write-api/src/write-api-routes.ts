@@ -10,7 +10,7 @@ import {
   type JsonSchema,
 } from '@shortlink/http';
 import { LINK_EXAMPLE, LINK_NOT_FOUND, LINK_NOT_SETTLED, linkSchema } from '@shortlink/links';
-import { bulkCreateBody, createLinkBody, documentedSchema, updateLinkBody } from './links/link-fields';
+import { bulkCreateBody, createLinkBody, documentedSchema, updateLinkBody } from './links/rules/link-fields';
 import {
   appendFailed,
   BULK_SIZE,

@@ -2,10 +2,10 @@ import type { Account } from '@shortlink/accounts';
 import { LINK_NOT_FOUND, LINK_NOT_SETTLED, linkResource, type LinkResource } from '@shortlink/links';
 import { CommitUnconfirmed } from '@shortlink/postgres';
 import { changeNotConfirmed, changeUnconfirmed } from '../write-api-errors';
-import { decideLinkChange, type LinkCommand } from './decide-link-change';
-import type { AppendLinkEvent } from './link-created-appender';
-import type { LinkChangeStore } from './link-change-store';
-import type { RedirectorAcks } from './redirector-acks';
+import { decideLinkChange, type LinkCommand } from './rules/decide-link-change';
+import type { AppendLinkEvent } from './stores/link-created-appender';
+import type { LinkChangeStore } from './stores/link-change-store';
+import type { RedirectorAcks } from './stores/redirector-acks';
 
 export interface ChangeLinkDeps {
   changes: LinkChangeStore;

@@ -1,4 +1,4 @@
-import { LIMITS, REJECTIONS } from '../write-api-errors';
+import { LIMITS, REJECTIONS } from '../../write-api-errors';
 import { serviceAddresses } from './self-link';
 import { validateUpdateLink } from './update-link-validation';
 

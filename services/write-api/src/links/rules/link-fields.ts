@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { SLUG_PATTERN } from '@shortlink/events';
-import { LIMITS } from '../write-api-errors';
+import { LIMITS } from '../../write-api-errors';
 
 /**
  * The rules of a link's fields that a schema can state, written once: the

@@ -1,4 +1,4 @@
-import type { LinkDecision } from './decide-link-change';
+import type { LinkDecision } from '../rules/decide-link-change';
 import type { LinkChangeStore } from './link-change-store';
 import { accountConnectionLimit } from './account-connection-limit';
 import { serializedLinkChanges } from './serialized-link-changes';

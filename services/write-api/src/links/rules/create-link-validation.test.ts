@@ -1,4 +1,4 @@
-import { LIMITS, REJECTIONS } from '../write-api-errors';
+import { LIMITS, REJECTIONS } from '../../write-api-errors';
 import { validateCreateLink } from './create-link-validation';
 import { serviceAddresses } from './self-link';
 

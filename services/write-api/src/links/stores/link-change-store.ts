@@ -8,7 +8,7 @@ import {
   type Statements,
   type TransactionOptions,
 } from '@shortlink/postgres';
-import type { LinkDecision, LinkState } from './decide-link-change';
+import type { LinkDecision, LinkState } from '../rules/decide-link-change';
 import type { AppendLinkEvent, LinkWriteEvent } from './link-created-appender';
 
 /**

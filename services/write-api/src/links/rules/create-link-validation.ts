@@ -1,5 +1,5 @@
 import { PLANS, type Plan } from '@shortlink/accounts';
-import { planRejection, REJECTIONS, type Rejection } from '../write-api-errors';
+import { planRejection, REJECTIONS, type Rejection } from '../../write-api-errors';
 import { customSlugField, destinationUrlField, fits, tagField } from './link-fields';
 import { isReservedSlug } from './reserved-slugs';
 import { pointsAtThisService, type ServiceAddresses } from './self-link';

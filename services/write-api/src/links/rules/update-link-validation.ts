@@ -1,4 +1,4 @@
-import { REJECTIONS, type Rejection } from '../write-api-errors';
+import { REJECTIONS, type Rejection } from '../../write-api-errors';
 import { destinationUrlRejection, isRecord, tagRejection } from './create-link-validation';
 import { updateLinkBody } from './link-fields';
 import type { ServiceAddresses } from './self-link';
