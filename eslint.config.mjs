@@ -58,6 +58,16 @@ export default tseslint.config(
       },
     })),
   ),
+  // The API document describes the whole API: this one file gathers every service's route table.
+  {
+    files: ['services/api-docs/src/api-routes.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['../../*'], message: 'Import other packages by name (@shortlink/...), not by path.' }] },
+      ],
+    },
+  },
   // Only entry points read the environment.
   {
     files: ['libs/*/src/**/*.ts', 'services/*/src/**/*.ts'],
