@@ -35,23 +35,39 @@ export default tseslint.config(
     rules: { 'no-console': 'off' },
   },
   // A service never imports another service; shared code goes in libs/.
-  ...SERVICES.map((service) => ({
-    files: [`services/${service}/src/**/*.ts`],
+  // A path leaving src/ is another package's: two levels up from src/ and its folders, three from theirs.
+  ...SERVICES.flatMap((service) =>
+    [
+      { files: [`services/${service}/src/**/*.ts`], outOfSrc: '../../*' },
+      { files: [`services/${service}/src/*/*/**/*.ts`], outOfSrc: '../../../*' },
+    ].map(({ files, outOfSrc }) => ({
+      files,
+      rules: {
+        'no-restricted-imports': [
+          'error',
+          {
+            patterns: [
+              {
+                group: SERVICES.filter((s) => s !== service).map((s) => `@shortlink/service-${s}`),
+                message: 'A service never imports another service: move shared code to libs/.',
+              },
+              { group: [outOfSrc], message: 'Import other packages by name (@shortlink/...), not by path.' },
+            ],
+          },
+        ],
+      },
+    })),
+  ),
+  // The API document describes the whole API: this one file gathers every service's route table.
+  {
+    files: ['services/api-docs/src/api-routes.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
-        {
-          patterns: [
-            {
-              group: SERVICES.filter((s) => s !== service).map((s) => `@shortlink/service-${s}`),
-              message: 'A service never imports another service: move shared code to libs/.',
-            },
-            { group: ['../../*'], message: 'Import other packages by name (@shortlink/...), not by path.' },
-          ],
-        },
+        { patterns: [{ group: ['../../*'], message: 'Import other packages by name (@shortlink/...), not by path.' }] },
       ],
     },
-  })),
+  },
   // Only entry points read the environment.
   {
     files: ['libs/*/src/**/*.ts', 'services/*/src/**/*.ts'],

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { TOPICS } from '@shortlink/kafka';
+import { TOPICS } from '@shortlink/event-log';
 import { eventually } from '@shortlink/testing';
 import { createKeyWithCli } from './support/cli';
 import { buildOnce, ROOT, startProcess, type RunningProcess } from './support/processes';

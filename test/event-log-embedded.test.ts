@@ -3,8 +3,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MessageChannel } from 'node:worker_threads';
-import { EventLog, embeddedLogClient } from '@shortlink/embedded';
-import { ensureTopics, serveLogClient, threadLogClient, type EventLogClient } from '@shortlink/kafka';
+import {
+  EventLog,
+  embeddedLogClient,
+  ensureTopics,
+  serveLogClient,
+  threadLogClient,
+  type EventLogClient,
+} from '@shortlink/event-log';
 import { eventLogContract } from './contract/event-log-contract';
 
 /**

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createKafka, ensureTopics, kafkaLogClient } from '@shortlink/kafka';
+import { createKafka, ensureTopics, kafkaLogClient } from '@shortlink/event-log';
 import { infraEnv, uniqueSuffix } from '@shortlink/testing';
 import { eventLogContract } from './contract/event-log-contract';
 

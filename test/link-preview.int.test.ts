@@ -1,6 +1,6 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DEFAULT_PARTITIONS, partitionOfKey } from '@shortlink/kafka';
+import { DEFAULT_PARTITIONS, partitionOfKey } from '@shortlink/event-log';
 import { eventually } from '@shortlink/testing';
 import { startLinkSystem, type LinkSystem } from './support/link-system';
 

@@ -1,7 +1,7 @@
 import type { Producer } from 'kafkajs';
 import { randomUUID } from 'node:crypto';
 import { createEvent, encodeEvent, type LinkCreated, type LinkUpdated } from '@shortlink/events';
-import { waitForGroupToCatchUp } from '@shortlink/kafka';
+import { waitForGroupToCatchUp } from '@shortlink/event-log';
 import { projectorModule, startLinkSystem, type LinkSystem } from './support/link-system';
 import { eventually } from '@shortlink/testing';
 import { rebuildLinks } from '@shortlink/service-projector';

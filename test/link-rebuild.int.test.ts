@@ -1,7 +1,7 @@
 import type { Pool } from 'pg';
 import { randomUUID } from 'node:crypto';
 import { encodeEvent, type LinkEvent } from '@shortlink/events';
-import { waitForGroupToCatchUp, type KafkaNames, type OutgoingRecord } from '@shortlink/kafka';
+import { waitForGroupToCatchUp, type KafkaNames, type OutgoingRecord } from '@shortlink/event-log';
 import { MIGRATIONS_DIR, openDatabase } from '@shortlink/postgres';
 import { rebuildLinks } from '@shortlink/service-projector';
 import { createScratchPostgres, infraEnv, type ScratchDatabase } from '@shortlink/testing';

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createEvent, type ClickRecorded } from '@shortlink/events';
-import type { OutgoingRecord } from '@shortlink/kafka';
+import type { OutgoingRecord } from '@shortlink/event-log';
 import { clickRecords, eventLinesOf } from '@shortlink/service-redirector';
 import { CHROME_UA } from './redirect';
 import { percentiles, round, sleep } from './measure';

@@ -22,7 +22,7 @@ import {
   topicSpecs,
   type EventLogClient,
   type KafkaNames,
-} from '@shortlink/kafka';
+} from '@shortlink/event-log';
 import { createMetricsRegistry } from '@shortlink/metrics';
 import { composePreviewWorker } from '@shortlink/service-preview-worker';
 import { uniqueSuffix } from '@shortlink/testing';
@@ -123,7 +123,7 @@ async function main(): Promise<void> {
   let log: EventLogClient;
   if (dataDir) {
     // Loaded only here: the package brings the embedded stores' code (PGlite's among it), a hundred MiB of RSS.
-    const { embeddedLogClient, EventLog } = await import('@shortlink/embedded');
+    const { embeddedLogClient, EventLog } = await import('@shortlink/event-log');
     log = embeddedLogClient(await EventLog.open(dataDir));
     await ensureTopics(log, topicSpecs(names, DEFAULT_PARTITIONS));
   } else {

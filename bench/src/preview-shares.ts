@@ -3,7 +3,7 @@ import * as http from 'node:http';
 import * as net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { createEvent, type LinkCreated } from '@shortlink/events';
-import { appendEvents } from '@shortlink/kafka';
+import { appendEvents } from '@shortlink/event-log';
 import { percentiles, sleep } from './measure';
 import { watchPreviews, workerJoined } from './preview-watch';
 import type { BenchStack } from './stack';

@@ -1,4 +1,4 @@
-import { EVENT_HEADERS, type RunningLogConsumer } from '@shortlink/kafka';
+import { EVENT_HEADERS, type RunningLogConsumer } from '@shortlink/event-log';
 import { sleep } from './measure';
 import type { BenchStack } from './stack';
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createEvent, type LinkCreated } from '@shortlink/events';
-import { appendEvents } from '@shortlink/kafka';
+import { appendEvents } from '@shortlink/event-log';
 import { percentiles, round, sleep } from './measure';
 import { watchPreviews, workerJoined } from './preview-watch';
 import { seededRandom } from './seeded-random';

@@ -2,7 +2,7 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import type { Pool } from 'pg';
 import { createAccountWithKey } from '@shortlink/accounts';
 import { CLICKHOUSE_MIGRATIONS_DIR, createClickHouse, migrateClickHouse } from '@shortlink/clickhouse';
-import { kafkaNames, openKafka, type EventLogClient, type KafkaNames } from '@shortlink/kafka';
+import { kafkaNames, openKafka, type EventLogClient, type KafkaNames } from '@shortlink/event-log';
 import { MIGRATIONS_DIR, openDatabase } from '@shortlink/postgres';
 import {
   createScratchClickHouse,

@@ -33,7 +33,7 @@ port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
 build_tools() {
   [ -d "$ROOT/node_modules" ] || die "node_modules is missing: run 'npm ci' first"
-  (cd "$ROOT" && npx --no-install tsc -b libs/kafka libs/chdb-server)
+  (cd "$ROOT" && npx --no-install tsc -b libs/event-log libs/chdb-server)
 }
 
 # --- PostgreSQL -------------------------------------------------------------
@@ -83,7 +83,7 @@ kafka_jars() {
   fi
 }
 
-kafka_ready() { node "$ROOT/libs/kafka/dist/ready-cli.js" 127.0.0.1:9092 "${1:-5000}" 2>/dev/null; }
+kafka_ready() { node "$ROOT/libs/event-log/dist/kafka/ready-cli.js" 127.0.0.1:9092 "${1:-5000}" 2>/dev/null; }
 
 kafka_up() {
   if alive "$KAFKA_PID" && kafka_ready 10000; then
@@ -152,7 +152,7 @@ stop_pid() {
 
 status() {
   pg_isready -q -h 127.0.0.1 -p 5432 && echo "postgres:   up (127.0.0.1:5432)" || echo "postgres:   down"
-  [ -f "$ROOT/libs/kafka/dist/ready-cli.js" ] && kafka_ready 3000 && echo "kafka:      up (127.0.0.1:9092)" || echo "kafka:      down"
+  [ -f "$ROOT/libs/event-log/dist/kafka/ready-cli.js" ] && kafka_ready 3000 && echo "kafka:      up (127.0.0.1:9092)" || echo "kafka:      down"
   ch_ping && echo "clickhouse: up (127.0.0.1:8123, chdb)" || echo "clickhouse: down"
   redis_ping && echo "redis:      up (127.0.0.1:6379)" || echo "redis:      down"
 }

@@ -12,7 +12,7 @@ import {
   type EventLogClient,
   type LogRecord,
   type RunningLogConsumer,
-} from '@shortlink/kafka';
+} from '@shortlink/event-log';
 
 export interface EventLogUnderTest {
   client: EventLogClient;

@@ -6,7 +6,7 @@ import { createAccountWithKey, openRateLimiter, type Plan } from '@shortlink/acc
 import { buildProcessServer, createLogger, type ServiceModule } from '@shortlink/http';
 import { loadConfig } from '@shortlink/config';
 import { createMetricsRegistry } from '@shortlink/metrics';
-import { createKafka, kafkaNames, openKafka, type EventLogClient, type KafkaNames } from '@shortlink/kafka';
+import { createKafka, kafkaNames, openKafka, type EventLogClient, type KafkaNames } from '@shortlink/event-log';
 import { MIGRATIONS_DIR, openDatabase } from '@shortlink/postgres';
 import type { FetchPolicy } from '@shortlink/service-preview-worker';
 import { composeProjector } from '@shortlink/service-projector';

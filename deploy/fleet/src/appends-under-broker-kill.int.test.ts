@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createKafka, ensureTopics, kafkaLogClient, type LogProducer } from '@shortlink/kafka';
+import { createKafka, ensureTopics, kafkaLogClient, type LogProducer } from '@shortlink/event-log';
 import { bootstrapOf, kafkaNodeProcess, prepareKafkaCluster } from './kafka-cluster';
 import { kafkaClusterLayout } from './fleet-layout';
 import { Supervisor, type ProcessSpec } from './supervisor';

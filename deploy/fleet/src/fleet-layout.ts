@@ -69,9 +69,7 @@ export const INSTANCES: ServiceInstance[] = [
 
 /** Each kind of instance's entry point. */
 const entryOf = (root: string, service: ServiceInstance['service']): string =>
-  service === 'api-docs'
-    ? join(root, 'deploy', 'standalone', 'dist', 'api-docs-main.js')
-    : join(root, 'services', service, 'dist', 'main.js');
+  join(root, 'services', service, 'dist', 'main.js');
 
 async function healthy(port: number): Promise<boolean> {
   const res = await fetch(`http://127.0.0.1:${port}/healthz`, { signal: AbortSignal.timeout(1000) });

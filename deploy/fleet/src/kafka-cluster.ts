@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createKafka, waitForKafka } from '@shortlink/kafka';
+import { createKafka, waitForKafka } from '@shortlink/event-log';
 import type { ProcessSpec } from './supervisor';
 
 export interface KafkaNode {

@@ -5,11 +5,11 @@ import { parseAllDocuments } from 'yaml';
 import { loadConfig } from '@shortlink/config';
 import { SHUTDOWN_GRACE_MS } from '@shortlink/http';
 import { analyticsConfig } from '@shortlink/service-analytics';
+import { apiDocsConfig } from '@shortlink/service-api-docs';
 import { previewWorkerConfig } from '@shortlink/service-preview-worker';
 import { projectorConfig } from '@shortlink/service-projector';
 import { redirectorConfig } from '@shortlink/service-redirector';
 import { writeApiConfig } from '@shortlink/service-write-api';
-import { apiDocsConfig } from '@shortlink/standalone';
 import type { z } from 'zod';
 import { manifestProblems } from './strict-validation';
 
@@ -54,16 +54,10 @@ const named = (docs: Doc[], kind: string, name: string): Doc =>
 const configMap = named(base, 'ConfigMap', 'shortlink-config');
 const deployments = ofKind(base, 'Deployment');
 const container = (d: Doc): Doc => d.spec.template.spec.containers[0];
-/** The entry point a Deployment runs: a service's `main.js`, or the API document's own (`api-docs`). */
-const ENTRY = /^(?:services\/([a-z-]+)\/dist\/main|deploy\/standalone\/dist\/(api-docs)-main)\.js$/;
-const entryOf = (d: Doc): string => {
-  const m = ENTRY.exec(container(d).command[1])!;
-  return (m[1] ?? m[2])!;
-};
-const sourceOf = (entry: string): string =>
-  entry === 'api-docs'
-    ? join(ROOT, 'deploy', 'standalone', 'src', 'api-docs-main.ts')
-    : join(ROOT, 'services', entry, 'src', 'main.ts');
+/** The entry point a Deployment runs: a service's `main.js`. */
+const ENTRY = /^services\/([a-z-]+)\/dist\/main\.js$/;
+const entryOf = (d: Doc): string => ENTRY.exec(container(d).command[1])![1]!;
+const sourceOf = (entry: string): string => join(ROOT, 'services', entry, 'src', 'main.ts');
 
 /** `kubectl kustomize` when the machine has kubectl (it ships kustomize); absent, the files alone are checked. */
 const kubectl = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' }).status === 0;

@@ -1,7 +1,12 @@
-import { buildApiDocument, OPENAPI_VERSION, type OpenApiDocument } from '@shortlink/api-docs';
 import { createServer, processRoutes } from '@shortlink/http';
 import { createMetricsRegistry } from '@shortlink/metrics';
-import { API_ROUTES, API_VERSION } from './api-routes';
+import {
+  API_ROUTES,
+  API_VERSION,
+  buildApiDocument,
+  OPENAPI_VERSION,
+  type OpenApiDocument,
+} from '@shortlink/service-api-docs';
 import { composeSystem, systemConfig, type SystemStores } from './system';
 
 /**

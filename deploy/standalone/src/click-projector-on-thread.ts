@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { MessageChannel, Worker } from 'node:worker_threads';
 import type { Dependency, ServiceModule } from '@shortlink/http';
-import { serveLogClient } from '@shortlink/kafka';
+import { serveLogClient } from '@shortlink/event-log';
 import type { MetricsSnapshot } from '@shortlink/metrics';
 import type {
   ClickProjectorThreadData,

@@ -1,5 +1,5 @@
 import type { MessagePort } from 'node:worker_threads';
-import type { KafkaNames } from '@shortlink/kafka';
+import type { KafkaNames } from '@shortlink/event-log';
 import type { MetricsSnapshot } from '@shortlink/metrics';
 import type { SystemSettings } from './system-config';
 

@@ -9,7 +9,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { openClickHouse } from '@shortlink/clickhouse';
 import { createLogger } from '@shortlink/http';
-import { threadLogClient } from '@shortlink/kafka';
+import { threadLogClient } from '@shortlink/event-log';
 import { createMetricsRegistry } from '@shortlink/metrics';
 import { openServiceDatabase } from '@shortlink/postgres';
 import { composeProjector } from '@shortlink/service-projector';

@@ -9,7 +9,7 @@ import { openClickHouse } from '@shortlink/clickhouse';
 import { deploymentFrom, loadConfig } from '@shortlink/config';
 import { startEmbeddedStack } from '@shortlink/embedded';
 import { createLogger, processOptionsFrom, runMain, runServices } from '@shortlink/http';
-import { kafkaNames, openKafka, type EventLogClient } from '@shortlink/kafka';
+import { kafkaNames, openKafka, type EventLogClient } from '@shortlink/event-log';
 import { createMetricsRegistry } from '@shortlink/metrics';
 import { openServiceDatabase } from '@shortlink/postgres';
 import { withLocalBaseUrl } from './local-base-url';

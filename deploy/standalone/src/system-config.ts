@@ -6,7 +6,7 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import type { Pool } from 'pg';
 import type { RateLimiter } from '@shortlink/accounts';
 import { systemRateLimitEnv } from '@shortlink/config';
-import type { EventLogClient, KafkaLogger, KafkaNames } from '@shortlink/kafka';
+import type { EventLogClient, KafkaLogger, KafkaNames } from '@shortlink/event-log';
 import type { MetricsRegistry } from '@shortlink/metrics';
 import { analyticsConfig } from '@shortlink/service-analytics';
 import { previewWorkerConfig } from '@shortlink/service-preview-worker';

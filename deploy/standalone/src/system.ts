@@ -6,14 +6,13 @@
  * other wiring. This is a composition root, not a service, so it may import
  * services; the services never import each other.
  */
-import { createApiDocs } from '@shortlink/api-docs';
 import type { ServiceModule } from '@shortlink/http';
 import { composeAnalytics, createAnalytics } from '@shortlink/service-analytics';
+import { composeApiDocs, createApiDocs } from '@shortlink/service-api-docs';
 import { composePreviewWorker, type PreviewWorkerSeams } from '@shortlink/service-preview-worker';
 import { composeProjector } from '@shortlink/service-projector';
 import { composeRedirector, createRedirector } from '@shortlink/service-redirector';
 import { composeWriteApi, createWriteApi } from '@shortlink/service-write-api';
-import { API_ROUTES, API_VERSION } from './api-routes';
 import { clickProjectorOnThread } from './click-projector-on-thread';
 import type { SystemSettings, SystemStores } from './system-config';
 
@@ -65,7 +64,7 @@ export async function composeSystem(
       ...(options.previews === false ? [] : [composePreviewWorker(settings, stores, options.previewSeams)]),
       createWriteApi(writeApi),
       createAnalytics(composeAnalytics(settings, stores)),
-      createApiDocs({ routes: API_ROUTES, publicBaseUrl: settings.PUBLIC_BASE_URL, version: API_VERSION }),
+      createApiDocs(composeApiDocs(settings)),
       createRedirector(redirector),
     ],
     flushClicks: () => redirector.clickQueue?.flush() ?? Promise.resolve(),

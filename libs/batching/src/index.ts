@@ -1,3 +1,3 @@
 export { groupCommit, type GroupCommit, type GroupCommitOptions } from './group-commit';
-export { concurrencyPerKey, sharedRunsPerKey, turnsPerKey, type SharedRuns } from './per-key';
+export { concurrencyPerKey, singleFlightPerKey, turnsPerKey, type SingleFlight } from './per-key';
 export { summarizedReport, type SummarizedReport } from './summarized-report';

@@ -1,4 +1,4 @@
-import { concurrencyPerKey, sharedRunsPerKey, turnsPerKey } from './per-key';
+import { concurrencyPerKey, singleFlightPerKey, turnsPerKey } from './per-key';
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
@@ -70,9 +70,9 @@ describe('concurrencyPerKey', () => {
   });
 });
 
-describe('sharedRunsPerKey', () => {
+describe('singleFlightPerKey', () => {
   it('shares the run under way with whoever joins, and starts another once it has ended', async () => {
-    const runs = sharedRunsPerKey<number>();
+    const runs = singleFlightPerKey<number>();
     const { run, ends } = held<number>();
     const joined = [runs.join('a', run), runs.join('a', run)];
     expect(ends).toHaveLength(1);
@@ -83,7 +83,7 @@ describe('sharedRunsPerKey', () => {
   });
 
   it('answers `fresh` with the next run, shared by all who ask meanwhile, never with the one under way', async () => {
-    const runs = sharedRunsPerKey<number>();
+    const runs = singleFlightPerKey<number>();
     const { run, ends } = held<number>();
     const first = runs.join('a', run);
     const fresh = [runs.fresh('a', run), runs.fresh('a', run), runs.fresh('a', run)];
@@ -96,7 +96,7 @@ describe('sharedRunsPerKey', () => {
   });
 
   it('starts a new run after `forget`, while the forgotten one is still under way', async () => {
-    const runs = sharedRunsPerKey<number>();
+    const runs = singleFlightPerKey<number>();
     const { run, ends } = held<number>();
     void runs.join('a', run);
     runs.forget('a');

@@ -38,7 +38,7 @@ export function turnsPerKey(): <R>(key: string, work: () => Promise<R>) => Promi
  * Per key, one run at a time, shared by the callers who ask while it is under
  * way. A run is the `run` of the call that starts it.
  */
-export interface SharedRuns<R> {
+export interface SingleFlight<R> {
   /** The run under way for the key, or a new one. */
   join(key: string, run: () => Promise<R>): Promise<R>;
   /**
@@ -52,7 +52,7 @@ export interface SharedRuns<R> {
   forgetAll(): void;
 }
 
-export function sharedRunsPerKey<R>(): SharedRuns<R> {
+export function singleFlightPerKey<R>(): SingleFlight<R> {
   const current = new Map<string, Promise<R>>();
   const next = new Map<string, Promise<R>>();
 

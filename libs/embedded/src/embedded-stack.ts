@@ -5,14 +5,14 @@ import { join, resolve } from 'node:path';
 import { startChdbHttpServer } from '@shortlink/chdb-server';
 import {
   DEFAULT_PARTITIONS,
+  EventLog,
+  embeddedLogClient,
   ensureTopics,
   topicSpecs,
   type EventLogClient,
   type KafkaLogger,
   type KafkaNames,
-} from '@shortlink/kafka';
-import { embeddedLogClient } from './event-log/embedded-client';
-import { EventLog } from './event-log/event-log';
+} from '@shortlink/event-log';
 import { startPostgresOnThread } from './postgres/postgres-on-thread';
 import { newPostgresPassword, startPostgres } from './postgres/start-postgres';
 import { privateDataDir } from './private-data-dir';

@@ -1,26 +1,10 @@
+import { isNetworkError } from '@shortlink/network-errors';
 import { DependencyTimeout } from './dependency-deadline';
 
-/**
- * Socket-level failures: the store is unreachable, not the request wrong. The
- * same codes the consumers retry (`@shortlink/kafka`'s transient failures): a
- * network gone (`ENETUNREACH`) was a 500 here while a consumer waited it out.
- */
-const UNREACHABLE = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EPIPE',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'ECONNABORTED',
-]);
 /** Postgres SQLSTATEs of a server going away or full: connection exceptions (08), shutdown (57P0x), too many clients. */
 const POSTGRES_OUTAGE = /^(08...|57P0[1-3]|53300)$/;
-/** What `pg` and its pool say when the connection was lost, never came, or a query's answer did not (`query_timeout`). */
-const POOL_OUTAGE =
-  /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Query read timeout/i;
+/** What `pg` says when a query's answer did not come (`query_timeout`). */
+const QUERY_TIMEOUT = /Query read timeout/i;
 
 /**
  * True when an error means a store this request needs is away for now
@@ -31,7 +15,8 @@ export function isDependencyOutage(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
   if (error instanceof DependencyTimeout) return true;
   const { code, message, cause } = error as { code?: unknown; message?: unknown; cause?: unknown };
-  if (typeof code === 'string' && (UNREACHABLE.has(code) || POSTGRES_OUTAGE.test(code))) return true;
-  if (typeof message === 'string' && POOL_OUTAGE.test(message)) return true;
+  if (isNetworkError(error)) return true;
+  if (typeof code === 'string' && POSTGRES_OUTAGE.test(code)) return true;
+  if (typeof message === 'string' && QUERY_TIMEOUT.test(message)) return true;
   return cause !== undefined && cause !== error && isDependencyOutage(cause);
 }

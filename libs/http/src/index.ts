@@ -22,14 +22,7 @@ export {
   type ProcessOptions,
 } from './service';
 export { runMain, processOptionsFrom, createLogger, type HttpProcessConfig } from './entry';
-export {
-  errorResponseSchema,
-  linkResponseProperties,
-  linkSchema,
-  LINK_EXAMPLE,
-  LINK_RESPONSE_FIELDS,
-  MALFORMED_REQUESTS,
-} from './schemas';
+export { errorResponseSchema, MALFORMED_REQUESTS } from './schemas';
 export {
   API_KEY_SECURITY,
   NO_SECURITY,
@@ -45,5 +38,4 @@ export { HTTP_ERRORS, type HttpErrorText } from './http-errors';
 export { HTTP_LIMITS, type HttpLimits } from './http-limits';
 export { isDependencyOutage } from './dependency-outage';
 export { answerWithin, DependencyTimeout } from './dependency-deadline';
-export { linkResource, type LinkResource, type LinkFacts } from './link-resource';
 export { headerLines } from './header-lines';

@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import type { LinkRecord } from './links';
+import { linkRecord, type LinkRecord } from './links';
 
 export interface LinkListQuery {
   accountId: string;
@@ -69,14 +69,5 @@ export async function listLinks(pool: Pool, query: LinkListQuery): Promise<LinkR
       ORDER BY list_seq DESC LIMIT ${param(query.limit)}`,
     params,
   );
-  return rows.map((row) => ({
-    linkId: row.link_id,
-    accountId: row.account_id,
-    slug: row.slug,
-    destinationUrl: row.destination_url,
-    tag: row.tag,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at ?? row.created_at,
-    version: row.version,
-  }));
+  return rows.map((row) => linkRecord(row.slug, row));
 }

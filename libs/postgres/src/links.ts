@@ -96,7 +96,8 @@ export function withReadTimeout(query: QueryConfig, { readTimeoutMs }: ReadOptio
   return readTimeoutMs === undefined ? query : ({ ...query, query_timeout: readTimeoutMs } as QueryConfig);
 }
 
-function linkRecord(slug: string, row: LinkRow): LinkRecord {
+/** The one mapping of a link's row to a LinkRecord; `updatedAt` is its creation until a change. */
+export function linkRecord(slug: string, row: Omit<LinkRow, 'deleted_at'>): LinkRecord {
   return {
     linkId: row.link_id,
     accountId: row.account_id,

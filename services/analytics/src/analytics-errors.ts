@@ -16,16 +16,6 @@ export const LIST_LIMITS = {
 
 export const INVALID_RANGE = new HttpError(400, 'Invalid range', 'invalid_range');
 
-export const LINK_NOT_FOUND = new HttpError(404, 'Link not found', 'not_found');
-
-/** The key's own link whose create is not settled yet (its slug's claim still pending): not "not found". */
-export const LINK_NOT_SETTLED = new HttpError(
-  503,
-  'This link’s creation is not confirmed yet. Try again in a moment.',
-  'temporarily_unavailable',
-  { 'Retry-After': '2' },
-);
-
 export const INVALID_LIMIT = new HttpError(
   400,
   `limit must be a whole number from 1 to ${LIST_LIMITS.maxLimit}`,

@@ -4,14 +4,18 @@ import {
   API_ROUTE_TAGS,
   errorResponse,
   HTTP_ERRORS,
-  LINK_EXAMPLE,
-  LINK_RESPONSE_FIELDS,
-  linkResponseProperties,
-  linkSchema,
   MALFORMED_REQUESTS,
   RESPONSE_HEADERS,
   type ApiRoute,
 } from '@shortlink/http';
+import {
+  LINK_EXAMPLE,
+  LINK_NOT_FOUND,
+  LINK_NOT_SETTLED,
+  LINK_RESPONSE_FIELDS,
+  linkResponseProperties,
+  linkSchema,
+} from '@shortlink/links';
 import { RANGES } from './analytics/range';
 import {
   INVALID_CURSOR,
@@ -19,8 +23,6 @@ import {
   INVALID_RANGE,
   INVALID_SEARCH,
   INVALID_TAG_FILTER,
-  LINK_NOT_FOUND,
-  LINK_NOT_SETTLED,
   LIST_LIMITS,
   rangeNeedsPro,
 } from './analytics-errors';

@@ -12,7 +12,7 @@ import {
   type LinkPreviewFetched,
   type LinkUpdated,
 } from '@shortlink/events';
-import { TAKEN, type LogRecord, type RecordInHand } from '@shortlink/kafka';
+import { HANDLED_LATER, type LogRecord, type RecordInHand } from '@shortlink/event-log';
 import { createMetricsRegistry } from '@shortlink/metrics';
 import { previewPipeline } from './app';
 import type { FetchedPage, PageFetcher } from './fetch/fetch-page';
@@ -115,7 +115,7 @@ describe('previewPipeline', () => {
       async (events) => void appended.push(...events),
     );
     const { ticket, settled } = inHand();
-    expect(take(recordOf(linkCreated), context, ticket)).toBe(TAKEN);
+    expect(take(recordOf(linkCreated), context, ticket)).toBe(HANDLED_LATER);
     await until(() => settled.length > 0);
     expect(settled).toEqual(['handled']);
     expect(appended).toEqual([
@@ -158,7 +158,7 @@ describe('previewPipeline', () => {
       );
     expect(take(recordOf(changed(2, ['tag'])), context, inHand().ticket)).toMatchObject({ kind: 'drop' });
     const { ticket, settled } = inHand();
-    expect(take(recordOf(changed(3, ['destinationUrl', 'tag'])), context, ticket)).toBe(TAKEN);
+    expect(take(recordOf(changed(3, ['destinationUrl', 'tag'])), context, ticket)).toBe(HANDLED_LATER);
     const deleted = createEvent<LinkDeleted>(
       'LinkDeleted',
       1,
@@ -330,7 +330,7 @@ describe('previewPipeline', () => {
     );
     const { ticket, settled } = inHand();
     const refs = ((record: LogRecord) => {
-      expect(take(record, context, ticket)).toBe(TAKEN);
+      expect(take(record, context, ticket)).toBe(HANDLED_LATER);
       return [new WeakRef(record), new WeakRef(record.value!)];
     })(recordOf(linkCreated));
     // Then once taken, the record can be collected while the link still waits

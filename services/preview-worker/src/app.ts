@@ -9,16 +9,16 @@ import {
   eventLogProbe,
   isTransientFailure,
   runConsumer,
-  TAKEN,
+  HANDLED_LATER,
   type EventLogClient,
   type HeaderValue,
   type KafkaLogger,
   type KafkaNames,
   type LogProducer,
   type RecordInHand,
-  type RecordTaker,
+  type DeferredRecordHandler,
   type RunningConsumer,
-} from '@shortlink/kafka';
+} from '@shortlink/event-log';
 import { createPageFetcher, DEFAULT_FETCH_POLICY, type FetchPolicy, type PageFetcher } from './fetch/fetch-page';
 import { previewEvent, previewTarget, type PreviewTarget } from './preview/decide';
 import { attemptPreview, DEFAULT_RETRY_POLICY, type PreviewOutcome, type RetryPolicy } from './preview/fetch-preview';
@@ -60,7 +60,7 @@ export interface PendingLink extends PreviewTarget {
 export function previewTaker(
   request: (link: PendingLink, accountId: string) => void,
   now: () => Date = () => new Date(),
-): RecordTaker {
+): DeferredRecordHandler {
   return (message, _context, inHand) => {
     // Half the topic is this worker's own outcomes once it keeps up: known by their header, they are not parsed.
     const type = headerText(message.headers?.[EVENT_HEADERS.type]);
@@ -85,7 +85,7 @@ export function previewTaker(
       },
       target.accountId,
     );
-    return TAKEN;
+    return HANDLED_LATER;
   };
 }
 
@@ -126,7 +126,7 @@ export interface PreviewPipelineDeps {
 
 export interface PreviewPipeline {
   /** The consumer's taker: each link it keeps waits for its preview, then its outcome's append. */
-  take: RecordTaker;
+  take: DeferredRecordHandler;
   /** Gives up the links waiting for a fetch, and appends that fail from now on: they stay uncommitted. */
   stop(): void;
 }

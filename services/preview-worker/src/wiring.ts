@@ -1,5 +1,5 @@
 import type { ServiceModule } from '@shortlink/http';
-import { type EventLogClient, type KafkaLogger, type KafkaNames } from '@shortlink/kafka';
+import { type EventLogClient, type KafkaLogger, type KafkaNames } from '@shortlink/event-log';
 import type { MetricsRegistry } from '@shortlink/metrics';
 import { createPreviewWorker, previewUserAgent } from './app';
 import type { PreviewWorkerConfig } from './config';

@@ -13,7 +13,7 @@ import {
   type KafkaNames,
   type LogProducer,
   type RunningConsumer,
-} from '@shortlink/kafka';
+} from '@shortlink/event-log';
 import { runClickProjector } from './clicks/click-projector';
 import { postgresBatchLedger } from './clicks/batch-ledger';
 import { linkEventHandler } from './links/link-handler';
@@ -31,7 +31,7 @@ export interface ProjectorDeps {
   /** Which projections to run (PROJECTIONS); both when not given. */
   projections?: readonly ('links' | 'clicks')[];
   /** Most clicks in one partition's batch (CLICK_BATCH_SIZE); one insert carries the batches in hand, up to 4x it. */
-  clickBatchSize?: number;
+  maxClicksPerPartitionBatch?: number;
   /** KAFKA_SESSION_TIMEOUT_MS */
   sessionTimeoutMs?: number;
   /** CLICKHOUSE_CLUSTER: the schema is migrated onto that cluster. */
@@ -105,7 +105,7 @@ export function createProjector(deps: ProjectorDeps): ServiceModule {
       ledger: postgresBatchLedger(deps.pool, deps.names.groups.clickProjector, deps.names.topics.clicks),
       logger: deps.logger,
       metrics: deps.metrics,
-      maxBatch: deps.clickBatchSize,
+      maxBatch: deps.maxClicksPerPartitionBatch,
       sessionTimeoutMs: deps.sessionTimeoutMs,
     });
   }

@@ -6,7 +6,7 @@
  */
 import { deploymentFrom, kafkaEnv, loadConfig, postgresEnv } from '@shortlink/config';
 import { startEmbeddedStack } from '@shortlink/embedded';
-import { createKafka, kafkaLogClient, kafkaNames, type EventLogClient } from '@shortlink/kafka';
+import { createKafka, kafkaLogClient, kafkaNames, type EventLogClient } from '@shortlink/event-log';
 import { MIGRATIONS_DIR, openDatabase } from '@shortlink/postgres';
 import { rebuildLinks } from './links/rebuild/rebuild-links';
 

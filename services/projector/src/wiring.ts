@@ -1,7 +1,7 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { Pool } from 'pg';
 import type { ServiceModule } from '@shortlink/http';
-import { type EventLogClient, type KafkaLogger, type KafkaNames } from '@shortlink/kafka';
+import { type EventLogClient, type KafkaLogger, type KafkaNames } from '@shortlink/event-log';
 import type { MetricsRegistry } from '@shortlink/metrics';
 import { createProjector } from './app';
 import type { ProjectorConfig } from './config';
@@ -29,7 +29,7 @@ export function composeProjector(settings: ProjectorSettings, stores: ProjectorS
     ...stores,
     newProducer: () => stores.kafka.producer(),
     projections: settings.PROJECTIONS,
-    clickBatchSize: settings.CLICK_BATCH_SIZE,
+    maxClicksPerPartitionBatch: settings.CLICK_BATCH_SIZE,
     sessionTimeoutMs: settings.KAFKA_SESSION_TIMEOUT_MS,
     clickhouseCluster: settings.CLICKHOUSE_CLUSTER,
   });

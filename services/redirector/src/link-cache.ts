@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { sharedRunsPerKey } from '@shortlink/batching';
+import { singleFlightPerKey } from '@shortlink/batching';
 import { LinkLru } from './link-lru';
 import type { LookupLink, ResolvedLink } from './resolved-link';
 
@@ -50,7 +50,7 @@ export class LinkCache {
   readonly #links: LinkLru;
   readonly #misses: LRUCache<string, true>;
   /** Per slug, the lookup in flight, and the one that starts once it ends: shared by requests that must not join it. */
-  readonly #lookups = sharedRunsPerKey<ResolvedLink | null>();
+  readonly #lookups = singleFlightPerKey<ResolvedLink | null>();
   /** Lookups under way per slug: a confirming lookup may run beside a shared one. */
   readonly #looking = new Map<string, number>();
   /** Slugs created, changed or deleted while a lookup of theirs was under way: its answer may be stale. */

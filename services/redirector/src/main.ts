@@ -1,6 +1,6 @@
 import { loadConfig } from '@shortlink/config';
 import { createLogger, processOptionsFrom, runMain, runServices } from '@shortlink/http';
-import { kafkaNames, openKafka } from '@shortlink/kafka';
+import { kafkaNames, openKafka } from '@shortlink/event-log';
 import { createMetricsRegistry } from '@shortlink/metrics';
 import { openServiceDatabase } from '@shortlink/postgres';
 import { createRedirector, SERVICE_NAME } from './app';

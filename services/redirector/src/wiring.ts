@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import { type EventLogClient, type KafkaLogger, type KafkaNames } from '@shortlink/kafka';
+import { type EventLogClient, type KafkaLogger, type KafkaNames } from '@shortlink/event-log';
 import { answerWithin, isDependencyOutage } from '@shortlink/http';
 import type { MetricsRegistry } from '@shortlink/metrics';
 import { instanceSecret, postgresReachable, withReadTimeout } from '@shortlink/postgres';

@@ -3,6 +3,6 @@ export * from './app';
 export { WRITE_API_ROUTES } from './write-api-routes';
 export { composeWriteApi, type WriteApiSettings, type WriteApiStores } from './wiring';
 export { writeApiConfig, type WriteApiConfig } from './config';
-export { createClaimSettler, type SettleOutcome } from './links/settle-claims';
-export { postgresClaimStore, type Claim, type ClaimStore } from './links/claims';
+export { createClaimSettler, type SettleOutcome } from './links/stores/settle-claims';
+export { postgresClaimStore, type Claim, type ClaimStore } from './links/stores/claims';
 export { requestHash } from './idempotency/idempotency-key';

@@ -1,6 +1,6 @@
 import { answerWithin } from '@shortlink/http';
 import type { IdempotencyStore } from './idempotency/idempotency-store';
-import type { Claim, ClaimStore, PostgresClaimStore } from './links/claims';
+import type { Claim, ClaimStore, PostgresClaimStore } from './links/stores/claims';
 
 /**
  * How long a write waits for Postgres, so that a stalled Postgres does not hold every write until the entry point's

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
 import { postgresAuthenticator, type RateLimiter } from '@shortlink/accounts';
-import { eventLogProbe, type EventLogClient, type KafkaLogger, type KafkaNames } from '@shortlink/kafka';
+import { eventLogProbe, type EventLogClient, type KafkaLogger, type KafkaNames } from '@shortlink/event-log';
 import { isDependencyOutage } from '@shortlink/http';
 import type { MetricsRegistry } from '@shortlink/metrics';
 import { postgresReachable } from '@shortlink/postgres';
@@ -10,16 +10,16 @@ import type { WriteApiConfig } from './config';
 
 import { IDEMPOTENCY } from './idempotency/idempotency-limits';
 import { postgresIdempotencyStore } from './idempotency/idempotency-store';
-import { accountShare } from './links/account-share';
-import { postgresClaimStore } from './links/claims';
-import { kafkaLinkAppender, oneEvent } from './links/link-created-appender';
-import { postgresLinkChangeStore } from './links/link-change-store';
-import { perLinkTurns } from './links/per-link-turns';
-import { createOutboxRelay } from './links/outbox-relay';
-import { redirectorAcks } from './links/redirector-acks';
-import { timeRedirectorWaits } from './links/redirector-wait-metrics';
-import { createClaimSettler } from './links/settle-claims';
-import { generateSlug } from './links/slug';
+import { accountConnectionLimit } from './links/stores/account-connection-limit';
+import { postgresClaimStore } from './links/stores/claims';
+import { kafkaLinkAppender, oneEvent } from './links/stores/link-created-appender';
+import { postgresLinkChangeStore } from './links/stores/link-change-store';
+import { serializedLinkChanges } from './links/stores/serialized-link-changes';
+import { createOutboxRelay } from './links/stores/outbox-relay';
+import { redirectorAcks } from './links/stores/redirector-acks';
+import { timeRedirectorWaits } from './links/stores/redirector-wait-metrics';
+import { createClaimSettler } from './links/stores/settle-claims';
+import { generateSlug } from './links/rules/slug';
 import { claimsWithinDeadlines, idempotencyWithinDeadlines, POSTGRES_WRITE_DEADLINES } from './postgres-deadlines';
 
 /** How often stale slug claims are settled and the link-change outbox relayed. */
@@ -70,9 +70,9 @@ export function composeWriteApi(settings: WriteApiSettings, stores: WriteApiStor
   const appendLinkEvents = kafkaLinkAppender(producer, names.topics.links, 4000);
   const appendLinkEvent = oneEvent(appendLinkEvents);
   const { beforeDurableMs } = POSTGRES_WRITE_DEADLINES;
-  const changes = perLinkTurns(
+  const changes = serializedLinkChanges(
     postgresLinkChangeStore(pool, { statementTimeoutMs: beforeDurableMs }),
-    accountShare(settings.DATABASE_POOL_SIZE),
+    accountConnectionLimit(settings.DATABASE_POOL_SIZE),
     {
       startWithinMs: beforeDurableMs,
       // A third of the connections: the rest stay free for creates and changes while the log is down.

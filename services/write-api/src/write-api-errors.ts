@@ -114,23 +114,6 @@ export const IDEMPOTENCY_KEY_IN_PROGRESS = new HttpError(
   { 'Retry-After': '1' },
 );
 
-/** An unknown slug, a deleted link and another account's link alike: existence does not leak. */
-export const LINK_NOT_FOUND = new HttpError(404, 'Link not found', 'not_found');
-
-/**
- * The owner's link whose create is not settled: its claim is still pending
- * and the link projector has not seen it. Its `201` may have gone out while
- * the claim's commit waited on Postgres (the projector commits it from the
- * topic), or its create failed in a way nobody can tell yet (the claim
- * settler decides within about a minute and a half). Neither is "not found".
- */
-export const LINK_NOT_SETTLED = new HttpError(
-  503,
-  'This link’s creation is not confirmed yet. Try again in a moment.',
-  'temporarily_unavailable',
-  { 'Retry-After': '2' },
-);
-
 /**
  * Postgres took the change's COMMIT and did not answer (it stalled, or the
  * connection was lost): the change may be saved or not. Either way the same

@@ -4,14 +4,13 @@ import {
   API_ROUTE_TAGS,
   errorResponse,
   HTTP_ERRORS,
-  LINK_EXAMPLE,
-  linkSchema,
   MALFORMED_REQUESTS,
   RESPONSE_HEADERS,
   type ApiRoute,
   type JsonSchema,
 } from '@shortlink/http';
-import { bulkCreateBody, createLinkBody, documentedSchema, updateLinkBody } from './links/link-fields';
+import { LINK_EXAMPLE, LINK_NOT_FOUND, LINK_NOT_SETTLED, linkSchema } from '@shortlink/links';
+import { bulkCreateBody, createLinkBody, documentedSchema, updateLinkBody } from './links/rules/link-fields';
 import {
   appendFailed,
   BULK_SIZE,
@@ -21,8 +20,6 @@ import {
   IDEMPOTENCY_KEY_INVALID,
   IDEMPOTENCY_KEY_REUSED,
   LIMITS,
-  LINK_NOT_FOUND,
-  LINK_NOT_SETTLED,
   planRejection,
   REJECTIONS,
   SLUG_SPACE_EXHAUSTED,

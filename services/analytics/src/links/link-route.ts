@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { accountOf, requireApiKey, type Authenticate, type RateLimiter } from '@shortlink/accounts';
 import { SLUG_PATTERN } from '@shortlink/events';
-import { linkResource, servedSchema } from '@shortlink/http';
+import { servedSchema } from '@shortlink/http';
+import { LINK_NOT_FOUND, LINK_NOT_SETTLED, linkResource } from '@shortlink/links';
 import type { LinkRecord, PreviewRecord } from '@shortlink/postgres';
-import { LINK_NOT_FOUND, LINK_NOT_SETTLED } from '../analytics-errors';
 import { LINK_READ_ROUTE } from '../analytics-routes';
 
 export interface LinkReadDeps {

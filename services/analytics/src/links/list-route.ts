@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { accountOf, requireApiKey, type Authenticate, type RateLimiter } from '@shortlink/accounts';
-import { linkResource, servedSchema } from '@shortlink/http';
+import { servedSchema } from '@shortlink/http';
+import { linkResource } from '@shortlink/links';
 import type { LinkListQuery, LinkRecord } from '@shortlink/postgres';
 import { INVALID_CURSOR } from '../analytics-errors';
 import { LINK_LIST_ROUTE } from '../analytics-routes';

@@ -12,7 +12,7 @@ import {
   type LogProducer,
   type LogRecord,
   type RecordBatch,
-} from '@shortlink/kafka';
+} from '@shortlink/event-log';
 import { clickRows, clicksInRecord, type ClickRow } from './click-rows';
 import { withoutCountedClicks } from './already-counted';
 import { insertClickBatch } from './deduplicated-insert';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { LogRecord } from '@shortlink/kafka';
+import type { LogRecord } from '@shortlink/event-log';
 import { createEvent, encodeClickRecord, encodeEvent, type ClickRecorded } from '@shortlink/events';
 import fc from 'fast-check';
 import { clickRows, clickRowsFromText, clickRowsText, clicksInRecord, type RowOutcome } from './click-rows';

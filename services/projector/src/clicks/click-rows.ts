@@ -1,4 +1,4 @@
-import { EVENT_HEADERS, type LogRecord } from '@shortlink/kafka';
+import { EVENT_HEADERS, type LogRecord } from '@shortlink/event-log';
 import { decodeClickRecord } from '@shortlink/events';
 import { classifyUserAgent } from './user-agent';
 

@@ -1,6 +1,6 @@
 import type { Pool } from 'pg';
 import { decodeEvent, linkEvent, type LinkEvent } from '@shortlink/events';
-import { OK, type MessageContext, type MessageHandler } from '@shortlink/kafka';
+import { OK, type MessageContext, type MessageHandler } from '@shortlink/event-log';
 import { projectLinkCreated } from './project-link';
 import type { ProjectorMetricSet } from '../projector-metrics';
 import { projectLinkChange } from './project-link-change';

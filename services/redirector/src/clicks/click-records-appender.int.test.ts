@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import { clickRecorded, createEvent, type ClickRecorded } from '@shortlink/events';
-import { createKafka, ensureTopics, kafkaLogClient } from '@shortlink/kafka';
+import { createKafka, ensureTopics, kafkaLogClient } from '@shortlink/event-log';
 import { infraEnv, uniqueSuffix } from '@shortlink/testing';
 import { eventLinesOf } from './click-event';
 import { clickRecordsAppender } from './click-records-appender';

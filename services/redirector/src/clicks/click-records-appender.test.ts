@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { CLICKS_PER_RECORD, createEvent, decodeClickRecord, type ClickRecorded } from '@shortlink/events';
-import { partitionOfKey, type AppendRecordsOptions, type LogAdmin, type LogProducer } from '@shortlink/kafka';
+import { partitionOfKey, type AppendRecordsOptions, type LogAdmin, type LogProducer } from '@shortlink/event-log';
 import { eventLinesOf } from './click-event';
 import {
   adminPartitionCount,

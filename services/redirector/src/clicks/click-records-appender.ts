@@ -1,5 +1,11 @@
 import { CLICKS_PER_RECORD, encodeClickLines } from '@shortlink/events';
-import { EVENT_HEADERS, partitionOfKey, type LogAdmin, type LogProducer, type OutgoingRecord } from '@shortlink/kafka';
+import {
+  EVENT_HEADERS,
+  partitionOfKey,
+  type LogAdmin,
+  type LogProducer,
+  type OutgoingRecord,
+} from '@shortlink/event-log';
 import type { ClickEventLines } from './click-event';
 
 /** How long the clicks topic's partition count is trusted before it is asked again. */

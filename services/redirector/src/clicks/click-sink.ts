@@ -1,4 +1,4 @@
-import type { LogAdmin, LogProducer } from '@shortlink/kafka';
+import type { LogAdmin, LogProducer } from '@shortlink/event-log';
 import { ClickQueue, type ClickQueueStats, type QueueLogger } from './click-queue';
 import { addressFacts, type AddressFactsOptions } from './address-facts';
 import { toClickColumns } from './click-columns';
@@ -25,7 +25,7 @@ export interface ClickSink {
 }
 
 /** Batches of at most this many records go to Kafka in one produce request. */
-export const CLICK_BATCH = 1000;
+export const MAX_CLICKS_PER_APPEND = 1000;
 /** A click waits at most this long for its batch to fill. */
 export const CLICK_FLUSH_INTERVAL_MS = 50;
 /** Clicks held in memory while the event log is slow or away; beyond it they are dropped and counted. */
@@ -56,7 +56,7 @@ export function inProcessClickSink(options: InProcessClickSinkOptions): ClickSin
   });
   const queue = new ClickQueue<RawClick>({
     capacity: options.capacity ?? CLICK_CAPACITY,
-    maxBatch: CLICK_BATCH,
+    maxBatch: MAX_CLICKS_PER_APPEND,
     flushIntervalMs: CLICK_FLUSH_INTERVAL_MS,
     logger: options.logger,
     // Written a batch at a time, as in the click worker: the same columns, the same lines.

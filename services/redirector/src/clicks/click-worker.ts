@@ -1,5 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { createKafka, kafkaLogClient, type KafkaLogger } from '@shortlink/kafka';
+import { createKafka, kafkaLogClient, type KafkaLogger } from '@shortlink/event-log';
 import { addressFacts } from './address-facts';
 import { clickEventLines } from './click-event';
 import { adminPartitionCount, clickRecordsAppender } from './click-records-appender';

@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { KafkaLogger } from '@shortlink/kafka';
+import type { KafkaLogger } from '@shortlink/event-log';
 import { toClickColumns } from './click-columns';
 import { ClickQueue, type SentBatch } from './click-queue';
-import { CLICK_BATCH, CLICK_CAPACITY, CLICK_FLUSH_INTERVAL_MS, type ClickSink } from './click-sink';
+import { MAX_CLICKS_PER_APPEND, CLICK_CAPACITY, CLICK_FLUSH_INTERVAL_MS, type ClickSink } from './click-sink';
 import type { RawClick } from './raw-click';
 import type { ClickWorkerData, FromClickWorker, ToClickWorker } from './worker-protocol';
 import { CLICK_WORKER_YOUNG_GENERATION, workerWithYoungGeneration } from './worker-young-generation';
@@ -115,7 +115,7 @@ export function workerClickSink(options: WorkerClickSinkOptions): ClickSink {
 
   const queue = new ClickQueue<RawClick>({
     capacity: options.capacity ?? CLICK_CAPACITY,
-    maxBatch: CLICK_BATCH,
+    maxBatch: MAX_CLICKS_PER_APPEND,
     flushIntervalMs: CLICK_FLUSH_INTERVAL_MS,
     logger,
     // Events are built in the worker.

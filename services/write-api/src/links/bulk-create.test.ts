@@ -2,7 +2,7 @@ import { HttpError } from '@shortlink/http';
 import { REJECTIONS, SLUG_TAKEN } from '../write-api-errors';
 import { assembleBulkResults, bulkItems, validateBulkItem, type Validated } from './bulk-create';
 import type { CreateOutcome } from './create-link';
-import { serviceAddresses } from './self-link';
+import { serviceAddresses } from './rules/self-link';
 
 const service = serviceAddresses('https://sho.rt');
 const link = (slug: string) => ({

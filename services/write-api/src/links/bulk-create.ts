@@ -1,10 +1,11 @@
-import { HTTP_ERRORS, HttpError, isDependencyOutage, type LinkResource } from '@shortlink/http';
+import { HTTP_ERRORS, HttpError, isDependencyOutage } from '@shortlink/http';
+import type { LinkResource } from '@shortlink/links';
 import type { Plan } from '@shortlink/accounts';
 import { isStorableJson } from '@shortlink/events';
 import { BULK_SIZE, LIMITS, REJECTIONS, type Rejection } from '../write-api-errors';
 import type { CreateOutcome } from './create-link';
-import { validateCreateLink, type CreateLinkInput } from './create-link-validation';
-import type { ServiceAddresses } from './self-link';
+import { validateCreateLink, type CreateLinkInput } from './rules/create-link-validation';
+import type { ServiceAddresses } from './rules/self-link';
 
 /** One link's result in a bulk response: its own status, and its Link or its error body. */
 export type BulkResult = { status: 201; link: LinkResource } | { status: number; error: string; code: string };

@@ -1,11 +1,11 @@
 import type { Account } from '@shortlink/accounts';
-import { linkResource, type LinkResource } from '@shortlink/http';
+import { LINK_NOT_FOUND, LINK_NOT_SETTLED, linkResource, type LinkResource } from '@shortlink/links';
 import { CommitUnconfirmed } from '@shortlink/postgres';
-import { changeNotConfirmed, changeUnconfirmed, LINK_NOT_FOUND, LINK_NOT_SETTLED } from '../write-api-errors';
-import { decideLinkChange, type LinkCommand } from './decide-link-change';
-import type { AppendLinkEvent } from './link-created-appender';
-import type { LinkChangeStore } from './link-change-store';
-import type { RedirectorAcks } from './redirector-acks';
+import { changeNotConfirmed, changeUnconfirmed } from '../write-api-errors';
+import { decideLinkChange, type LinkCommand } from './rules/decide-link-change';
+import type { AppendLinkEvent } from './stores/link-created-appender';
+import type { LinkChangeStore } from './stores/link-change-store';
+import type { RedirectorAcks } from './stores/redirector-acks';
 
 export interface ChangeLinkDeps {
   changes: LinkChangeStore;

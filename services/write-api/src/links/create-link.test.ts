@@ -1,7 +1,7 @@
 import type { Account } from '@shortlink/accounts';
 import type { LinkCreated } from '@shortlink/events';
 import { HttpError } from '@shortlink/http';
-import type { Claim, ClaimStore } from './claims';
+import type { Claim, ClaimStore } from './stores/claims';
 import { createLink, createLinks, type CreateLinkDeps } from './create-link';
 
 const account: Account = { id: '9c3b2a10-1d2e-4f5a-8b6c-7d8e9f0a1b2c', name: 'Acme', plan: 'pro' };

@@ -1,10 +1,10 @@
 import type { Account } from '@shortlink/accounts';
 import { createEvent, type LinkCreated } from '@shortlink/events';
-import { linkResource, type LinkResource } from '@shortlink/http';
+import { linkResource, type LinkResource } from '@shortlink/links';
 import { appendFailed, SLUG_SPACE_EXHAUSTED, SLUG_TAKEN } from '../write-api-errors';
-import type { ClaimStore } from './claims';
-import type { CreateLinkInput } from './create-link-validation';
-import type { AppendLinkCreated } from './link-created-appender';
+import type { ClaimStore } from './stores/claims';
+import type { CreateLinkInput } from './rules/create-link-validation';
+import type { AppendLinkCreated } from './stores/link-created-appender';
 import { workIdentity, type Work } from '../idempotency/work-identity';
 
 /** The Link resource of spec section 2.1. */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Pool, PoolClient } from 'pg';
-import type { EventLogClient, KafkaNames, LogAdmin, RunningLogConsumer } from '@shortlink/kafka';
+import type { EventLogClient, KafkaNames, LogAdmin, RunningLogConsumer } from '@shortlink/event-log';
 import { CHANNELS } from '@shortlink/postgres';
 import { packFetch } from './decode-fetch';
 import { startDecodeThread, type DecodeThread } from './decode-thread';

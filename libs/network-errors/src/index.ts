@@ -1,0 +1,1 @@
+export { isNetworkError } from './network-error';

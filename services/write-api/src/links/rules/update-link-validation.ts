@@ -1,0 +1,46 @@
+import { REJECTIONS, type Rejection } from '../../write-api-errors';
+import { destinationUrlRejection, isRecord, tagRejection } from './create-link-validation';
+import { updateLinkBody } from './link-fields';
+import type { ServiceAddresses } from './self-link';
+
+/** What a PATCH asks to change; an absent field stays as it is. */
+export interface LinkChanges {
+  destinationUrl?: string;
+  /** null removes the tag. */
+  tag?: string | null;
+}
+
+const CHANGEABLE = new Set(Object.keys(updateLinkBody.shape));
+
+/**
+ * Validates a change request with creation's rules and texts for `url` and
+ * `tag`. Unlike creation, unknown fields are refused (a misspelt field, or
+ * `customSlug`, must not look like a successful change), and so is a body
+ * that changes nothing. `tag: null` removes the tag; `url: null` is invalid.
+ * Pure: no I/O, no clock.
+ */
+export function validateUpdateLink(
+  body: unknown,
+  service: ServiceAddresses,
+): { ok: true; changes: LinkChanges } | { ok: false; rejection: Rejection } {
+  const reject = (rejection: Rejection) => ({ ok: false as const, rejection });
+  if (!isRecord(body)) return reject(REJECTIONS.invalidBody);
+  const fields = Object.keys(body);
+  if (fields.some((f) => !CHANGEABLE.has(f))) return reject(REJECTIONS.unknownField);
+  if (fields.length === 0) return reject(REJECTIONS.emptyChange);
+
+  const changes: LinkChanges = {};
+  if ('url' in body) {
+    const { url } = body;
+    const problem = destinationUrlRejection(url, service);
+    if (problem || typeof url !== 'string') return reject(problem ?? REJECTIONS.invalidBody);
+    changes.destinationUrl = url;
+  }
+  if ('tag' in body) {
+    const { tag } = body;
+    const problem = tagRejection(tag);
+    if (problem || (tag !== null && typeof tag !== 'string')) return reject(problem ?? REJECTIONS.tag);
+    changes.tag = tag;
+  }
+  return { ok: true, changes };
+}
