@@ -1,8 +1,9 @@
 import { HttpError } from '@shortlink/http';
 
 /**
- * Every error text the read API answers with, in one place (the HTTP layer's
- * own, such as `Unauthorized`, are in `@shortlink/http` and `@shortlink/accounts`).
+ * The read API's own error texts. Those of the Link resource are in
+ * `@shortlink/links`; the HTTP layer's (`Unauthorized`) in `@shortlink/http`
+ * and `@shortlink/accounts`.
  */
 
 /** Limits of the list's filters; documented in docs/integrators.md. */

@@ -1,7 +1,7 @@
 /**
  * Every service's HTTP routes, as each registers them: what the API document
  * (`GET /openapi.json`) describes, in every process that serves it. A
- * composition root, like system.ts, so it may import the services.
+ * composition root, like deploy/standalone's system.ts, so it may import the services.
  */
 import type { ApiRoute } from '@shortlink/http';
 import { ANALYTICS_ROUTES } from '@shortlink/service-analytics';

@@ -2,9 +2,10 @@ import { PLANS, type Plan } from '@shortlink/accounts';
 import { HttpError } from '@shortlink/http';
 
 /**
- * Every error text the write API answers with, in one place (the HTTP layer's
- * own, such as `Invalid request body` for a body that is not JSON, are in
- * `@shortlink/http`). The spec's texts are kept to the letter.
+ * The write API's own error texts. Those of the Link resource (not found, not
+ * settled) are in `@shortlink/links`, the HTTP layer's (`Invalid request body`
+ * for a body that is not JSON) in `@shortlink/http`. The spec's texts are kept
+ * to the letter.
  */
 
 /** Limits the spec leaves open; documented in docs/integrators.md. */

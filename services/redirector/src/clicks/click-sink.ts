@@ -24,7 +24,7 @@ export interface ClickSink {
   stop(timeoutMs: number): Promise<void>;
 }
 
-/** Batches of at most this many records go to Kafka in one produce request. */
+/** At most this many clicks go to the event log in one append. */
 export const MAX_CLICKS_PER_APPEND = 1000;
 /** A click waits at most this long for its batch to fill. */
 export const CLICK_FLUSH_INTERVAL_MS = 50;
