@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -91,11 +92,17 @@ export async function runChaos(fleet: Fleet, options: ChaosOptions): Promise<Cha
     changesPerSecond: options.changesPerSecond,
   });
 
-  const api = async (method: 'GET' | 'POST', path: string, body?: unknown) => {
+  const api = async (method: 'GET' | 'POST', path: string, body?: unknown, idempotencyKey?: string) => {
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${key}`,
+      'content-type': 'application/json',
+      'user-agent': CHECKER_AGENT,
+    };
+    if (idempotencyKey) headers['idempotency-key'] = idempotencyKey;
     const res = await http.request({
       method,
       path,
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'user-agent': CHECKER_AGENT },
+      headers,
       body: body === undefined ? undefined : JSON.stringify(body),
       headersTimeout: 10_000,
     });
@@ -106,10 +113,12 @@ export async function runChaos(fleet: Fleet, options: ChaosOptions): Promise<Cha
     await res.body.dump();
     return res.statusCode === 302 ? String(res.headers.location) : null;
   };
+  /** As an integrator creates: an answer lost with its connection is asked again under the same key. */
   const createLink = async (url: string) => {
+    const idempotencyKey = randomUUID();
     for (;;) {
-      const { status, body } = await api('POST', '/api/v1/links', { url, tag: 'chaos-phase' });
-      if (status === 201) return { id: String(body.id), slug: String(body.slug), url };
+      const answer = await api('POST', '/api/v1/links', { url, tag: 'chaos-phase' }, idempotencyKey).catch(() => null);
+      if (answer?.status === 201) return { id: String(answer.body.id), slug: String(answer.body.slug), url };
       await sleep(500);
     }
   };
