@@ -41,12 +41,21 @@ describe('validateBulkItem', () => {
   it('given text no store can hold in an item, then that item alone is an invalid body', () => {
     expect(validateBulkItem({ url: 'https://example.com/\u0000' }, 'pro', service)).toEqual({
       ok: false,
-      rejection: REJECTIONS.invalidBody,
+      rejection: { ...REJECTIONS.invalidBody, field: 'url', detail: expect.stringContaining('U+0000') },
     });
     expect(validateBulkItem({ url: 'https://example.com/', tag: '\ud800' }, 'pro', service)).toEqual({
       ok: false,
-      rejection: REJECTIONS.invalidBody,
+      rejection: { ...REJECTIONS.invalidBody, field: 'tag', detail: expect.stringContaining('lone surrogate') },
     });
+  });
+
+  it('given a custom slug holding U+0000 or a lone surrogate, then it gets the slug’s own text', () => {
+    for (const customSlug of ['ab\u0000cd', '\ud800abc']) {
+      expect(validateBulkItem({ url: 'https://example.com/', customSlug }, 'pro', service)).toEqual({
+        ok: false,
+        rejection: { ...REJECTIONS.slugFormat, field: 'customSlug', detail: expect.stringContaining('\\u') },
+      });
+    }
   });
 
   it('given a link a single create takes, then it is valid in the same way', () => {
