@@ -261,7 +261,7 @@ function answerFrameworkError(error: FastifyError, request: FastifyRequest, repl
  * The API's JSON bodies, decoded as UTF-8 (RFC 8259 8.1) whatever charset the header names, so a URL is stored as it
  * was sent. With `refuseUnstorable`, text no store can hold is refused as the body is parsed, before any route or I/O,
  * so it never fails a statement other requests share. Only requests with a body pay for either check. A scope that
- * checks a body's parts on their own (a bulk create) replaces this parser with one that does not refuse them whole
+ * checks a body's parts on their own (the creates: a custom slug gets its own text) replaces this parser with one that does not refuse them whole
  * (docs/decisions/0054-request-bodies-refused-at-the-edge.md).
  */
 export function addJsonBodyParser(app: FastifyInstance, { refuseUnstorable }: { refuseUnstorable: boolean }): void {
@@ -297,7 +297,8 @@ export function addJsonBodyParser(app: FastifyInstance, { refuseUnstorable }: { 
 /**
  * The one place that shapes HTTP errors: every error, from any route of any
  * service or from the HTTP layer beneath them, leaves as
- * `{"error": text, "code": code}` with a 4xx or 5xx status.
+ * `{"error": text, "code": code}` with a 4xx or 5xx status, and with `detail`
+ * (what is wrong in this request) and `field` when the error has them.
  */
 export function createServer(options: ServerOptions): FastifyInstance {
   const limits = { ...HTTP_LIMITS, ...options.limits };
@@ -330,8 +331,8 @@ export function createServer(options: ServerOptions): FastifyInstance {
   // The API speaks JSON only; any other body is refused as a client error.
   app.removeContentTypeParser(['application/json', 'text/plain']);
   addJsonBodyParser(app, { refuseUnstorable: true });
-  // Any other media type: refused, unless there is no body to refuse (an
-  // empty DELETE sent with `Content-Type: text/plain` deletes).
+  // Any other media type, or none: a 415 naming the one taken, unless there is
+  // no body to refuse (an empty DELETE sent with `Content-Type: text/plain` deletes).
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (request, body, done) => {
     if ((body as Buffer).length === 0 || request.is404) done(null, undefined);
     else done(toHttpError(HTTP_ERRORS.mediaType, mediaTypeDetail(request.headers['content-type'])), undefined);

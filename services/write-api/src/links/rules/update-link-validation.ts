@@ -16,9 +16,9 @@ const CHANGEABLE = Object.keys(updateLinkBody.shape);
 
 /**
  * Validates a change request with creation's rules and texts for `url` and
- * `tag`. Unlike creation, unknown fields are refused (a misspelt field, or
- * `customSlug`, must not look like a successful change), and so is a body
- * that changes nothing. `tag: null` removes the tag; `url: null` is invalid.
+ * `tag`. As in creation, unknown fields are refused (a misspelt field, or
+ * `customSlug`, must not look like a successful change); so is a body that
+ * changes nothing. `tag: null` removes the tag; `url: null` is invalid.
  * Pure: no I/O, no clock.
  */
 export function validateUpdateLink(
