@@ -20,8 +20,12 @@ export function routeTable(app: FastifyInstance): RouteEntry[] {
     const segments = route.url.split('/').slice(1);
     const first = segments[0] ?? '';
     if (first.startsWith(':') || first.startsWith('*')) return;
-    const methods = Array.isArray(route.method) ? route.method : [route.method];
-    routes.push({ methods: methods.map((m) => m.toUpperCase()), segments });
+    // OPTIONS answers preflights (CORS) wherever it is routed: it makes no path a known one.
+    const methods = [route.method]
+      .flat()
+      .map((m) => m.toUpperCase())
+      .filter((m) => m !== 'OPTIONS');
+    if (methods.length > 0) routes.push({ methods, segments });
   });
   return routes;
 }

@@ -206,11 +206,14 @@ describe('createServer', () => {
     async (_name, headers, payload) => {
       const app = build();
       app.get('/:slug', async () => ({ ok: true }));
+      // A preflight route under a prefix makes no path under it a known one.
+      app.options('/api/*', async () => ({ ok: true }));
       const notFound = { status: 404, allow: undefined, body: { error: 'Not found', code: 'not_found' } };
       for (const [method, url, expected] of [
         ['POST', '/nope/nope', notFound],
         // The catch-all `GET /:slug` makes no path a known one.
         ['POST', '/anything', notFound],
+        ['PUT', '/api/v1/nothing', notFound],
         ['OPTIONS', '/', notFound],
         [
           'PUT',
