@@ -261,8 +261,8 @@ function answerFrameworkError(error: FastifyError, request: FastifyRequest, repl
  * The API's JSON bodies, decoded as UTF-8 (RFC 8259 8.1) whatever charset the header names, so a URL is stored as it
  * was sent. With `refuseUnstorable`, text no store can hold is refused as the body is parsed, before any route or I/O,
  * so it never fails a statement other requests share. Only requests with a body pay for either check. A scope that
- * checks a body's parts on their own (the creates: a custom slug gets its own text) replaces this parser with one that does not refuse them whole
- * (docs/decisions/0054-request-bodies-refused-at-the-edge.md).
+ * checks a body's parts on their own (the creates: a custom slug gets its own text) replaces this parser with one that
+ * does not refuse them whole (docs/decisions/0054-request-bodies-refused-at-the-edge.md).
  */
 export function addJsonBodyParser(app: FastifyInstance, { refuseUnstorable }: { refuseUnstorable: boolean }): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
