@@ -131,13 +131,14 @@ describe('POST /api/v1/links/bulk', () => {
       400,
       'invalid_bulk_size',
     ],
-    ['no links array', { url: 'https://example.com' }, 400, 'invalid_body'],
+    ['no links array, a link’s field instead', { url: 'https://example.com' }, 400, 'unknown_field'],
+    ['links that are not an array', { links: 'https://example.com' }, 400, 'invalid_body'],
     ['an array', [{ url: 'https://example.com' }], 400, 'invalid_body'],
     ['broken JSON', '{"links": [', 400, 'invalid_body'],
   ])('refuses %s as a whole with a JSON error', async (_name, body, status, code) => {
     const res = await bulk(body);
     expect(res.statusCode).toBe(status);
-    expect(res.json()).toEqual({ error: expect.any(String), code });
+    expect(res.json()).toMatchObject({ error: expect.any(String), code });
   });
 
   it('takes bodies up to 1 MiB (100 long URLs), refuses larger ones with 413, and wants a key', async () => {

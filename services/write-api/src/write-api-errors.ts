@@ -77,6 +77,7 @@ export const REJECTIONS = {
   unknownField: { status: 400, error: 'Only url and tag can be changed', code: 'unknown_field' },
   /** A create names a field it does not take (`slug` for `customSlug`): refused, not ignored, as a change is. */
   unknownCreateField: { status: 400, error: 'Only url, customSlug and tag can be given', code: 'unknown_field' },
+  unknownBulkField: { status: 400, error: 'Only links can be given', code: 'unknown_field' },
   emptyChange: { status: 400, error: 'Nothing to change: give url, tag or both', code: 'empty_change' },
 } as const satisfies Record<string, Rejection>;
 

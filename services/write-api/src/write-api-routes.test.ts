@@ -700,6 +700,25 @@ describe('what each mistake answers: the spec’s text and code, and a detail sa
     });
   });
 
+  it('refuses a bulk body naming a field other than links, naming the one meant', async () => {
+    await writeApi();
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/v1/links/bulk',
+      headers: { authorization: owner.authorization, ...json },
+      payload: '{"link":[{"url":"https://example.com"}]}',
+    });
+    expect([res.statusCode, res.json()]).toEqual([
+      400,
+      {
+        error: 'Only links can be given',
+        code: 'unknown_field',
+        field: 'link',
+        detail: 'Unknown field "link": did you mean links? Field: links.',
+      },
+    ]);
+  });
+
   it('answers a PATCH of an unknown field as a create does, naming it', async () => {
     await writeApi();
     await create({ url: 'https://example.com', customSlug: 'summer' });

@@ -196,6 +196,7 @@ export const BULK_CREATE_ROUTE: ApiRoute = {
         'The body is not `{"links": [...]}` of 1-100 links, or the Idempotency-Key is not acceptable.',
         {
           invalidBody: REJECTIONS.invalidBody,
+          unknownField: REJECTIONS.unknownBulkField,
           bulkSize: BULK_SIZE,
           idempotencyKeyInvalid: IDEMPOTENCY_KEY_INVALID,
           ...MALFORMED_REQUESTS,

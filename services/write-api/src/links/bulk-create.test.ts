@@ -25,12 +25,12 @@ describe('bulkItems', () => {
   it.each([
     ['no link', { links: [] }, 'invalid_bulk_size'],
     ['101 links', { links: Array.from({ length: 101 }, () => ({})) }, 'invalid_bulk_size'],
-    ['no links field', { link: [] }, 'invalid_body'],
+    ['no links field', { link: [] }, 'unknown_field'],
     ['links that are not an array', { links: { url: 'x' } }, 'invalid_body'],
     ['an array body', [{ url: 'x' }], 'invalid_body'],
     ['null', null, 'invalid_body'],
-    ['U+0000 in a key beside the links', { links: [{ url: 'https://example.com/' }], '\u0000': 'x' }, 'invalid_body'],
-    ['a lone surrogate beside the links', { links: [{ url: 'https://example.com/' }], note: '\ud800' }, 'invalid_body'],
+    ['U+0000 in a key beside the links', { links: [{ url: 'https://example.com/' }], '\u0000': 'x' }, 'unknown_field'],
+    ['a field beside the links', { links: [{ url: 'https://example.com/' }], note: '\ud800' }, 'unknown_field'],
   ])('given %s, then the whole request is a 400', (_name, body, code) => {
     const result = bulkItems(body);
     expect(result).toMatchObject({ ok: false, error: { statusCode: 400, code } });

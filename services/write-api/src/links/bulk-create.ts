@@ -1,11 +1,11 @@
 import { HTTP_ERRORS, HttpError, isDependencyOutage, kindOf } from '@shortlink/http';
 import type { LinkResource } from '@shortlink/links';
 import type { Plan } from '@shortlink/accounts';
-import { isStorableJson } from '@shortlink/events';
 import { BULK_SIZE, explain, LIMITS, rejectionError, REJECTIONS, type Rejection } from '../write-api-errors';
 import type { CreateOutcome } from './create-link';
 import { validateCreateLink, type CreateLinkInput } from './rules/create-link-validation';
 import type { ServiceAddresses } from './rules/self-link';
+import { unknownField } from './rules/unknown-fields';
 
 /** One link's result in a bulk response: its own status, and its Link or its error body. */
 export type BulkResult =
@@ -14,17 +14,18 @@ export type BulkResult =
 
 /**
  * The items of `{"links": [...]}`. A body of another shape is refused whole
- * (400 Invalid request body), and so is one with text no store can hold
- * outside its links, or a batch of no link or of more than the limit; each item is then validated on its own, as a single create is.
+ * (400 Invalid request body; another field, 400 unknown_field), and so is a batch of no link or of more than the limit; each item is then validated on its own, as a single create is.
  */
 export function bulkItems(body: unknown): { ok: true; items: unknown[] } | { ok: false; error: HttpError } {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     return invalid(`The body is ${kindOf(body)}: expected {"links": [...]}.`);
   }
-  const { links, ...rest } = body as { links?: unknown };
+  const unknown = unknownField(body as Record<string, unknown>, ['links']);
+  if (unknown)
+    return { ok: false, error: rejectionError(explain(REJECTIONS.unknownBulkField, unknown.detail, unknown.field)) };
+  // The links are checked one by one (validateBulkItem); nothing else may be beside them.
+  const { links } = body as { links?: unknown };
   if (!Array.isArray(links)) return invalid(`links is ${kindOf(links)}: expected an array of links.`, 'links');
-  // The links are checked one by one (validateBulkItem); the rest of the body as any body is.
-  if (!isStorableJson(rest)) return invalid('The body holds U+0000 or a lone surrogate outside its links.');
   if (links.length === 0 || links.length > LIMITS.bulkMaxLinks) {
     return { ok: false, error: BULK_SIZE.withDetail(`links holds ${links.length} links.`, 'links') };
   }

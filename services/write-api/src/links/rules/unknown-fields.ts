@@ -52,11 +52,11 @@ export function unknownField(
   const name = Object.keys(body).find((f) => !known.includes(f));
   if (name === undefined) return null;
   const meant = fieldMeant(name, known);
-  const list = `${known.slice(0, -1).join(', ')} and ${known.at(-1) ?? ''}`;
+  const list = known.length === 1 ? (known[0] ?? '') : `${known.slice(0, -1).join(', ')} and ${known.at(-1) ?? ''}`;
   // The field is echoed as a detail echoes anything received: short, escaped, without quotes here.
   const field = excerpt(name).slice(1, -1);
   return {
     field,
-    detail: `Unknown field ${excerpt(name)}${meant === undefined ? '' : `: did you mean ${meant}?`} Fields: ${list}.`,
+    detail: `Unknown field ${excerpt(name)}${meant === undefined ? '' : `: did you mean ${meant}?`} ${known.length === 1 ? 'Field' : 'Fields'}: ${list}.`,
   };
 }
