@@ -30,8 +30,9 @@ import { encodeRequest, exchange, type RawRequest, type RawResponse } from './su
 
 /**
  * Hostile input at volume (fast-check) against the real `npm start` process over raw TCP, for every endpoint. For every
- * request: no 5xx; every 4xx is `{"error", "code"}` JSON; a 302 only to a stored slug's stored destination; a 200 or
- * 201 only for the key's own account; a request hostile only where it must not matter gets what a plain one gets.
+ * request: no 5xx; every 4xx is `{"error", "code"}` JSON (with `detail` and `field`, short and escaped); a 302 only to
+ * a stored slug's stored destination; a 200 or 201 only for the key's own account; a request hostile only where it
+ * must not matter gets what a plain one gets.
  * After: every stored link was answered 201, the service is healthy, no click worker died; idle connections, a 100 KB
  * header and a burst of 2,000 requests stop nothing. HOSTILE_RUNS sets the requests (default 1,200; `npm run
  * test:hostile` 10,000); HOSTILE_SEED replays a failing run.
@@ -282,8 +283,18 @@ async function check(c: HostileCase, responses: RawResponse[], overload = false)
           fail('an error body that is no object', r);
         if (typeof shape.error !== 'string' || shape.error === '') fail('an error body without an error text', r);
         if (typeof shape.code !== 'string' || !/^[a-z_]+$/.test(shape.code)) fail('an error body without a code', r);
-        const extra = Object.keys(shape).filter((k) => k !== 'error' && k !== 'code');
-        if (extra.length > 0) fail(`an error body with more than error and code: ${extra.join(', ')}`, r);
+        const extra = Object.keys(shape).filter((k) => !['error', 'code', 'detail', 'field'].includes(k));
+        if (extra.length > 0)
+          fail(`an error body with more than error, code, detail and field: ${extra.join(', ')}`, r);
+        // A detail echoes at most a short, escaped excerpt of the request: one sentence, no raw control character.
+        for (const key of ['detail', 'field'] as const) {
+          const text = shape[key];
+          if (text === undefined) continue;
+          if (typeof text !== 'string' || text.length > 400) fail(`an error ${key} that is no short text`, r);
+          // eslint-disable-next-line no-control-regex -- control characters are what must not be echoed
+          if (/[\u0000-\u001f\u007f-\u009f\ud800-\udfff]/.test(text as string))
+            fail(`an error ${key} echoing a control character`, r);
+        }
       }
     }
   }

@@ -123,6 +123,6 @@ describe('separate processes', () => {
     const unauthorized = await fetch(`${writeApi.url}/api/v1/links`, { method: 'POST', body: '{}' });
     expect(unauthorized.status).toBe(401);
     expect(unauthorized.headers.get('www-authenticate')).toBe('Bearer');
-    expect(await unauthorized.json()).toEqual({ error: 'Unauthorized', code: 'unauthorized' });
+    expect(await unauthorized.json()).toMatchObject({ error: 'Unauthorized', code: 'unauthorized' });
   });
 });

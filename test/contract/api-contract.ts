@@ -424,7 +424,10 @@ export function describeApiContract(mode: string, target: () => ContractTarget):
       }
       const empty = await postWith('/api/v1/links/bulk', { links: [] }, {});
       expect(empty.status).toBe(400);
-      expect(await json(empty)).toEqual({ error: 'Bulk requests must hold 1-100 links', code: 'invalid_bulk_size' });
+      expect(await json(empty)).toMatchObject({
+        error: 'Bulk requests must hold 1-100 links',
+        code: 'invalid_bulk_size',
+      });
     });
 
     it('answers a retry with the same Idempotency-Key with the first response, once, and refuses another body', async () => {

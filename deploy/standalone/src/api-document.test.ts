@@ -89,6 +89,57 @@ describe('the API document', () => {
     expect(conflict.schema.properties.code.enum).toEqual(['slug_taken', 'idempotency_key_in_progress']);
     expect(conflict.examples.slugTaken!.value).toEqual({ error: 'This slug is already taken', code: 'slug_taken' });
   });
+
+  it('declares detail and field in every error body, and lists the 415 of a body not sent as JSON', () => {
+    type Media = { schema?: { properties?: Record<string, unknown> } };
+    const errorBodies = Object.values(document.paths).flatMap((item) =>
+      Object.values(item as Record<string, { responses?: Record<string, { content?: Record<string, Media> }> }>)
+        .flatMap((operation) => Object.entries(operation.responses ?? {}))
+        .filter(([status]) => Number(status) >= 400)
+        .flatMap(([, response]) => Object.values(response.content ?? {})),
+    );
+    expect(errorBodies.length).toBeGreaterThan(20);
+    // `/readyz`'s 503 names its dependencies and their states instead.
+    for (const media of errorBodies.filter((m) => !('dependencies' in (m.schema?.properties ?? {})))) {
+      expect(Object.keys(media.schema?.properties ?? {})).toEqual(expect.arrayContaining(['detail', 'field']));
+    }
+    const create = document.paths['/api/v1/links']?.post as unknown as {
+      responses: Record<
+        string,
+        { content: { 'application/json': { schema: { properties: { code: { enum: string[] } } } } } }
+      >;
+    };
+    expect(create.responses['415']!.content['application/json'].schema.properties.code.enum).toContain(
+      'unsupported_media_type',
+    );
+    expect(create.responses['400']!.content['application/json'].schema.properties.code.enum).toContain('unknown_field');
+  });
+});
+
+describe('the composed system', () => {
+  it('answers a known path asked with another method 405, naming every service’s methods in Allow', async () => {
+    const app = createServer({ logger: false, trustProxy: false });
+    const system = await composeSystem(
+      systemConfig.parse({ PUBLIC_BASE_URL: 'https://sho.rt', VISITOR_HASH_SECRET: 'a-visitor-secret-for-this-test' }),
+      inertStores(),
+    );
+    for (const module of system.modules) if (module.routes) await app.register(module.routes);
+    const put = await app.inject({ method: 'PUT', url: '/api/v1/links/summer' });
+    expect([put.statusCode, put.headers.allow, put.json()]).toEqual([
+      405,
+      'GET, HEAD, PATCH, DELETE',
+      {
+        error: 'Method Not Allowed',
+        code: 'method_not_allowed',
+        detail: 'This path takes GET, HEAD, PATCH, DELETE, not PUT.',
+      },
+    ]);
+    expect((await app.inject({ method: 'DELETE', url: '/api/v1/links' })).headers.allow).toBe('GET, HEAD, POST');
+    // The short URL takes any one segment: another method there is an unknown path.
+    expect((await app.inject({ method: 'POST', url: '/summer' })).statusCode).toBe(404);
+    expect((await app.inject({ method: 'PUT', url: '/no/such/path' })).statusCode).toBe(404);
+    await app.close();
+  });
 });
 
 /** Stores that are never used: composing touches no I/O, it only wires. */

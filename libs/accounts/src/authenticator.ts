@@ -59,12 +59,28 @@ export const UNAUTHORIZED = new HttpError(401, 'Unauthorized', 'unauthorized', {
 export function requireApiKey(authenticate: Authenticate, rateLimiter: RateLimiter): onRequestAsyncHookHandler {
   return async (request: FastifyRequest, reply) => {
     // Node keeps the first of two Authorization lines; two keys may be two accounts' keys.
-    if (headerLines(request.raw.rawHeaders, 'authorization') > 1) throw UNAUTHORIZED;
-    const key = await authenticate(request.headers.authorization);
-    if (!key) throw UNAUTHORIZED;
+    if (headerLines(request.raw.rawHeaders, 'authorization') > 1) {
+      throw UNAUTHORIZED.withDetail('The request has more than one Authorization header: send one.');
+    }
+    const { authorization } = request.headers;
+    const key = await authenticate(authorization);
+    if (!key) throw UNAUTHORIZED.withDetail(unauthorizedDetail(authorization));
     request.account = key.account;
     await enforceRateLimit(rateLimiter, key.keyId, key.account.plan, reply);
   };
+}
+
+/**
+ * Why a request is not authenticated, as far as its sender can act on it: no
+ * header, a header that does not hold a key of this service's form, or a key
+ * not known or revoked (one answer for both, so nothing tells which keys exist).
+ */
+function unauthorizedDetail(authorization: string | undefined): string {
+  if (authorization === undefined) return 'No Authorization header: send Authorization: Bearer <API key>.';
+  const token = bearerToken(authorization);
+  if (token === null) return 'The Authorization header is not "Bearer <API key>".';
+  if (!looksLikeApiKey(token)) return 'The Authorization header holds no API key of this service’s form.';
+  return 'This API key is not known, or it has been revoked.';
 }
 
 /** The authenticated account of a request that passed `requireApiKey`. */

@@ -169,7 +169,14 @@ describe('requireApiKey with a rate limit', () => {
       // Two lines of one header, as light-my-request sends an array (its types allow only one here).
       const headers = { authorization: twice } as unknown as Record<string, string>;
       const res = await app.inject({ method: 'GET', url: '/ok', headers });
-      expect([res.statusCode, res.json()]).toEqual([401, { error: 'Unauthorized', code: 'unauthorized' }]);
+      expect([res.statusCode, res.json()]).toEqual([
+        401,
+        {
+          error: 'Unauthorized',
+          code: 'unauthorized',
+          detail: 'The request has more than one Authorization header: send one.',
+        },
+      ]);
     }
     expect((await app.inject({ method: 'GET', url: '/ok', headers: auth })).statusCode).toBe(200);
   });

@@ -54,8 +54,18 @@ function textOf(e: ErrorText): { error: string; code: string } {
 
 const unique = (values: string[]): string[] => [...new Set(values)];
 
+/** What every error body may add to its text and code (see `ErrorDetail`). */
+export const ERROR_DETAIL_PROPERTIES = {
+  detail: {
+    type: 'string',
+    description:
+      'One sentence on what is wrong in this request: which field, what was expected, what was received (at most 40 characters of it, control characters as `\\uXXXX`). For people: its wording may change.',
+  },
+  field: { type: 'string', description: 'The body field the error is about, when it is about one.' },
+} as const;
+
 /**
- * A response with the error body `{"error": text, "code": code}`, listing
+ * A response with the error body `{"error": text, "code": code}` (and `detail`, `field`), listing
  * exactly the texts and codes it can carry, each as a named example. The
  * errors come from each service's error-text file, never retyped.
  */
@@ -71,6 +81,7 @@ export function errorResponse(
     properties: {
       error: { type: 'string', enum: unique(texts.map(([, t]) => t.error)) },
       code: { type: 'string', enum: unique(texts.map(([, t]) => t.code)) },
+      ...ERROR_DETAIL_PROPERTIES,
     },
     required: ['error', 'code'],
     ...(headers ? { headers } : {}),

@@ -1,7 +1,13 @@
+/** What an error body may add to its text and code: one sentence saying what is wrong, and the field it is about. */
+export interface ErrorDetail {
+  detail?: string;
+  field?: string;
+}
+
 /**
  * An error a route throws on purpose: its status and text go to the client as
- * they are. Anything else that escapes a route is a bug and becomes a 500 with a
- * generic text, logged in full.
+ * they are, with its detail and field when it has them. Anything else that
+ * escapes a route is a bug and becomes a 500 with a generic text, logged in full.
  */
 export class HttpError extends Error {
   constructor(
@@ -9,17 +15,65 @@ export class HttpError extends Error {
     message: string,
     readonly code: string,
     readonly headers: Readonly<Record<string, string>> = {},
+    readonly explained: Readonly<ErrorDetail> = {},
   ) {
     super(message);
     this.name = 'HttpError';
   }
+
+  /** The same error, saying what is wrong in this request. */
+  withDetail(detail: string, field?: string): HttpError {
+    const error = new HttpError(this.statusCode, this.message, this.code, this.headers, {
+      detail,
+      ...(field === undefined ? {} : { field }),
+    });
+    error.cause = this.cause;
+    return error;
+  }
 }
 
-export interface ErrorBody {
+export interface ErrorBody extends ErrorDetail {
   error: string;
   code: string;
 }
 
-export function errorBody(error: string, code: string): ErrorBody {
-  return { error, code };
+export function errorBody(error: string, code: string, explained: ErrorDetail = {}): ErrorBody {
+  return {
+    error,
+    code,
+    ...(explained.detail === undefined ? {} : { detail: explained.detail }),
+    ...(explained.field === undefined ? {} : { field: explained.field }),
+  };
+}
+
+const EXCERPT_LENGTH = 40;
+/** Controls (C0, DEL, C1), line and paragraph separators, and surrogates: shown as `\uXXXX`, never echoed. */
+// eslint-disable-next-line no-control-regex -- control characters are exactly what is replaced
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\ud800-\udfff]/g;
+
+/**
+ * A received value as a detail shows it: quoted, at most 40 characters (then `…`),
+ * control characters and lone surrogates written as `\uXXXX`, so that a detail
+ * never carries more of a request than a reader needs, nor text a store or a
+ * terminal cannot hold.
+ */
+export function excerpt(value: string): string {
+  const points = Array.from(value);
+  const shown = points
+    .slice(0, EXCERPT_LENGTH)
+    .map((c) =>
+      c.length === 1 ? c.replace(UNPRINTABLE, (u) => `\\u${u.charCodeAt(0).toString(16).padStart(4, '0')}`) : c,
+    );
+  return `"${shown.join('')}${points.length > EXCERPT_LENGTH ? '…' : ''}"`;
+}
+
+/** What a JSON value is, for a detail: `a string`, `a number`, `an array`, `null`… */
+export function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (value === undefined) return 'nothing';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object') return 'an object';
+  if (typeof value === 'string') return `the string ${excerpt(value)}`;
+  if (typeof value === 'number' || typeof value === 'boolean') return `the ${typeof value} ${String(value)}`;
+  return typeof value;
 }

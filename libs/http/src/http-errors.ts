@@ -15,6 +15,7 @@ export const HTTP_ERRORS = {
   malformedRequest: { status: 400, error: 'Malformed HTTP request', code: 'malformed_request' },
   badUrl: { status: 400, error: 'Malformed request URL', code: 'malformed_url' },
   notFound: { status: 404, error: 'Not found', code: 'not_found' },
+  methodNotAllowed: { status: 405, error: 'Method Not Allowed', code: 'method_not_allowed' },
   requestTimeout: { status: 408, error: 'Request Timeout', code: 'request_timeout' },
   expectationFailed: { status: 417, error: 'Expectation Failed', code: 'expectation_failed' },
   bodyTooLarge: { status: 413, error: 'Request body too large', code: 'body_too_large' },
@@ -22,6 +23,11 @@ export const HTTP_ERRORS = {
     status: 415,
     error: 'Unsupported Content-Encoding: send the body uncompressed',
     code: 'unsupported_content_encoding',
+  },
+  mediaType: {
+    status: 415,
+    error: 'Unsupported Media Type: send the body as JSON with Content-Type: application/json',
+    code: 'unsupported_media_type',
   },
   rateLimited: {
     status: 429,

@@ -1,5 +1,5 @@
 export { addJsonBodyParser, createServer, type ServerOptions } from './server';
-export { HttpError, errorBody, type ErrorBody } from './errors';
+export { HttpError, errorBody, excerpt, kindOf, type ErrorBody, type ErrorDetail } from './errors';
 export { healthRoutes, HEALTH_ROUTE, type HealthOptions } from './health';
 export {
   readinessChecker,
@@ -28,6 +28,7 @@ export {
   NO_SECURITY,
   API_ROUTE_TAGS,
   errorResponse,
+  ERROR_DETAIL_PROPERTIES,
   RESPONSE_HEADERS,
   servedSchema,
   type ApiRoute,

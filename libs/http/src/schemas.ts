@@ -1,9 +1,10 @@
+import { ERROR_DETAIL_PROPERTIES } from './api-route';
 import { HTTP_ERRORS } from './http-errors';
 
 /** The JSON body of every error response (see the error handler in server.ts). */
 export const errorResponseSchema = {
   type: 'object',
-  properties: { error: { type: 'string' }, code: { type: 'string' } },
+  properties: { error: { type: 'string' }, code: { type: 'string' }, ...ERROR_DETAIL_PROPERTIES },
   required: ['error', 'code'],
 } as const;
 

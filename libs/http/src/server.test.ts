@@ -42,7 +42,7 @@ describe('createServer', () => {
       payload: '{"a":',
     });
     expect(res.statusCode).toBe(400);
-    expect(res.json()).toEqual({ error: 'Invalid request body', code: 'invalid_body' });
+    expect(res.json()).toEqual({ error: 'Invalid request body', code: 'invalid_body', detail: expect.any(String) });
   });
 
   it.each([['application/json'], ['application/json; charset=utf-8'], ['text/plain'], ['application/x-anything']])(
@@ -58,19 +58,30 @@ describe('createServer', () => {
     async (contentType) => {
       const res = await build().inject({ method: 'POST', url: '/echo', headers: { 'content-type': contentType } });
       expect(res.statusCode).toBe(400);
-      expect(res.json()).toEqual({ error: 'Invalid request body', code: 'invalid_body' });
+      expect(res.json()).toEqual({ error: 'Invalid request body', code: 'invalid_body', detail: expect.any(String) });
     },
   );
 
-  it('turns an unsupported content type into a 400 JSON error', async () => {
+  const mediaType = {
+    error: 'Unsupported Media Type: send the body as JSON with Content-Type: application/json',
+    code: 'unsupported_media_type',
+  };
+  it.each([
+    ['text/plain', 'Content-Type is "text/plain"; expected application/json.'],
+    [
+      'application/x-www-form-urlencoded',
+      `Content-Type is "application/x-www-form-urlencoded" (curl -d sends it: add -H 'Content-Type: application/json'); expected application/json.`,
+    ],
+    [undefined, 'The request has a body but no Content-Type: send it as application/json.'],
+    ['json', 'Content-Type "json" is not a media type; expected application/json.'],
+  ])('refuses a body of Content-Type %s with 415, naming the type it takes', async (contentType, detail) => {
     const res = await build().inject({
       method: 'POST',
       url: '/echo',
-      headers: { 'content-type': 'text/plain' },
-      payload: 'hello',
+      headers: contentType === undefined ? {} : { 'content-type': contentType },
+      payload: 'url=https://example.com',
     });
-    expect(res.statusCode).toBe(400);
-    expect(res.json().error).toBe('Invalid request body');
+    expect([res.statusCode, res.json()]).toEqual([415, { ...mediaType, detail }]);
   });
 
   it('answers 413 for a body over the limit', async () => {
@@ -81,7 +92,7 @@ describe('createServer', () => {
       payload: JSON.stringify({ a: 'x'.repeat(2000) }),
     });
     expect(res.statusCode).toBe(413);
-    expect(res.json()).toEqual({ error: 'Request body too large', code: 'body_too_large' });
+    expect(res.json()).toEqual({ error: 'Request body too large', code: 'body_too_large', detail: expect.any(String) });
   });
 
   it('refuses a body in a content coding with 415, naming the one it takes, whether or not the body is coded', async () => {
@@ -174,7 +185,7 @@ describe('createServer', () => {
       expect([url, res.statusCode, res.json()]).toEqual([
         url,
         400,
-        { error: 'Malformed request URL', code: 'malformed_url' },
+        { error: 'Malformed request URL', code: 'malformed_url', detail: expect.any(String) },
       ]);
     }
   });
@@ -190,22 +201,56 @@ describe('createServer', () => {
     ['a body of another media type', { 'content-type': 'text/plain' }, 'x'],
     ['a body in a content coding', { 'content-type': 'application/json', 'content-encoding': 'gzip' }, '{}'],
     ['text no store can hold', { 'content-type': 'application/json' }, '{"a":"\\u0000"}'],
-  ])('answers an unknown route or method 404 whatever its body holds: %s', async (_name, headers, payload) => {
-    const app = build();
-    for (const [method, url] of [
-      ['POST', '/nope/nope'],
-      ['PUT', '/healthz'],
-      ['OPTIONS', '/'],
-    ] as const) {
-      const res = await app.inject({ method, url, headers, payload });
-      expect({ method, url, status: res.statusCode, body: res.json<unknown>() }).toEqual({
-        method,
-        url,
-        status: 404,
-        body: { error: 'Not found', code: 'not_found' },
-      });
-    }
-  });
+  ])(
+    'answers an unknown route 404, and a known path with another method 405, whatever its body holds: %s',
+    async (_name, headers, payload) => {
+      const app = build();
+      app.get('/:slug', async () => ({ ok: true }));
+      // A preflight route under a prefix makes no path under it a known one.
+      app.options('/api/*', async () => ({ ok: true }));
+      const notFound = { status: 404, allow: undefined, body: { error: 'Not found', code: 'not_found' } };
+      for (const [method, url, expected] of [
+        ['POST', '/nope/nope', notFound],
+        // The catch-all `GET /:slug` makes no path a known one.
+        ['POST', '/anything', notFound],
+        ['PUT', '/api/v1/nothing', notFound],
+        ['OPTIONS', '/', notFound],
+        [
+          'PUT',
+          '/healthz',
+          {
+            status: 405,
+            allow: 'GET, HEAD',
+            body: {
+              error: 'Method Not Allowed',
+              code: 'method_not_allowed',
+              detail: 'This path takes GET, HEAD, not PUT.',
+            },
+          },
+        ],
+        [
+          'DELETE',
+          '/echo/?x=1',
+          {
+            status: 405,
+            allow: 'POST',
+            body: {
+              error: 'Method Not Allowed',
+              code: 'method_not_allowed',
+              detail: 'This path takes POST, not DELETE.',
+            },
+          },
+        ],
+      ] as const) {
+        const res = await app.inject({ method, url, headers, payload });
+        expect({ method, url, status: res.statusCode, allow: res.headers.allow, body: res.json<unknown>() }).toEqual({
+          method,
+          url,
+          ...expected,
+        });
+      }
+    },
+  );
 });
 
 describe('validation errors', () => {
@@ -223,10 +268,18 @@ describe('validation errors', () => {
     );
     const body = await app.inject({ method: 'POST', url: '/things', payload: { other: 1 } });
     expect(body.statusCode).toBe(400);
-    expect(body.json()).toEqual({ error: 'Invalid request body', code: 'invalid_body' });
+    expect(body.json()).toEqual({
+      error: 'Invalid request body',
+      code: 'invalid_body',
+      detail: "The body must have required property 'name'.",
+    });
     const query = await app.inject({ method: 'GET', url: '/things?n=abc' });
     expect(query.statusCode).toBe(400);
-    expect(query.json()).toEqual({ error: 'Invalid request', code: 'invalid_request' });
+    expect(query.json()).toEqual({
+      error: 'Invalid request',
+      code: 'invalid_request',
+      detail: 'The querystring/n must be integer.',
+    });
   });
 });
 
@@ -250,7 +303,7 @@ describe('text no store can hold', () => {
       payload,
     });
     expect(res.statusCode).toBe(400);
-    expect(res.json()).toEqual({ error: 'Invalid request body', code: 'invalid_body' });
+    expect(res.json()).toEqual({ error: 'Invalid request body', code: 'invalid_body', detail: expect.any(String) });
     expect(reached).toBe(false);
   });
 
@@ -272,7 +325,7 @@ describe('text no store can hold', () => {
       expect([contentType, res.statusCode, res.json()]).toEqual([
         contentType,
         400,
-        { error: 'Invalid request body', code: 'invalid_body' },
+        { error: 'Invalid request body', code: 'invalid_body', detail: expect.any(String) },
       ]);
     }
   });
@@ -302,7 +355,7 @@ describe('text no store can hold', () => {
       payload: '{"__proto__":{"admin":true}}',
     });
     expect(res.statusCode).toBe(400);
-    expect(res.json()).toEqual({ error: 'Invalid request body', code: 'invalid_body' });
+    expect(res.json()).toEqual({ error: 'Invalid request body', code: 'invalid_body', detail: expect.any(String) });
   });
 
   it('lets a whole surrogate pair (an emoji) through', async () => {
@@ -438,10 +491,17 @@ describe('errors of the HTTP layer, over a real socket', () => {
     const received = await lateReader(
       `POST /echo HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\nContent-Length: ${body.length * 2}\r\n\r\n`,
       [body.slice(0, 1000), body, body.slice(1000)],
-      'GET /echo HTTP/1.1\r\nHost: a\r\n\r\n',
+      'GET /elsewhere HTTP/1.1\r\nHost: a\r\n\r\n',
     );
     expect(answers(received)).toEqual([
-      { status: 413, body: JSON.stringify({ error: 'Request body too large', code: 'body_too_large' }) },
+      {
+        status: 413,
+        body: JSON.stringify({
+          error: 'Request body too large',
+          code: 'body_too_large',
+          detail: 'The body is over the 65536 bytes this route takes.',
+        }),
+      },
       { status: 404, body: JSON.stringify({ error: 'Not found', code: 'not_found' }) },
     ]);
   }, 10_000);

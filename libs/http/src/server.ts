@@ -14,7 +14,8 @@ import { closeConnectionsAfterAnswers } from './close-connections-after-answers'
 import { isContentCoded } from './content-coding';
 import { isDependencyOutage } from './dependency-outage';
 import { headerLines } from './header-lines';
-import { errorBody, HttpError } from './errors';
+import { errorBody, excerpt, HttpError, kindOf, type ErrorDetail } from './errors';
+import { methodsOfPath, routeTable } from './route-table';
 import { HTTP_ERRORS, type HttpErrorText } from './http-errors';
 import { HTTP_LIMITS, type HttpLimits } from './http-limits';
 
@@ -32,7 +33,7 @@ export interface ServerOptions {
 const FASTIFY_ERRORS: Record<string, HttpErrorText> = {
   FST_ERR_CTP_INVALID_JSON_BODY: HTTP_ERRORS.invalidBody,
   FST_ERR_CTP_EMPTY_JSON_BODY: HTTP_ERRORS.invalidBody,
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: HTTP_ERRORS.invalidBody,
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: HTTP_ERRORS.mediaType,
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: HTTP_ERRORS.invalidBody,
   FST_ERR_CTP_BODY_TOO_LARGE: HTTP_ERRORS.bodyTooLarge,
   FST_ERR_BAD_URL: HTTP_ERRORS.badUrl,
@@ -45,7 +46,70 @@ function parserError(error: NodeJS.ErrnoException): HttpErrorText {
   return HTTP_ERRORS.malformedRequest;
 }
 
-const toHttpError = (e: HttpErrorText) => new HttpError(e.status, e.error, e.code);
+const toHttpError = (e: HttpErrorText, detail?: string) =>
+  new HttpError(e.status, e.error, e.code, {}, detail === undefined ? {} : { detail });
+
+/** What a fastify error of the request's own making was about, in one sentence that echoes nothing long. */
+function frameworkDetail(error: FastifyError, request: FastifyRequest): ErrorDetail {
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return {
+        detail: `Content-Type ${excerpt(request.headers['content-type'] ?? '')} is not a media type; expected application/json.`,
+      };
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return { detail: 'The body is not as long as its Content-Length says.' };
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return { detail: `The body is over the ${request.routeOptions.bodyLimit} bytes this route takes.` };
+    case 'FST_ERR_BAD_URL':
+      return { detail: 'The path holds a percent-escape that does not decode as UTF-8.' };
+    default:
+      return {};
+  }
+}
+
+/** What is wrong with a body the route's schema refused (a route takes a JSON object, or nothing). */
+function bodyShapeDetail(body: unknown): string {
+  if (body === undefined) return 'The request has no body: expected a JSON object.';
+  return `The body is ${kindOf(body)}: expected a JSON object.`;
+}
+
+/** A media type other than JSON: which one came, and what to send instead. */
+function mediaTypeDetail(contentType: string | undefined): string {
+  if (contentType === undefined) return 'The request has a body but no Content-Type: send it as application/json.';
+  const type = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
+  // `curl -d` sends this unless told otherwise.
+  const hint =
+    type === 'application/x-www-form-urlencoded' ? " (curl -d sends it: add -H 'Content-Type: application/json')" : '';
+  return `Content-Type is ${excerpt(type)}${hint}; expected application/json.`;
+}
+
+/** Where a body stops being JSON, from the parser's own message, without its echo of the body. */
+function jsonSyntaxDetail(text: string): string {
+  try {
+    JSON.parse(text);
+  } catch (e) {
+    const { message } = e as Error;
+    const position = /at position (\d+)/.exec(message)?.[1];
+    if (/end of JSON input/.test(message))
+      return `The body is not valid JSON: it ends (at position ${text.length}) before its value does.`;
+    if (position === undefined) return `The body is not valid JSON: it starts ${excerpt(text.slice(0, 10))}.`;
+    const at = Number(position);
+    const near = text.slice(Math.max(0, at - 10), at + 10);
+    return `The body is not valid JSON at position ${at} (near ${excerpt(near)}): a trailing comma, a missing quote or an unquoted name?`;
+  }
+  // Valid JSON that fastify's parser refused: a prototype-poisoning key.
+  return 'The body holds a "__proto__" or "constructor" key, which is refused.';
+}
+
+/** The first top-level field holding text no store can hold (U+0000, a lone surrogate), if there is one. */
+function unstorableDetail(value: unknown): string {
+  const field =
+    typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? Object.entries(value as Record<string, unknown>).find(([name, v]) => !isStorableJson({ [name]: v }))?.[0]
+      : undefined;
+  const where = field === undefined ? 'The body' : `Field ${excerpt(field)}`;
+  return `${where} holds U+0000 or a lone surrogate, which no text field may hold.`;
+}
 
 /** RFC 9110 15.5.16: a 415 for a content coding says which codings the request could have used. */
 const contentCodedError = () =>
@@ -186,7 +250,7 @@ function createNodeServer(limits: HttpLimits, handler: (req: IncomingMessage, re
 function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   const known = FASTIFY_ERRORS[error.code];
   if (known) {
-    void reply.code(known.status).send(errorBody(known.error, known.code));
+    void reply.code(known.status).send(errorBody(known.error, known.code, frameworkDetail(error, request)));
     return;
   }
   request.log.error({ err: error }, 'unhandled framework error');
@@ -197,8 +261,8 @@ function answerFrameworkError(error: FastifyError, request: FastifyRequest, repl
  * The API's JSON bodies, decoded as UTF-8 (RFC 8259 8.1) whatever charset the header names, so a URL is stored as it
  * was sent. With `refuseUnstorable`, text no store can hold is refused as the body is parsed, before any route or I/O,
  * so it never fails a statement other requests share. Only requests with a body pay for either check. A scope that
- * checks a body's parts on their own (a bulk create) replaces this parser with one that does not refuse them whole
- * (docs/decisions/0054-request-bodies-refused-at-the-edge.md).
+ * checks a body's parts on their own (the creates: a custom slug gets its own text) replaces this parser with one that
+ * does not refuse them whole (docs/decisions/0054-request-bodies-refused-at-the-edge.md).
  */
 export function addJsonBodyParser(app: FastifyInstance, { refuseUnstorable }: { refuseUnstorable: boolean }): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
@@ -217,12 +281,14 @@ export function addJsonBodyParser(app: FastifyInstance, { refuseUnstorable }: { 
       return;
     }
     if (!isUtf8(bytes)) {
-      done(toHttpError(HTTP_ERRORS.invalidBody), undefined);
+      done(toHttpError(HTTP_ERRORS.invalidBody, 'The body is not UTF-8 text.'), undefined);
       return;
     }
-    void parseJson(request, bytes.toString('utf8'), (error, value) => {
-      if (error) done(error, undefined);
-      else if (refuseUnstorable && !isStorableJson(value)) done(toHttpError(HTTP_ERRORS.invalidBody), undefined);
+    const text = bytes.toString('utf8');
+    void parseJson(request, text, (error, value) => {
+      if (error) done(toHttpError(HTTP_ERRORS.invalidBody, jsonSyntaxDetail(text)), undefined);
+      else if (refuseUnstorable && !isStorableJson(value))
+        done(toHttpError(HTTP_ERRORS.invalidBody, unstorableDetail(value)), undefined);
       else done(null, value);
     });
   });
@@ -231,7 +297,8 @@ export function addJsonBodyParser(app: FastifyInstance, { refuseUnstorable }: { 
 /**
  * The one place that shapes HTTP errors: every error, from any route of any
  * service or from the HTTP layer beneath them, leaves as
- * `{"error": text, "code": code}` with a 4xx or 5xx status.
+ * `{"error": text, "code": code}` with a 4xx or 5xx status, and with `detail`
+ * (what is wrong in this request) and `field` when the error has them.
  */
 export function createServer(options: ServerOptions): FastifyInstance {
   const limits = { ...HTTP_LIMITS, ...options.limits };
@@ -264,11 +331,11 @@ export function createServer(options: ServerOptions): FastifyInstance {
   // The API speaks JSON only; any other body is refused as a client error.
   app.removeContentTypeParser(['application/json', 'text/plain']);
   addJsonBodyParser(app, { refuseUnstorable: true });
-  // Any other media type: refused, unless there is no body to refuse (an
-  // empty DELETE sent with `Content-Type: text/plain` deletes).
+  // Any other media type, or none: a 415 naming the one taken, unless there is
+  // no body to refuse (an empty DELETE sent with `Content-Type: text/plain` deletes).
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (request, body, done) => {
     if ((body as Buffer).length === 0 || request.is404) done(null, undefined);
-    else done(toHttpError(HTTP_ERRORS.invalidBody), undefined);
+    else done(toHttpError(HTTP_ERRORS.mediaType, mediaTypeDetail(request.headers['content-type'])), undefined);
   });
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
@@ -283,21 +350,27 @@ export function createServer(options: ServerOptions): FastifyInstance {
       // A deliberate 5xx (a change saved but its event not confirmed, an append past its deadline) says
       // why to the operator: its answer names the likely cause, the log the actual one.
       if (error.statusCode >= 500) request.log.warn({ err: error.cause, code: error.code }, error.message);
-      void reply.code(error.statusCode).headers(error.headers).send(errorBody(error.message, error.code));
+      void reply
+        .code(error.statusCode)
+        .headers(error.headers)
+        .send(errorBody(error.message, error.code, error.explained));
       return;
     }
     const known = error.code ? FASTIFY_ERRORS[error.code] : undefined;
     if (known) {
-      void reply.code(known.status).send(errorBody(known.error, known.code));
+      void reply.code(known.status).send(errorBody(known.error, known.code, frameworkDetail(error, request)));
       return;
     }
     if (error.validation) {
-      const {
-        status,
-        error: text,
-        code,
-      } = error.validationContext === 'body' ? HTTP_ERRORS.invalidBody : HTTP_ERRORS.invalidRequest;
-      void reply.code(status).send(errorBody(text, code));
+      const body = error.validationContext === 'body';
+      const { status, error: text, code } = body ? HTTP_ERRORS.invalidBody : HTTP_ERRORS.invalidRequest;
+      // ajv's messages ("must be string") name the rule, never the value received.
+      const first = error.validation[0];
+      const detail =
+        body && (typeof request.body !== 'object' || request.body === null || Array.isArray(request.body))
+          ? bodyShapeDetail(request.body)
+          : `The ${error.validationContext ?? 'request'}${first?.instancePath ?? ''} ${first?.message ?? 'is not acceptable'}.`;
+      void reply.code(status).send(errorBody(text, code, { detail }));
       return;
     }
     const status = error.statusCode ?? 500;
@@ -319,7 +392,18 @@ export function createServer(options: ServerOptions): FastifyInstance {
     void reply.code(500).send(errorBody(HTTP_ERRORS.internal.error, HTTP_ERRORS.internal.code));
   });
 
-  app.setNotFoundHandler((_request, reply) => {
+  // A known path asked with another method is a 405 naming the methods it takes (RFC 9110 15.5.6); any other is a 404.
+  const routes = routeTable(app);
+  app.setNotFoundHandler((request, reply) => {
+    const allowed = methodsOfPath(routes, request.url);
+    if (allowed.length > 0) {
+      const { status, error, code } = HTTP_ERRORS.methodNotAllowed;
+      void reply
+        .code(status)
+        .header('allow', allowed.join(', '))
+        .send(errorBody(error, code, { detail: `This path takes ${allowed.join(', ')}, not ${request.method}.` }));
+      return;
+    }
     void reply.code(404).send(errorBody(HTTP_ERRORS.notFound.error, HTTP_ERRORS.notFound.code));
   });
 

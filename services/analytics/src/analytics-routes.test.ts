@@ -171,11 +171,21 @@ describe('GET /api/v1/links/:slug/analytics', () => {
     expect(res.json().clicksOverTime).toHaveLength(days);
   });
 
-  it.each(['1y', '7D', '', '7d&range=30d'])('answers 400 "Invalid range" for range=%s', async (range) => {
+  it.each([
+    ['1y', 'received the string "1y"'],
+    ['7D', 'received the string "7D"'],
+    ['', 'received the string ""'],
+    ['7d&range=30d', 'range given more than once'],
+  ])('answers 400 "Invalid range" for range=%s, listing the ranges', async (range, received) => {
     const { statsRead } = await readApi([link('summer', 'account-owner')]);
     const res = await get(`/api/v1/links/summer/analytics?range=${range}`);
     expect(res.statusCode).toBe(400);
-    expect(res.json()).toEqual({ error: 'Invalid range', code: 'invalid_range' });
+    expect(res.json()).toEqual({
+      error: 'Invalid range',
+      code: 'invalid_range',
+      field: 'range',
+      detail: `range must be one of 7d, 30d, 90d, all; ${received}.`,
+    });
     expect(statsRead).toEqual([]);
   });
 
@@ -183,7 +193,12 @@ describe('GET /api/v1/links/:slug/analytics', () => {
     await readApi([link('summer', 'account-free')]);
     const res = await get('/api/v1/links/summer/analytics?range=90d', free.authorization);
     expect(res.statusCode).toBe(403);
-    expect(res.json()).toEqual({ error: 'The 90d range requires the Pro plan', code: 'plan_upgrade_required' });
+    expect(res.json()).toEqual({
+      error: 'The 90d range requires the Pro plan',
+      code: 'plan_upgrade_required',
+      field: 'range',
+      detail: 'This plan (free) reads 7d and 30d.',
+    });
     expect((await get('/api/v1/links/summer/analytics?range=30d', free.authorization)).statusCode).toBe(200);
   });
 
@@ -312,16 +327,28 @@ describe('GET /api/v1/links', () => {
   });
 
   it.each([
-    ['limit=0', 'limit must be a whole number from 1 to 100', 'invalid_limit'],
-    ['limit=101', 'limit must be a whole number from 1 to 100', 'invalid_limit'],
-    ['cursor=garbled', 'Invalid cursor: pass nextCursor from a previous page as it is', 'invalid_cursor'],
-    ['tag=', 'tag must be 1-100 characters without control characters', 'invalid_tag'],
-    ['search=a&search=b', 'search must be 1-200 characters without control characters', 'invalid_search'],
-  ])('answers 400 for %s', async (query, error, code) => {
+    ['limit=0', 'limit must be a whole number from 1 to 100', 'invalid_limit', 'limit', 'limit was "0".'],
+    ['limit=101', 'limit must be a whole number from 1 to 100', 'invalid_limit', 'limit', 'limit was "101".'],
+    [
+      'cursor=garbled',
+      'Invalid cursor: pass nextCursor from a previous page as it is',
+      'invalid_cursor',
+      'cursor',
+      'cursor is not a nextCursor of this list.',
+    ],
+    ['tag=', 'tag must be 1-100 characters without control characters', 'invalid_tag', 'tag', 'tag was "".'],
+    [
+      'search=a&search=b',
+      'search must be 1-200 characters without control characters',
+      'invalid_search',
+      'search',
+      'search was given more than once.',
+    ],
+  ])('answers 400 for %s, naming the parameter', async (query, error, code, field, detail) => {
     await readApi([link('summer', 'account-owner')]);
     const res = await get(`/api/v1/links?${query}`);
     expect(res.statusCode).toBe(400);
-    expect(res.json()).toEqual({ error, code });
+    expect(res.json()).toEqual({ error, code, field, detail });
   });
 
   it('answers 400 for a cursor on another account’s link', async () => {
@@ -339,12 +366,17 @@ describe('authentication on every route', () => {
     'GET %s answers 401 with WWW-Authenticate without a key, or with one unknown or malformed',
     async (url) => {
       const { statsRead } = await readApi([link('summer', 'account-owner')]);
-      for (const authorization of [null, `Bearer ${unknownKey.key}`, 'Bearer not-a-key', `Basic ${unknownKey.key}`]) {
+      for (const [authorization, detail] of [
+        [null, 'No Authorization header: send Authorization: Bearer <API key>.'],
+        [`Bearer ${unknownKey.key}`, 'This API key is not known, or it has been revoked.'],
+        ['Bearer not-a-key', 'The Authorization header holds no API key of this service’s form.'],
+        [`Basic ${unknownKey.key}`, 'The Authorization header is not "Bearer <API key>".'],
+      ] as const) {
         const res = await get(url, authorization);
         expect(res.statusCode).toBe(401);
         expect(res.headers['www-authenticate']).toBe('Bearer');
         expect(res.headers['ratelimit-limit']).toBeUndefined();
-        expect(res.json()).toEqual({ error: 'Unauthorized', code: 'unauthorized' });
+        expect(res.json()).toEqual({ error: 'Unauthorized', code: 'unauthorized', detail });
       }
       expect(statsRead).toEqual([]);
     },

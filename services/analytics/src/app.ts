@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { accountOf, PLANS, requireApiKey } from '@shortlink/accounts';
-import { servedSchema, type Dependency, type ServiceModule } from '@shortlink/http';
+import { kindOf, servedSchema, type Dependency, type ServiceModule } from '@shortlink/http';
 import { linkReadRoutes, ownedLink, type LinkReadDeps } from './links/link-route';
 import { linkListRoutes, type LinkListDeps } from './links/list-route';
 import type { LinkStats } from './analytics/queries';
-import { isRange, type Range, type RangeDays } from './analytics/range';
+import { isRange, RANGES, type Range, type RangeDays } from './analytics/range';
 import { INVALID_RANGE, rangeNeedsPro } from './analytics-errors';
 import { ANALYTICS_ROUTE } from './analytics-routes';
 
@@ -41,9 +41,16 @@ export function createAnalytics(deps: AnalyticsDeps): ServiceModule {
         async (request) => {
           const account = accountOf(request);
           const range = request.query.range ?? '7d';
-          if (typeof range !== 'string' || !isRange(range)) throw INVALID_RANGE;
-          if (!(PLANS[account.plan].analyticsRanges as readonly string[]).includes(range)) {
-            throw rangeNeedsPro(range);
+          if (typeof range !== 'string' || !isRange(range)) {
+            const received = Array.isArray(range) ? 'range given more than once' : `received ${kindOf(range)}`;
+            throw INVALID_RANGE.withDetail(`range must be one of ${RANGES.join(', ')}; ${received}.`, 'range');
+          }
+          const allowed = PLANS[account.plan].analyticsRanges as readonly string[];
+          if (!allowed.includes(range)) {
+            throw rangeNeedsPro(range).withDetail(
+              `This plan (${account.plan}) reads ${allowed.join(' and ')}.`,
+              'range',
+            );
           }
           const { slug } = request.params;
           // Another account's link is "not found" too: existence does not leak.

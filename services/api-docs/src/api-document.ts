@@ -65,9 +65,9 @@ const RATE_LIMITED = errorResponse(
 
 const DESCRIPTION = `A short-link service: create links, follow them, read their click analytics.
 
-Every error answer has the body \`{"error": text, "code": code}\`: \`error\` is for people (the spec's texts, exactly), \`code\` is stable for programs. Each response below lists the texts and codes it can carry.
+Every error answer has the body \`{"error": text, "code": code}\`: \`error\` is for people (the spec's texts, exactly), \`code\` is stable for programs. Most also carry \`detail\`, one sentence on what is wrong in this request (which field, what was expected, at most 40 characters of what was received), and \`field\` when the error is about one field; \`detail\`'s wording may change. Each response below lists the texts and codes it can carry.
 
-Requests are JSON (\`Content-Type: application/json\`); a body that is not JSON, or holds U+0000 or a lone surrogate anywhere, is a \`400 Invalid request body\`. Every \`/api/\` request needs \`Authorization: Bearer <API key>\`; keys are issued with \`npm run apikey\`. Unknown paths under \`/api/\` are a \`404 Not found\`.`;
+Requests are JSON (\`Content-Type: application/json\`): a body without it, or with another type (\`curl -d\` sends \`application/x-www-form-urlencoded\`), is a \`415\`; a body that is not a JSON object, names a field the operation does not take, or holds U+0000 or a lone surrogate (outside a custom slug, which gets the slug's own text) is a \`400\`. Every \`/api/\` request needs \`Authorization: Bearer <API key>\`; keys are issued with \`npm run apikey\`. A known path asked with a method it does not take is a \`405 Method Not Allowed\` with \`Allow\` naming the methods it takes; unknown paths under \`/api/\` are a \`404 Not found\`.`;
 
 const TAGS = [
   { name: API_ROUTE_TAGS.links, description: 'Create, read, change and delete short links.' },

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { accountOf, requireApiKey, type Authenticate, type RateLimiter } from '@shortlink/accounts';
-import { addJsonBodyParser, HttpError, servedSchema, type Dependency, type ServiceModule } from '@shortlink/http';
+import { addJsonBodyParser, servedSchema, type Dependency, type ServiceModule } from '@shortlink/http';
 import { SLUG_PATTERN } from '@shortlink/events';
 import { LINK_NOT_FOUND } from '@shortlink/links';
 import { idempotentRequests, type IdempotencyDeps } from './idempotency/idempotent-requests';
@@ -10,7 +10,7 @@ import { createLink, createLinks, type CreateLinkDeps } from './links/create-lin
 import { validateCreateLink } from './links/rules/create-link-validation';
 import { serviceAddresses } from './links/rules/self-link';
 import { validateUpdateLink } from './links/rules/update-link-validation';
-import { LIMITS } from './write-api-errors';
+import { LIMITS, rejectionError } from './write-api-errors';
 import { BULK_CREATE_ROUTE, CREATE_LINK_ROUTE, DELETE_LINK_ROUTE, UPDATE_LINK_ROUTE } from './write-api-routes';
 
 export const SERVICE_NAME = 'write-api';
@@ -43,31 +43,30 @@ export function createWriteApi(deps: WriteApiDeps): ServiceModule {
     async routes(app: FastifyInstance) {
       app.decorateRequest('account', null);
       app.addHook('preClose', async () => idempotent.stopWaiting());
-      app.post(
-        CREATE_LINK_ROUTE.url,
-        {
-          onRequest: requireApiKey(deps.authenticate, deps.rateLimiter),
-          preHandler: idempotent.preHandler,
-          onSend: idempotent.onSend,
-          // The body's rules live in validateCreateLink, which names each problem the way the spec does.
-          schema: servedSchema(CREATE_LINK_ROUTE),
-        },
-        async (request, reply) => {
-          const account = accountOf(request);
-          const validated = validateCreateLink(request.body, account.plan, service);
-          if (!validated.ok) {
-            const { status, error, code } = validated.rejection;
-            throw new HttpError(status, error, code);
-          }
-          const link = await createLink(deps, account, validated.input, idempotent.workOf(request));
-          return reply.code(201).header('location', link.shortUrl).send(link);
-        },
-      );
-      // Bulk bodies are parsed without the process-wide refusal of text no
-      // store can hold: each link is checked on its own (validateBulkItem).
+      // Create bodies are parsed without the process-wide refusal of text no
+      // store can hold: each link's fields are checked by their own rules
+      // (validateCreateLink), so a custom slug holding U+0000 gets the slug's text,
+      // and one bulk link's problem stays its own.
       await app.register(async (scope) => {
         scope.removeContentTypeParser('application/json');
         addJsonBodyParser(scope, { refuseUnstorable: false });
+        scope.post(
+          CREATE_LINK_ROUTE.url,
+          {
+            onRequest: requireApiKey(deps.authenticate, deps.rateLimiter),
+            preHandler: idempotent.preHandler,
+            onSend: idempotent.onSend,
+            // The body's rules live in validateCreateLink, which names each problem the way the spec does.
+            schema: servedSchema(CREATE_LINK_ROUTE),
+          },
+          async (request, reply) => {
+            const account = accountOf(request);
+            const validated = validateCreateLink(request.body, account.plan, service);
+            if (!validated.ok) throw rejectionError(validated.rejection);
+            const link = await createLink(deps, account, validated.input, idempotent.workOf(request));
+            return reply.code(201).header('location', link.shortUrl).send(link);
+          },
+        );
         scope.post(
           BULK_CREATE_ROUTE.url,
           {
@@ -107,10 +106,7 @@ export function createWriteApi(deps: WriteApiDeps): ServiceModule {
         async (request) => {
           const account = accountOf(request);
           const validated = validateUpdateLink(request.body, service);
-          if (!validated.ok) {
-            const { status, error, code } = validated.rejection;
-            throw new HttpError(status, error, code);
-          }
+          if (!validated.ok) throw rejectionError(validated.rejection);
           const slug = ownSlug(request.params.slug);
           return changeLink(deps, account, slug, { kind: 'update', changes: validated.changes });
         },

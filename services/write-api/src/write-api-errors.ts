@@ -23,7 +23,27 @@ export interface Rejection {
   status: 400 | 403;
   error: string;
   code: string;
+  /** What is wrong in this request, in one sentence (see `ErrorDetail` in @shortlink/http). */
+  detail?: string;
+  field?: string;
 }
+
+/** A rejection saying what is wrong in this request. */
+export const explain = (rejection: Rejection, detail: string, field?: string): Rejection => ({
+  ...rejection,
+  detail,
+  ...(field === undefined ? {} : { field }),
+});
+
+/** The error a route throws for a rejection. */
+export const rejectionError = ({ status, error, code, detail, field }: Rejection): HttpError =>
+  new HttpError(
+    status,
+    error,
+    code,
+    {},
+    { ...(detail === undefined ? {} : { detail }), ...(field === undefined ? {} : { field }) },
+  );
 
 export const REJECTIONS = {
   invalidBody: { status: 400, error: 'Invalid request body', code: 'invalid_body' },
@@ -55,6 +75,9 @@ export const REJECTIONS = {
   },
   /** A change names a field that cannot be changed (or is misspelt): refused, not ignored. */
   unknownField: { status: 400, error: 'Only url and tag can be changed', code: 'unknown_field' },
+  /** A create names a field it does not take (`slug` for `customSlug`): refused, not ignored, as a change is. */
+  unknownCreateField: { status: 400, error: 'Only url, customSlug and tag can be given', code: 'unknown_field' },
+  unknownBulkField: { status: 400, error: 'Only links can be given', code: 'unknown_field' },
   emptyChange: { status: 400, error: 'Nothing to change: give url, tag or both', code: 'empty_change' },
 } as const satisfies Record<string, Rejection>;
 

@@ -235,7 +235,7 @@ describe('POST /api/v1/links', () => {
     await writeApi();
     const res = await create(body);
     expect(res.statusCode).toBe(400);
-    expect(res.json()).toEqual({ error: 'Invalid request body', code: 'invalid_body' });
+    expect(res.json()).toMatchObject({ error: 'Invalid request body', code: 'invalid_body' });
   });
 
   it('answers 400 "Invalid request body" for a body that is not JSON', async () => {
@@ -247,7 +247,7 @@ describe('POST /api/v1/links', () => {
       payload: '{"url":',
     });
     expect(res.statusCode).toBe(400);
-    expect(res.json()).toEqual({ error: 'Invalid request body', code: 'invalid_body' });
+    expect(res.json()).toMatchObject({ error: 'Invalid request body', code: 'invalid_body' });
   });
 
   it.each(['ab', 'Summer', 'sum_mer', 'a'.repeat(31)])('answers 400 for the custom slug %j', async (customSlug) => {
@@ -262,7 +262,7 @@ describe('POST /api/v1/links', () => {
     const { appended } = await writeApi();
     const res = await create({ url: 'https://example.com', customSlug });
     expect(res.statusCode).toBe(400);
-    expect(res.json()).toEqual({ error: 'This slug is reserved', code: 'slug_reserved' });
+    expect(res.json()).toMatchObject({ error: 'This slug is reserved', code: 'slug_reserved' });
     expect(appended).toEqual([]);
   });
 
@@ -279,7 +279,7 @@ describe('POST /api/v1/links', () => {
     await writeApi();
     const res = await create({ url: 'https://example.com', customSlug: 'abc' }, free.authorization);
     expect(res.statusCode).toBe(403);
-    expect(res.json()).toEqual({
+    expect(res.json()).toMatchObject({
       error: 'Custom slugs shorter than 4 characters require the Pro plan',
       code: 'plan_upgrade_required',
     });
@@ -332,7 +332,7 @@ describe('POST /api/v1/links/bulk', () => {
       },
     });
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({
+    expect(res.json()).toMatchObject({
       results: [
         { status: 201, link: expect.objectContaining({ slug: 'fresh', shortUrl: 'https://sho.rt/fresh' }) },
         { status: 409, error: 'This slug is already taken', code: 'slug_taken' },
@@ -352,7 +352,7 @@ describe('POST /api/v1/links/bulk', () => {
       payload: { links: [] },
     });
     expect(empty.statusCode).toBe(400);
-    expect(empty.json()).toEqual({ error: 'Bulk requests must hold 1-100 links', code: 'invalid_bulk_size' });
+    expect(empty.json()).toMatchObject({ error: 'Bulk requests must hold 1-100 links', code: 'invalid_bulk_size' });
     const anonymous = await app.inject({ method: 'POST', url: '/api/v1/links/bulk', payload: { links: [] } });
     expect(anonymous.statusCode).toBe(401);
   });
@@ -384,7 +384,7 @@ describe('PATCH /api/v1/links/:slug', () => {
     await create({ url: 'https://example.com', customSlug: 'summer' });
     const res = await update('summer', body);
     expect(res.statusCode).toBe(400);
-    expect(res.json()).toEqual({ error, code });
+    expect(res.json()).toMatchObject({ error, code });
   });
 
   it('answers 404 for another account’s link, an unknown slug and a path that is no slug, and changes nothing', async () => {
@@ -467,9 +467,267 @@ describe('authentication on every route', () => {
         expect(res.statusCode).toBe(401);
         expect(res.headers['www-authenticate']).toBe('Bearer');
         expect(res.headers['ratelimit-limit']).toBeUndefined();
-        expect(res.json()).toEqual({ error: 'Unauthorized', code: 'unauthorized' });
+        expect(res.json()).toMatchObject({ error: 'Unauthorized', code: 'unauthorized' });
       }
       expect(appended).toEqual([]);
     },
   );
+});
+
+describe('what each mistake answers: the spec’s text and code, and a detail saying what is wrong', () => {
+  const json = { 'content-type': 'application/json' };
+  const invalidBody = { error: 'Invalid request body', code: 'invalid_body' };
+  const unknownField = { error: 'Only url, customSlug and tag can be given', code: 'unknown_field' };
+  const slugFormat = {
+    error: 'Custom slugs must be 3-30 characters long and use only lowercase letters, digits and hyphens',
+    code: 'invalid_slug',
+  };
+  const mediaType = {
+    error: 'Unsupported Media Type: send the body as JSON with Content-Type: application/json',
+    code: 'unsupported_media_type',
+  };
+  const methodNotAllowed = { error: 'Method Not Allowed', code: 'method_not_allowed' };
+  type Mistake = [
+    name: string,
+    request: {
+      method?: 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+      url?: string;
+      headers?: Record<string, string>;
+      payload?: string;
+    },
+    status: number,
+    body: Record<string, string>,
+  ];
+  const mistakes: Mistake[] = [
+    [
+      'curl -d: a form body',
+      { headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'url=https://example.com' },
+      415,
+      {
+        ...mediaType,
+        detail: `Content-Type is "application/x-www-form-urlencoded" (curl -d sends it: add -H 'Content-Type: application/json'); expected application/json.`,
+      },
+    ],
+    [
+      'no Content-Type',
+      { headers: {}, payload: '{"url":"https://example.com"}' },
+      415,
+      { ...mediaType, detail: 'The request has a body but no Content-Type: send it as application/json.' },
+    ],
+    [
+      'text/plain',
+      { headers: { 'content-type': 'text/plain' }, payload: '{"url":"https://example.com"}' },
+      415,
+      { ...mediaType, detail: 'Content-Type is "text/plain"; expected application/json.' },
+    ],
+    [
+      'a trailing comma',
+      { payload: '{"url": "https://example.com",}' },
+      400,
+      {
+        ...invalidBody,
+        detail:
+          'The body is not valid JSON at position 30 (near "mple.com",}"): a trailing comma, a missing quote or an unquoted name?',
+      },
+    ],
+    [
+      'an empty body',
+      { payload: '' },
+      400,
+      { ...invalidBody, detail: 'The request has no body: expected a JSON object.' },
+    ],
+    [
+      'an array body',
+      { payload: '[{"url":"https://example.com"}]' },
+      400,
+      { ...invalidBody, detail: 'The body is an array: expected a JSON object.' },
+    ],
+    [
+      'a URL without a scheme',
+      { payload: '{"url":"example.com/summer"}' },
+      400,
+      {
+        ...invalidBody,
+        field: 'url',
+        detail: 'url has no scheme: expected it to start with http:// or https://; received "example.com/summer".',
+      },
+    ],
+    [
+      'an ftp: URL',
+      { payload: '{"url":"ftp://example.com/file"}' },
+      400,
+      { ...invalidBody, field: 'url', detail: `url's scheme is "ftp:"; expected http:// or https://.` },
+    ],
+    [
+      'surrounding spaces',
+      { payload: '{"url":" https://example.com "}' },
+      400,
+      {
+        ...invalidBody,
+        field: 'url',
+        detail: 'url has white space before or after it: received " https://example.com ".',
+      },
+    ],
+    [
+      'no url',
+      { payload: '{"tag":"x"}' },
+      400,
+      { ...invalidBody, field: 'url', detail: 'url is missing: expected an absolute http or https URL.' },
+    ],
+    [
+      'a long URL, echoed 40 characters at most, control characters escaped',
+      { payload: JSON.stringify({ url: `https://example.com/\u0007${'a'.repeat(100)}` }) },
+      400,
+      {
+        ...invalidBody,
+        field: 'url',
+        detail: `url holds a control character: received "https://example.com/\\u0007${'a'.repeat(19)}…".`,
+      },
+    ],
+    [
+      'slug for customSlug',
+      { payload: '{"url":"https://example.com","slug":"promo"}' },
+      400,
+      {
+        ...unknownField,
+        field: 'slug',
+        detail: 'Unknown field "slug": did you mean customSlug? Fields: url, customSlug and tag.',
+      },
+    ],
+    [
+      'destination for url',
+      { payload: '{"destination":"https://example.com"}' },
+      400,
+      {
+        ...unknownField,
+        field: 'destination',
+        detail: 'Unknown field "destination": did you mean url? Fields: url, customSlug and tag.',
+      },
+    ],
+    [
+      'tags for tag',
+      { payload: '{"url":"https://example.com","tags":"a"}' },
+      400,
+      {
+        ...unknownField,
+        field: 'tags',
+        detail: 'Unknown field "tags": did you mean tag? Fields: url, customSlug and tag.',
+      },
+    ],
+    [
+      'a field that is no near miss',
+      { payload: '{"url":"https://example.com","expires":"2030-01-01"}' },
+      400,
+      { ...unknownField, field: 'expires', detail: 'Unknown field "expires" Fields: url, customSlug and tag.' },
+    ],
+    [
+      'a custom slug holding U+0000',
+      { payload: '{"url":"https://example.com","customSlug":"pro\\u0000mo"}' },
+      400,
+      {
+        ...slugFormat,
+        field: 'customSlug',
+        detail: 'customSlug may hold only a-z, 0-9 and "-"; received "pro\\u0000mo".',
+      },
+    ],
+    [
+      'a custom slug holding a lone surrogate',
+      { payload: '{"url":"https://example.com","customSlug":"\\ud800abc"}' },
+      400,
+      {
+        ...slugFormat,
+        field: 'customSlug',
+        detail: 'customSlug may hold only a-z, 0-9 and "-"; received "\\ud800abc".',
+      },
+    ],
+    [
+      'a tag holding U+0000',
+      { payload: '{"url":"https://example.com","tag":"a\\u0000"}' },
+      400,
+      { ...invalidBody, field: 'tag', detail: 'tag holds U+0000 or a lone surrogate, which no text field may hold.' },
+    ],
+    [
+      'PUT on a link',
+      { method: 'PUT', url: '/api/v1/links/summer', payload: '{"url":"https://example.com"}' },
+      405,
+      { ...methodNotAllowed, detail: 'This path takes PATCH, DELETE, not PUT.' },
+    ],
+    [
+      'DELETE on the links',
+      { method: 'DELETE', url: '/api/v1/links' },
+      405,
+      { ...methodNotAllowed, detail: 'This path takes POST, not DELETE.' },
+    ],
+  ];
+
+  it.each(mistakes)('%s', async (_name, request, status, body) => {
+    const { appended } = await writeApi();
+    const res = await app.inject({
+      method: request.method ?? 'POST',
+      url: request.url ?? '/api/v1/links',
+      headers: { authorization: owner.authorization, ...(request.headers ?? json) },
+      ...(request.payload === undefined ? {} : { payload: request.payload }),
+    });
+    expect([res.statusCode, res.json()]).toEqual([status, body]);
+    if (status === 405) expect(res.headers.allow).toBe(body.detail?.replace(/^This path takes (.*), not .*$/, '$1'));
+    expect(appended).toEqual([]);
+  });
+
+  it('checks each link of a bulk create the same way, its custom slug included', async () => {
+    await writeApi();
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/v1/links/bulk',
+      headers: { authorization: owner.authorization, ...json },
+      payload:
+        '{"links":[{"url":"https://example.com","customSlug":"a\\u0000b"},{"url":"https://example.com","slug":"promo"}]}',
+    });
+    expect(res.json()).toEqual({
+      results: [
+        {
+          status: 400,
+          ...slugFormat,
+          field: 'customSlug',
+          detail: 'customSlug may hold only a-z, 0-9 and "-"; received "a\\u0000b".',
+        },
+        {
+          status: 400,
+          ...unknownField,
+          field: 'slug',
+          detail: 'Unknown field "slug": did you mean customSlug? Fields: url, customSlug and tag.',
+        },
+      ],
+    });
+  });
+
+  it('refuses a bulk body naming a field other than links, naming the one meant', async () => {
+    await writeApi();
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/v1/links/bulk',
+      headers: { authorization: owner.authorization, ...json },
+      payload: '{"link":[{"url":"https://example.com"}]}',
+    });
+    expect([res.statusCode, res.json()]).toEqual([
+      400,
+      {
+        error: 'Only links can be given',
+        code: 'unknown_field',
+        field: 'link',
+        detail: 'Unknown field "link": did you mean links? Field: links.',
+      },
+    ]);
+  });
+
+  it('answers a PATCH of an unknown field as a create does, naming it', async () => {
+    await writeApi();
+    await create({ url: 'https://example.com', customSlug: 'summer' });
+    const res = await update('summer', { utl: 'https://example.com/b' });
+    expect(res.json()).toEqual({
+      error: 'Only url and tag can be changed',
+      code: 'unknown_field',
+      field: 'utl',
+      detail: 'Unknown field "utl": did you mean url? Fields: url and tag.',
+    });
+  });
 });

@@ -69,14 +69,15 @@ const bodyTooLarge = (bytes: number) =>
   errorResponse(`The body is over ${bytes / 1024} KiB.`, { bodyTooLarge: HTTP_ERRORS.bodyTooLarge });
 
 const contentCoded = errorResponse(
-  'The body was sent in a content coding (`Content-Encoding: gzip`, `br`, …): bodies are taken uncompressed.',
-  { contentCoded: HTTP_ERRORS.contentCoded },
-  { 'Accept-Encoding': RESPONSE_HEADERS.acceptEncoding },
+  'The body is not `application/json` (no `Content-Type`, or another one: `curl -d` sends `application/x-www-form-urlencoded`), or it was sent in a content coding (`Content-Encoding: gzip`, `br`, …): bodies are taken uncompressed.',
+  { mediaType: HTTP_ERRORS.mediaType, contentCoded: HTTP_ERRORS.contentCoded },
+  { 'Accept-Encoding': { ...RESPONSE_HEADERS.acceptEncoding, 'x-optional': true } },
 );
 
 /** The errors of one link's creation, in the spec's order: what a single create answers and a bulk result holds. */
 const CREATE_REJECTIONS = {
   invalidBody: REJECTIONS.invalidBody,
+  unknownField: REJECTIONS.unknownCreateField,
   urlTooLong: REJECTIONS.urlTooLong,
   urlCredentials: REJECTIONS.urlCredentials,
   urlSelf: REJECTIONS.urlSelf,
@@ -119,7 +120,7 @@ export const CREATE_LINK_ROUTE: ApiRoute = {
         examples: [LINK_EXAMPLE],
       },
       400: errorResponse(
-        'The body, the URL, the custom slug, the tag or the Idempotency-Key is not acceptable.',
+        'The body (not a JSON object, or a field other than url, customSlug and tag), the URL, the custom slug, the tag or the Idempotency-Key is not acceptable; `detail` says what, `field` which field.',
         { ...CREATE_REJECTIONS, idempotencyKeyInvalid: IDEMPOTENCY_KEY_INVALID, ...MALFORMED_REQUESTS },
         { 'Idempotent-Replayed': replayed },
       ),
@@ -195,6 +196,7 @@ export const BULK_CREATE_ROUTE: ApiRoute = {
         'The body is not `{"links": [...]}` of 1-100 links, or the Idempotency-Key is not acceptable.',
         {
           invalidBody: REJECTIONS.invalidBody,
+          unknownField: REJECTIONS.unknownBulkField,
           bulkSize: BULK_SIZE,
           idempotencyKeyInvalid: IDEMPOTENCY_KEY_INVALID,
           ...MALFORMED_REQUESTS,

@@ -1,5 +1,5 @@
 import { isStorableText } from '@shortlink/events';
-import type { HttpError } from '@shortlink/http';
+import { excerpt, type HttpError } from '@shortlink/http';
 import { INVALID_CURSOR, INVALID_LIMIT, INVALID_SEARCH, INVALID_TAG_FILTER, LIST_LIMITS } from '../analytics-errors';
 import { decodeCursor } from './list-cursor';
 
@@ -29,6 +29,10 @@ function characters(value: string, atMost: number): number {
   return count;
 }
 
+/** A query parameter as a detail shows it: given twice, or what it held. */
+const received = (value: unknown): string =>
+  typeof value === 'string' ? `was ${excerpt(value)}` : 'was given more than once';
+
 const filterText = (value: string, max: number): boolean =>
   value.length >= 1 && !CONTROL.test(value) && isStorableText(value) && characters(value, max) <= max;
 
@@ -43,21 +47,23 @@ export function parseListRequest(query: Record<string, unknown>): ListRequestRes
   const { limit, cursor, tag, search } = query;
   if (limit !== undefined) {
     if (typeof limit !== 'string' || !WHOLE_NUMBER.test(limit) || Number(limit) > LIST_LIMITS.maxLimit) {
-      return fail(INVALID_LIMIT);
+      return fail(INVALID_LIMIT.withDetail(`limit ${received(limit)}.`, 'limit'));
     }
     request.limit = Number(limit);
   }
   if (cursor !== undefined) {
     const after = typeof cursor === 'string' ? decodeCursor(cursor) : null;
-    if (after === null) return fail(INVALID_CURSOR);
+    if (after === null) return fail(INVALID_CURSOR.withDetail('cursor is not a nextCursor of this list.', 'cursor'));
     request.after = after;
   }
   if (tag !== undefined) {
-    if (typeof tag !== 'string' || !filterText(tag, LIST_LIMITS.tagMaxLength)) return fail(INVALID_TAG_FILTER);
+    if (typeof tag !== 'string' || !filterText(tag, LIST_LIMITS.tagMaxLength))
+      return fail(INVALID_TAG_FILTER.withDetail(`tag ${received(tag)}.`, 'tag'));
     request.tag = tag;
   }
   if (search !== undefined) {
-    if (typeof search !== 'string' || !filterText(search, LIST_LIMITS.searchMaxLength)) return fail(INVALID_SEARCH);
+    if (typeof search !== 'string' || !filterText(search, LIST_LIMITS.searchMaxLength))
+      return fail(INVALID_SEARCH.withDetail(`search ${received(search)}.`, 'search'));
     request.search = search;
   }
   return { ok: true, request };

@@ -25,12 +25,12 @@ describe('bulkItems', () => {
   it.each([
     ['no link', { links: [] }, 'invalid_bulk_size'],
     ['101 links', { links: Array.from({ length: 101 }, () => ({})) }, 'invalid_bulk_size'],
-    ['no links field', { link: [] }, 'invalid_body'],
+    ['no links field', { link: [] }, 'unknown_field'],
     ['links that are not an array', { links: { url: 'x' } }, 'invalid_body'],
     ['an array body', [{ url: 'x' }], 'invalid_body'],
     ['null', null, 'invalid_body'],
-    ['U+0000 in a key beside the links', { links: [{ url: 'https://example.com/' }], '\u0000': 'x' }, 'invalid_body'],
-    ['a lone surrogate beside the links', { links: [{ url: 'https://example.com/' }], note: '\ud800' }, 'invalid_body'],
+    ['U+0000 in a key beside the links', { links: [{ url: 'https://example.com/' }], '\u0000': 'x' }, 'unknown_field'],
+    ['a field beside the links', { links: [{ url: 'https://example.com/' }], note: '\ud800' }, 'unknown_field'],
   ])('given %s, then the whole request is a 400', (_name, body, code) => {
     const result = bulkItems(body);
     expect(result).toMatchObject({ ok: false, error: { statusCode: 400, code } });
@@ -41,12 +41,21 @@ describe('validateBulkItem', () => {
   it('given text no store can hold in an item, then that item alone is an invalid body', () => {
     expect(validateBulkItem({ url: 'https://example.com/\u0000' }, 'pro', service)).toEqual({
       ok: false,
-      rejection: REJECTIONS.invalidBody,
+      rejection: { ...REJECTIONS.invalidBody, field: 'url', detail: expect.stringContaining('U+0000') },
     });
     expect(validateBulkItem({ url: 'https://example.com/', tag: '\ud800' }, 'pro', service)).toEqual({
       ok: false,
-      rejection: REJECTIONS.invalidBody,
+      rejection: { ...REJECTIONS.invalidBody, field: 'tag', detail: expect.stringContaining('lone surrogate') },
     });
+  });
+
+  it('given a custom slug holding U+0000 or a lone surrogate, then it gets the slug’s own text', () => {
+    for (const customSlug of ['ab\u0000cd', '\ud800abc']) {
+      expect(validateBulkItem({ url: 'https://example.com/', customSlug }, 'pro', service)).toEqual({
+        ok: false,
+        rejection: { ...REJECTIONS.slugFormat, field: 'customSlug', detail: expect.stringContaining('\\u') },
+      });
+    }
   });
 
   it('given a link a single create takes, then it is valid in the same way', () => {

@@ -1,32 +1,38 @@
-import { HTTP_ERRORS, HttpError, isDependencyOutage } from '@shortlink/http';
+import { HTTP_ERRORS, HttpError, isDependencyOutage, kindOf } from '@shortlink/http';
 import type { LinkResource } from '@shortlink/links';
 import type { Plan } from '@shortlink/accounts';
-import { isStorableJson } from '@shortlink/events';
-import { BULK_SIZE, LIMITS, REJECTIONS, type Rejection } from '../write-api-errors';
+import { BULK_SIZE, explain, LIMITS, rejectionError, REJECTIONS, type Rejection } from '../write-api-errors';
 import type { CreateOutcome } from './create-link';
 import { validateCreateLink, type CreateLinkInput } from './rules/create-link-validation';
 import type { ServiceAddresses } from './rules/self-link';
+import { unknownField } from './rules/unknown-fields';
 
 /** One link's result in a bulk response: its own status, and its Link or its error body. */
-export type BulkResult = { status: 201; link: LinkResource } | { status: number; error: string; code: string };
+export type BulkResult =
+  | { status: 201; link: LinkResource }
+  | { status: number; error: string; code: string; detail?: string; field?: string };
 
 /**
  * The items of `{"links": [...]}`. A body of another shape is refused whole
- * (400 Invalid request body), and so is one with text no store can hold
- * outside its links, or a batch of no link or of more than the limit; each item is then validated on its own, as a single create is.
+ * (400 Invalid request body; another field, 400 unknown_field), and so is a batch of no link or of more than the limit; each item is then validated on its own, as a single create is.
  */
 export function bulkItems(body: unknown): { ok: true; items: unknown[] } | { ok: false; error: HttpError } {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return invalid();
-  const { links, ...rest } = body as { links?: unknown };
-  if (!Array.isArray(links)) return invalid();
-  // The links are checked one by one (validateBulkItem); the rest of the body as any body is.
-  if (!isStorableJson(rest)) return invalid();
-  if (links.length === 0 || links.length > LIMITS.bulkMaxLinks) return { ok: false, error: BULK_SIZE };
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    return invalid(`The body is ${kindOf(body)}: expected {"links": [...]}.`);
+  }
+  const unknown = unknownField(body as Record<string, unknown>, ['links']);
+  if (unknown)
+    return { ok: false, error: rejectionError(explain(REJECTIONS.unknownBulkField, unknown.detail, unknown.field)) };
+  // The links are checked one by one (validateBulkItem); nothing else may be beside them.
+  const { links } = body as { links?: unknown };
+  if (!Array.isArray(links)) return invalid(`links is ${kindOf(links)}: expected an array of links.`, 'links');
+  if (links.length === 0 || links.length > LIMITS.bulkMaxLinks) {
+    return { ok: false, error: BULK_SIZE.withDetail(`links holds ${links.length} links.`, 'links') };
+  }
   return { ok: true, items: links };
 
-  function invalid() {
-    const { status, error, code } = REJECTIONS.invalidBody;
-    return { ok: false as const, error: new HttpError(status, error, code) };
+  function invalid(detail: string, field?: string) {
+    return { ok: false as const, error: rejectionError(explain(REJECTIONS.invalidBody, detail, field)) };
   }
 }
 
@@ -34,12 +40,9 @@ export type Validated = { ok: true; input: CreateLinkInput } | { ok: false; reje
 
 /**
  * A bulk item is validated as a single create's body is, text no store can
- * hold included: a single create's body with U+0000 or a lone surrogate is
- * refused whole before its route runs, a bulk item's alone (400 Invalid
- * request body), so that one bad link never fails its batch.
+ * hold included, so that one bad link never fails its batch.
  */
 export function validateBulkItem(item: unknown, plan: Plan, service: ServiceAddresses): Validated {
-  if (!isStorableJson(item)) return { ok: false, rejection: REJECTIONS.invalidBody };
   return validateCreateLink(item, plan, service);
 }
 
@@ -66,7 +69,9 @@ export function assembleBulkResults(
 
 /** The status and body the error handler would give this error for a single create. */
 function errorResult(error: unknown, onUnexpected: (error: unknown) => void): BulkResult {
-  if (error instanceof HttpError) return { status: error.statusCode, error: error.message, code: error.code };
+  if (error instanceof HttpError) {
+    return { status: error.statusCode, error: error.message, code: error.code, ...error.explained };
+  }
   onUnexpected(error);
   const known = isDependencyOutage(error) ? HTTP_ERRORS.unavailable : HTTP_ERRORS.internal;
   return { status: known.status, error: known.error, code: known.code };

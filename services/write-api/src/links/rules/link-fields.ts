@@ -11,10 +11,10 @@ import { LIMITS } from '../../write-api-errors';
 
 /** C0 controls, DEL and C1 controls: invisible, and no part of a URL or a label. */
 // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
-const NO_CONTROL = /^[^\u0000-\u001f\u007f-\u009f]*$/;
+export const NO_CONTROL = /^[^\u0000-\u001f\u007f-\u009f]*$/;
 /** Neither starting nor ending with white space: `destinationUrl` is echoed as submitted, never trimmed. */
-const TRIMMED = /^\S(?:[\s\S]*\S)?$/;
-const HTTP_SCHEME = /^[hH][tT][tT][pP][sS]?:\/\//;
+export const TRIMMED = /^\S(?:[\s\S]*\S)?$/;
+export const HTTP_SCHEME = /^[hH][tT][tT][pP][sS]?:\/\//;
 
 export const destinationUrlField = z
   .string()
@@ -47,9 +47,9 @@ export const tagField = z
     examples: ['launch'],
   });
 
-/** `POST /api/v1/links`; fields it does not know are ignored. */
+/** `POST /api/v1/links`: only these fields (another is refused, naming the one meant). */
 export const createLinkBody = z
-  .object({
+  .strictObject({
     url: destinationUrlField,
     customSlug: customSlugField.nullable().optional(),
     tag: tagField.nullable().optional(),

@@ -1,7 +1,9 @@
-import { REJECTIONS, type Rejection } from '../../write-api-errors';
+import { kindOf } from '@shortlink/http';
+import { explain, REJECTIONS, type Rejection } from '../../write-api-errors';
 import { destinationUrlRejection, isRecord, tagRejection } from './create-link-validation';
 import { updateLinkBody } from './link-fields';
 import type { ServiceAddresses } from './self-link';
+import { unknownField } from './unknown-fields';
 
 /** What a PATCH asks to change; an absent field stays as it is. */
 export interface LinkChanges {
@@ -10,13 +12,13 @@ export interface LinkChanges {
   tag?: string | null;
 }
 
-const CHANGEABLE = new Set(Object.keys(updateLinkBody.shape));
+const CHANGEABLE = Object.keys(updateLinkBody.shape);
 
 /**
  * Validates a change request with creation's rules and texts for `url` and
- * `tag`. Unlike creation, unknown fields are refused (a misspelt field, or
- * `customSlug`, must not look like a successful change), and so is a body
- * that changes nothing. `tag: null` removes the tag; `url: null` is invalid.
+ * `tag`. As in creation, unknown fields are refused (a misspelt field, or
+ * `customSlug`, must not look like a successful change); so is a body that
+ * changes nothing. `tag: null` removes the tag; `url: null` is invalid.
  * Pure: no I/O, no clock.
  */
 export function validateUpdateLink(
@@ -24,10 +26,17 @@ export function validateUpdateLink(
   service: ServiceAddresses,
 ): { ok: true; changes: LinkChanges } | { ok: false; rejection: Rejection } {
   const reject = (rejection: Rejection) => ({ ok: false as const, rejection });
-  if (!isRecord(body)) return reject(REJECTIONS.invalidBody);
-  const fields = Object.keys(body);
-  if (fields.some((f) => !CHANGEABLE.has(f))) return reject(REJECTIONS.unknownField);
-  if (fields.length === 0) return reject(REJECTIONS.emptyChange);
+  if (!isRecord(body))
+    return reject(explain(REJECTIONS.invalidBody, `The body is ${kindOf(body)}: expected a JSON object.`));
+  const unknown = unknownField(body, CHANGEABLE);
+  if (unknown) {
+    const detail =
+      unknown.field === 'customSlug' ? 'customSlug cannot be changed: a link keeps its slug.' : unknown.detail;
+    return reject(explain(REJECTIONS.unknownField, detail, unknown.field));
+  }
+  if (Object.keys(body).length === 0) {
+    return reject(explain(REJECTIONS.emptyChange, 'The body is {}: give url, tag or both.'));
+  }
 
   const changes: LinkChanges = {};
   if ('url' in body) {
