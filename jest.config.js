@@ -1,8 +1,7 @@
 // @ts-check
 /** Tests run against sources (ts-jest); `tsc -b` builds dist/ for running the services. */
-/** cookie@2 (fastify's inject), and the preview worker's HTML parser and address filter. */
-const ESM_ONLY =
-  '(cookie|htmlparser2|domhandler|domutils|domelementtype|dom-serializer|entities|request-filtering-agent)';
+/** The preview worker's HTML parser and address filter. */
+const ESM_ONLY = '(htmlparser2|domhandler|domutils|domelementtype|dom-serializer|entities|request-filtering-agent)';
 
 const shared = {
   testEnvironment: 'node',

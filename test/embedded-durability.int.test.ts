@@ -17,6 +17,12 @@ const CHROME =
   'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 
 let dataDir: string;
+/**
+ * TMPDIR of every process this file starts: the registry of running embedded
+ * servers lives there, so the servers a command names are this file's own and
+ * an `npm start` elsewhere on the machine is neither seen nor needed.
+ */
+let machine: string;
 let key: string;
 let app: RunningProcess | undefined;
 /** Links created with a 201 in this data directory, by every test of the file. */
@@ -24,7 +30,7 @@ let linksCreated = 0;
 
 // A new free port at each start (app.url follows it): the last one can be taken by the time a restart binds.
 const start = async () => {
-  app = await startProcess('deploy/standalone/dist/main.js', { DATA_DIR: dataDir });
+  app = await startProcess('deploy/standalone/dist/main.js', { DATA_DIR: dataDir, TMPDIR: machine });
   return app;
 };
 
@@ -102,13 +108,15 @@ async function totalClicks(slugs: string[]): Promise<number> {
 beforeAll(async () => {
   buildOnce();
   dataDir = await mkdtemp(join(tmpdir(), 'shortlink-durability-'));
+  machine = await mkdtemp(join(tmpdir(), 'shortlink-tmp-'));
   await start();
-  key = await createKeyWithCli({ DATA_DIR: dataDir }, 'pro');
+  key = await createKeyWithCli({ DATA_DIR: dataDir, TMPDIR: machine }, 'pro');
 }, 90_000);
 
 afterAll(async () => {
   await app?.stop();
   await rm(dataDir, { recursive: true, force: true });
+  await rm(machine, { recursive: true, force: true });
 });
 
 it('loses nothing acknowledged and counts every click once after a SIGKILL mid-stream', async () => {
@@ -151,7 +159,7 @@ it('rebuilds the links projection from the embedded log (npm run rebuild), and r
       execFile(
         process.execPath,
         [join(ROOT, 'services/projector/dist/rebuild-cli.js')],
-        { cwd: ROOT, env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir } },
+        { cwd: ROOT, env: { PATH: process.env.PATH ?? '', TMPDIR: machine, DATA_DIR: dataDir } },
         (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, output: stdout + stderr }),
       );
     });
@@ -166,7 +174,7 @@ it('rebuilds the links projection from the embedded log (npm run rebuild), and r
   expect(rebuilt).toMatchObject({ code: 0, output: expect.stringMatching(/, 0 skipped, \d+ links\.$/m) });
   expect(Number(/(\d+) links\./.exec(rebuilt.output)![1])).toBe(linksCreated);
   // With no server running, `npm run apikey` opens the embedded store itself.
-  const offlineKey = await createKeyWithCli({ DATA_DIR: dataDir }, 'free');
+  const offlineKey = await createKeyWithCli({ DATA_DIR: dataDir, TMPDIR: machine }, 'free');
   await start();
   const res = await fetch(`${app!.url}/rebuild-2`, { redirect: 'manual' });
   expect(res.headers.get('location')).toBe('https://example.com/rebuild-2');
@@ -185,7 +193,7 @@ it('npm run apikey pointed at a DATA_DIR with no server and no data says so, and
       execFile(
         process.execPath,
         [join(ROOT, 'libs/accounts/dist/apikey-cli.js'), 'create', '--name', 'lost'],
-        { cwd: ROOT, env: { PATH: process.env.PATH ?? '', DATA_DIR: empty } },
+        { cwd: ROOT, env: { PATH: process.env.PATH ?? '', TMPDIR: machine, DATA_DIR: empty } },
         (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, output: stdout + stderr }),
       );
     });
@@ -213,7 +221,12 @@ it('refuses a mix of server settings and embedded, naming what is missing', asyn
       [join(ROOT, 'deploy/standalone/dist/main.js')],
       {
         cwd: ROOT,
-        env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, DATABASE_URL: 'postgres://postgres@127.0.0.1/x' },
+        env: {
+          PATH: process.env.PATH ?? '',
+          TMPDIR: machine,
+          DATA_DIR: dataDir,
+          DATABASE_URL: 'postgres://postgres@127.0.0.1/x',
+        },
       },
       (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, output: stdout + stderr }),
     );

@@ -5,10 +5,12 @@
  * table and writes it as JSON under bench/results/. `--quick` runs every part for about a second (the smoke test's
  * guard against rot; its figures mean nothing). `embedded` loads `npm start` with no servers configured.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { z } from 'zod';
+import { loadConfig, runCommand, UsageError } from '@shortlink/config';
 import { benchAnalytics } from './analytics';
 import { benchBulk } from './bulk';
 import { benchClickCost } from './click-cost';
@@ -46,34 +48,66 @@ const PARTS = [
 type Part = (typeof PARTS)[number];
 const ROOT = join(__dirname, '..', '..');
 
-async function main(): Promise<void> {
-  const { positionals, values } = parseArgs({
-    allowPositionals: true,
-    options: {
-      quick: { type: 'boolean', default: false },
-      out: { type: 'string' },
-      // `--node-arg=--single-threaded-gc`: a Node or V8 flag for every process the bench starts, to compare runtime settings.
-      'node-arg': { type: 'string', multiple: true, default: [] },
-      // `--addresses=distinct`: where redirect and click-cost clicks come from (client-addresses.ts).
-      addresses: { type: 'string', default: 'zipf' },
-    },
-  });
+const HELP = `usage: npm run bench [-- <part> ...] [--quick] [--out <file>] [--node-arg=<flag> ...] [--addresses=${CLIENT_ADDRESSES.join('|')}]
+
+Starts the local infrastructure (npm run infra:up), runs each part (every part unless
+named) in scratch databases and topics, prints a table and writes it as JSON under
+bench/results/ (or --out).
+
+parts: ${PARTS.join(', ')}
+
+  --quick              about a second per part: a check that the bench runs, not figures
+  --out <file>         where the JSON report goes
+  --node-arg=<flag>    a Node or V8 flag for every process the bench starts (repeatable)
+  --addresses=<kind>   where redirect and click-cost clicks come from (default zipf)
+
+settings (environment):
+  KAFKA_BROKERS, DATABASE_URL, CLICKHOUSE_URL, CLICKHOUSE_USER, CLICKHOUSE_PASSWORD, REDIS_URL
+                       the servers (default: infra:up's, on 127.0.0.1)
+  BENCH_PROFILE        set: every service under test writes a V8 CPU profile to bench/profiles/`;
+
+const benchEnv = z.object({
+  KAFKA_BROKERS: z.string().min(1).default('127.0.0.1:9092'),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'expected a postgres:// URL')
+    .default('postgres://postgres@127.0.0.1:5432/shortlink'),
+  CLICKHOUSE_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:8123'),
+  CLICKHOUSE_USER: z.string().default('default'),
+  CLICKHOUSE_PASSWORD: z.string().default(''),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'expected a redis:// URL')
+    .default('redis://127.0.0.1:6379'),
+  BENCH_PROFILE: z.string().optional(),
+});
+
+const command = {
+  name: 'npm run bench --',
+  help: HELP,
+  allowPositionals: true,
+  options: {
+    quick: { type: 'boolean', default: false },
+    out: { type: 'string' },
+    // `--node-arg=--single-threaded-gc`: a Node or V8 flag for every process the bench starts, to compare runtime settings.
+    'node-arg': { type: 'string', multiple: true, default: [] as string[] },
+    // `--addresses=distinct`: where redirect and click-cost clicks come from (client-addresses.ts).
+    addresses: { type: 'string', default: 'zipf' },
+  },
+} as const;
+
+runCommand(command, async ({ values, positionals }) => {
   const addresses = values.addresses as ClientAddresses;
   if (!CLIENT_ADDRESSES.includes(addresses)) {
-    throw new Error(`unknown --addresses=${values.addresses}; choose from ${CLIENT_ADDRESSES.join(', ')}`);
+    throw new UsageError(`unknown --addresses=${values.addresses}; choose from ${CLIENT_ADDRESSES.join(', ')}`);
   }
   const unknown = positionals.filter((p) => !(PARTS as readonly string[]).includes(p));
-  if (unknown.length > 0) throw new Error(`unknown benchmark ${unknown.join(', ')}; choose from ${PARTS.join(', ')}`);
+  if (unknown.length > 0) throw new UsageError(`unknown part ${unknown.join(', ')}; the parts are ${PARTS.join(', ')}`);
   const parts: Part[] = positionals.length > 0 ? (positionals as Part[]) : [...PARTS];
   const quick = values.quick;
-  const env = {
-    KAFKA_BROKERS: process.env.KAFKA_BROKERS ?? '127.0.0.1:9092',
-    DATABASE_URL: process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/shortlink',
-    CLICKHOUSE_URL: process.env.CLICKHOUSE_URL ?? 'http://127.0.0.1:8123',
-    CLICKHOUSE_USER: process.env.CLICKHOUSE_USER ?? 'default',
-    CLICKHOUSE_PASSWORD: process.env.CLICKHOUSE_PASSWORD ?? '',
-    REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
-  };
+  const { BENCH_PROFILE, ...env } = loadConfig(benchEnv, process.env);
+  // After the command line is read: `--help` and a mistake start nothing.
+  execFileSync('bash', [join(ROOT, 'deploy', 'local', 'infra.sh'), 'up'], { stdio: ['ignore', 'ignore', 'inherit'] });
 
   const report: Report = {
     date: new Date().toISOString(),
@@ -106,7 +140,7 @@ async function main(): Promise<void> {
     const stack = await openBenchStack(
       ROOT,
       env,
-      process.env.BENCH_PROFILE ? join(ROOT, 'bench', 'profiles', part) : undefined,
+      BENCH_PROFILE ? join(ROOT, 'bench', 'profiles', part) : undefined,
       values['node-arg'],
     );
     try {
@@ -198,9 +232,4 @@ async function main(): Promise<void> {
   const file = values.out ?? join(dir, `${report.date.replace(/[:.]/g, '-')}${quick ? '-quick' : ''}.json`);
   await writeFile(file, `${JSON.stringify(report, null, 2)}\n`);
   process.stderr.write(`[bench] written to ${file}\n`);
-}
-
-main().catch((e: unknown) => {
-  console.error(e instanceof Error ? (e.stack ?? e.message) : String(e));
-  process.exit(1);
 });

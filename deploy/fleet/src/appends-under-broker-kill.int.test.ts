@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createKafka, ensureTopics, kafkaLogClient, type LogProducer } from '@shortlink/event-log';
-import { bootstrapOf, kafkaNodeProcess, prepareKafkaCluster } from './kafka-cluster';
+import { bootstrapOf, fetchKafkaJars, kafkaNodeProcess, prepareKafkaCluster } from './kafka-cluster';
 import { kafkaClusterLayout } from './fleet-layout';
 import { Supervisor, type ProcessSpec } from './supervisor';
 
@@ -24,6 +24,8 @@ let brokers: string[];
 beforeAll(async () => {
   stateDir = mkdtempSync(join(tmpdir(), 'appends-'));
   const layout = kafkaClusterLayout(ROOT, stateDir, 2000);
+  // Fetched here, as the fleet does: whether infra:up ran, or a Kafka already listens on 9092, is not this test's business.
+  fetchKafkaJars(ROOT);
   prepareKafkaCluster(layout);
   supervisor = new Supervisor(join(stateDir, 'run'));
   nodes = layout.nodes.map((node) => kafkaNodeProcess(layout, node));

@@ -20,6 +20,13 @@ const fleetEnv = z.object({
     .default('redis://127.0.0.1:6379/1'),
 });
 
+/** The settings of every fleet command, for its --help. */
+export const FLEET_SETTINGS = `settings (environment):
+  FLEET_DIR            the fleet's state: data, logs, pids (default .fleet/)
+  FLEET_PORT           the entry point's port (default 8080)
+  FLEET_DATABASE_URL   the fleet's Postgres database (default postgres://postgres@127.0.0.1:5432/shortlink_fleet)
+  FLEET_REDIS_URL      the fleet's Redis database (default redis://127.0.0.1:6379/1)`;
+
 /** The fleet's options from the environment of the command that runs it (the CLIs' entry points). */
 export function fleetOptionsFrom(env: NodeJS.ProcessEnv): FleetOptions {
   const parsed = fleetEnv.parse(env);

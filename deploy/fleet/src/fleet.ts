@@ -1,7 +1,6 @@
-import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import pg from 'pg';
-import { prepareKafkaCluster } from './kafka-cluster';
+import { fetchKafkaJars, prepareKafkaCluster } from './kafka-cluster';
 import type { FleetLayout } from './fleet-layout';
 import { Supervisor } from './supervisor';
 
@@ -46,8 +45,7 @@ async function ensureDatabase(databaseUrl: string): Promise<void> {
 export async function fleetUp(fleet: Fleet, log: Log): Promise<void> {
   const { layout, supervisor } = fleet;
   const root = layout.options.root;
-  // The broker jars, fetched from Maven Central once (shared with the one-broker infrastructure).
-  execFileSync('bash', [join(root, 'deploy', 'local', 'infra.sh'), 'jars'], { stdio: 'inherit' });
+  fetchKafkaJars(root);
   prepareKafkaCluster(layout.kafka);
   await ensureDatabase(layout.options.databaseUrl);
   const kafkaNodes = layout.processes.filter((p) => p.name.startsWith('kafka-'));

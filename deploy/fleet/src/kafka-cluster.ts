@@ -22,6 +22,11 @@ export interface KafkaClusterLayout {
 export const brokerName = (node: KafkaNode) => `kafka-${node.id}`;
 export const bootstrapOf = (nodes: readonly KafkaNode[]) => nodes.map((n) => `127.0.0.1:${n.port}`);
 
+/** Fetches the broker jars from Maven Central once; shared with the one-broker infrastructure (infra.sh). */
+export function fetchKafkaJars(root: string): void {
+  execFileSync('bash', [join(root, 'deploy', 'local', 'infra.sh'), 'jars'], { stdio: 'inherit' });
+}
+
 /**
  * Writes each node's properties and formats its storage once, with one
  * cluster id shared by the three, as `kafka-storage format` would on three

@@ -25,7 +25,7 @@ const { settings, names, logPort } = workerData as ClickProjectorThreadData;
 const post = (message: FromClickProjectorThread) => port.postMessage(message);
 
 async function start() {
-  const logger = createLogger('shortlink', settings.LOG_LEVEL);
+  const logger = createLogger('shortlink', settings.LOG_LEVEL, settings.LOG_FORMAT);
   // The process's own metrics (memory, event loop, GC) are the main thread's to report.
   const metrics = createMetricsRegistry({ processMetrics: false });
   const pool = await openServiceDatabase(settings, 'shortlink-click-projector');

@@ -4,15 +4,17 @@
  * configured it runs on them; with none configured, on embedded stand-ins with
  * all state under DATA_DIR.
  */
+import { resolve } from 'node:path';
 import { openRateLimiter } from '@shortlink/accounts';
 import { openClickHouse } from '@shortlink/clickhouse';
 import { deploymentFrom, loadConfig } from '@shortlink/config';
 import { startEmbeddedStack } from '@shortlink/embedded';
-import { createLogger, processOptionsFrom, runMain, runServices } from '@shortlink/http';
+import { createLogger, logFormatFor, processOptionsFrom, runMain, runServices } from '@shortlink/http';
 import { kafkaNames, openKafka, type EventLogClient } from '@shortlink/event-log';
 import { createMetricsRegistry } from '@shortlink/metrics';
 import { openServiceDatabase } from '@shortlink/postgres';
 import { withLocalBaseUrl } from './local-base-url';
+import { localUrl, showsBanner, startBanner } from './start-banner';
 import { composeSystem, systemConfig } from './system';
 
 /** A URL to log: the passwords are made for this run and stay in DATA_DIR/embedded.json. */
@@ -24,9 +26,11 @@ function withoutPassword(url: string): string {
 
 runMain(async () => {
   const deployment = deploymentFrom(process.env);
-  const settings = loadConfig(systemConfig, withLocalBaseUrl(process.env));
+  const parsed = loadConfig(systemConfig, withLocalBaseUrl(process.env));
+  // Resolved once here, so the click projector's thread logs as the main thread does.
+  const settings = { ...parsed, LOG_FORMAT: logFormatFor(parsed.LOG_FORMAT, process.stdout.isTTY === true) };
   const names = kafkaNames(settings.KAFKA_TOPIC_PREFIX);
-  const logger = createLogger('shortlink', settings.LOG_LEVEL);
+  const logger = createLogger('shortlink', settings.LOG_LEVEL, settings.LOG_FORMAT);
   // The process's one registry: every module's metrics and the HTTP layer's, served at /metrics.
   const metrics = createMetricsRegistry();
 
@@ -74,7 +78,7 @@ runMain(async () => {
     { pool, kafka, names, clickhouse, logger, rateLimiter, metrics },
     { clickProjection },
   );
-  await runServices(
+  const app = await runServices(
     system.modules,
     processOptionsFrom('shortlink', config, logger, {
       metrics,
@@ -86,4 +90,15 @@ runMain(async () => {
       },
     }),
   );
+  const address = app.server.address();
+  if (
+    typeof address === 'object' &&
+    address !== null &&
+    showsBanner(parsed.LOG_FORMAT, process.stderr.isTTY === true)
+  ) {
+    const url = localUrl(config.HOST, address.port);
+    process.stderr.write(
+      `\n${startBanner({ url, dataDir: deployment.mode === 'embedded' ? resolve(deployment.dataDir) : undefined })}\n\n`,
+    );
+  }
 });

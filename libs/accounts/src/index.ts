@@ -20,7 +20,7 @@ export {
   type Authenticate,
   type AuthenticatorOptions,
 } from './authenticator';
-export { postgresAuthenticator } from './postgres-authenticator';
+export { postgresAuthenticator, KEY_CACHE_TTL_MS } from './postgres-authenticator';
 export {
   openRateLimiter,
   memoryRateLimiter,

@@ -19,3 +19,4 @@ export {
   type HttpEnv,
 } from './schemas';
 export { deploymentFrom, dataDirFrom, DEFAULT_DATA_DIR, SERVER_VARIABLES, type Deployment } from './deployment';
+export { readCommandLine, runCommand, usageLine, UsageError, type Command, type CommandLine } from './command-line';

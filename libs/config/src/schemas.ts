@@ -83,6 +83,8 @@ export type HttpEnv = z.infer<typeof httpEnv>;
 
 export const logEnv = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** `json` lines or `pretty` text. Unset: pretty on a terminal, JSON otherwise (a collector reads JSON). */
+  LOG_FORMAT: z.preprocess((v) => (v === '' ? undefined : v), z.enum(['json', 'pretty']).optional()),
 });
 
 export const publicEnv = z.object({

@@ -4,14 +4,18 @@
  * json-schemas.test.ts fails while the files there differ from what this writes.
  */
 import * as path from 'node:path';
+import { runCommand, UsageError } from '@shortlink/config';
 import { writeSchemaFiles } from './json-schema-files';
 
-async function main(): Promise<void> {
-  const dir = path.resolve(process.argv[2] ?? 'docs/schemas');
-  for (const name of await writeSchemaFiles(dir)) console.log(path.join(path.relative(process.cwd(), dir), name));
-}
+const HELP = `usage: npm run schemas
 
-main().catch((e: unknown) => {
-  console.error(e);
-  process.exitCode = 1;
+Writes the events' JSON Schemas, generated from the schemas the services parse
+events with, into docs/schemas/ (a unit test fails while they differ).
+No settings.`;
+
+runCommand({ name: 'npm run schemas --', help: HELP, allowPositionals: true, options: {} }, async ({ positionals }) => {
+  // The npm script names the folder; a second one is a mistake.
+  if (positionals.length > 1) throw new UsageError(`unexpected argument: ${positionals[1]}`);
+  const dir = path.resolve(positionals[0] ?? 'docs/schemas');
+  for (const name of await writeSchemaFiles(dir)) console.log(path.join(path.relative(process.cwd(), dir), name));
 });

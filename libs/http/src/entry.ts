@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { pino } from 'pino';
+import pinoPretty from 'pino-pretty';
 import type { ProcessOptions } from './service';
 import { processStopSignals } from './stop-signals';
 
@@ -11,11 +12,27 @@ export interface HttpProcessConfig {
   SHUTDOWN_DRAIN_MS: number;
   HTTP_REQUEST_TIMEOUT_MS: number;
   LOG_LEVEL: string;
+  LOG_FORMAT?: LogFormat;
+}
+
+export type LogFormat = 'json' | 'pretty';
+
+/**
+ * LOG_FORMAT, or else pretty text when stdout is a terminal (a person reads
+ * it) and JSON lines when it is not (a collector parses them).
+ */
+export function logFormatFor(setting: LogFormat | undefined, stdoutIsTerminal: boolean): LogFormat {
+  return setting ?? (stdoutIsTerminal ? 'pretty' : 'json');
 }
 
 /** The process's one logger: HTTP, Kafka and every component write through it. */
-export function createLogger(name: string, level: string): FastifyBaseLogger {
-  return pino({ name, level });
+export function createLogger(name: string, level: string, format: LogFormat = 'json'): FastifyBaseLogger {
+  if (format === 'json') return pino({ name, level });
+  // Formatted on this thread, synchronously: a line is written before a crash that follows it.
+  return pino(
+    { name, level },
+    pinoPretty({ sync: true, colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' }),
+  );
 }
 
 export function processOptionsFrom(

@@ -21,7 +21,14 @@ export {
   type ServiceModule,
   type ProcessOptions,
 } from './service';
-export { runMain, processOptionsFrom, createLogger, type HttpProcessConfig } from './entry';
+export {
+  runMain,
+  processOptionsFrom,
+  createLogger,
+  logFormatFor,
+  type HttpProcessConfig,
+  type LogFormat,
+} from './entry';
 export { errorResponseSchema, MALFORMED_REQUESTS } from './schemas';
 export {
   API_KEY_SECURITY,

@@ -5,7 +5,7 @@
  * It opens no store. `npm start` serves the same module beside the services.
  */
 import { loadConfig } from '@shortlink/config';
-import { createLogger, processOptionsFrom, runMain, runServices } from '@shortlink/http';
+import { createLogger, logFormatFor, processOptionsFrom, runMain, runServices } from '@shortlink/http';
 import { createMetricsRegistry } from '@shortlink/metrics';
 import { createApiDocs, SERVICE_NAME } from './app';
 import { composeApiDocs } from './wiring';
@@ -13,7 +13,7 @@ import { apiDocsConfig } from './config';
 
 runMain(async () => {
   const config = loadConfig(apiDocsConfig, process.env);
-  const logger = createLogger(SERVICE_NAME, config.LOG_LEVEL);
+  const logger = createLogger(SERVICE_NAME, config.LOG_LEVEL, logFormatFor(config.LOG_FORMAT, process.stdout.isTTY));
   await runServices(
     [createApiDocs(composeApiDocs(config))],
     processOptionsFrom(SERVICE_NAME, config, logger, { metrics: createMetricsRegistry() }),

@@ -1,5 +1,5 @@
 import { loadConfig } from '@shortlink/config';
-import { createLogger, processOptionsFrom, runMain, runServices } from '@shortlink/http';
+import { createLogger, logFormatFor, processOptionsFrom, runMain, runServices } from '@shortlink/http';
 import { kafkaNames, openKafka } from '@shortlink/event-log';
 import { createMetricsRegistry } from '@shortlink/metrics';
 import { SERVICE_NAME } from './app';
@@ -9,7 +9,7 @@ import { composePreviewWorker } from './wiring';
 runMain(async () => {
   const config = loadConfig(previewWorkerConfig, process.env);
   const names = kafkaNames(config.KAFKA_TOPIC_PREFIX);
-  const logger = createLogger(SERVICE_NAME, config.LOG_LEVEL);
+  const logger = createLogger(SERVICE_NAME, config.LOG_LEVEL, logFormatFor(config.LOG_FORMAT, process.stdout.isTTY));
   // The process's one registry: every module's metrics and the HTTP layer's, served at /metrics.
   const metrics = createMetricsRegistry();
   const kafka = await openKafka({ brokers: config.KAFKA_BROKERS, clientId: SERVICE_NAME, logger, names });

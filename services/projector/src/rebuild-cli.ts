@@ -4,7 +4,8 @@
  * live system; in the embedded mode the server must be stopped first (the
  * embedded stores belong to one process at a time).
  */
-import { deploymentFrom, kafkaEnv, loadConfig, postgresEnv } from '@shortlink/config';
+import { z } from 'zod';
+import { DEFAULT_DATA_DIR, deploymentFrom, kafkaEnv, loadConfig, postgresEnv, runCommand } from '@shortlink/config';
 import { startEmbeddedStack } from '@shortlink/embedded';
 import { createKafka, kafkaLogClient, kafkaNames, type EventLogClient } from '@shortlink/event-log';
 import { MIGRATIONS_DIR, openDatabase } from '@shortlink/postgres';
@@ -16,9 +17,27 @@ const PHASES = {
   swapped: 'Swapped them in for the projection',
 } as const;
 
+const HELP = `usage: npm run rebuild
+
+Rebuilds the Postgres links projection from the links topic, which keeps every
+event. On servers it may run beside the live system; in the embedded mode stop
+npm start first (its stores belong to one process at a time).
+
+settings (environment):
+  KAFKA_BROKERS, DATABASE_URL, CLICKHOUSE_URL   all set: the servers to rebuild on
+                                                (host:port list, postgres://…, http://…)
+  KAFKA_TOPIC_PREFIX                            the prefix of the topics, as the services use it
+  DATA_DIR                                      none of the three set: the embedded mode's data,
+                                                default ${DEFAULT_DATA_DIR}`;
+
+/** The servers' settings, or none of them and DATA_DIR (deploymentFrom refuses a mix). */
+const rebuildEnv = kafkaEnv
+  .extend(postgresEnv.shape)
+  .extend({ CLICKHOUSE_URL: z.string().optional(), DATA_DIR: z.string().optional() });
+
 async function main(): Promise<void> {
+  const config = loadConfig(rebuildEnv, process.env);
   const deployment = deploymentFrom(process.env);
-  const config = loadConfig(kafkaEnv.extend(postgresEnv.shape), process.env);
   const names = kafkaNames(config.KAFKA_TOPIC_PREFIX);
   let databaseUrl = config.DATABASE_URL;
   let kafka: EventLogClient = kafkaLogClient(
@@ -58,7 +77,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((e: unknown) => {
-  console.error(e instanceof Error ? e.message : String(e));
-  process.exit(1);
-});
+runCommand({ name: 'npm run rebuild --', help: HELP, options: {} }, main);

@@ -1,6 +1,6 @@
 import { openRateLimiter } from '@shortlink/accounts';
 import { loadConfig } from '@shortlink/config';
-import { createLogger, processOptionsFrom, runMain, runServices } from '@shortlink/http';
+import { createLogger, logFormatFor, processOptionsFrom, runMain, runServices } from '@shortlink/http';
 import { kafkaNames, openKafka } from '@shortlink/event-log';
 import { createMetricsRegistry } from '@shortlink/metrics';
 import { openServiceDatabase } from '@shortlink/postgres';
@@ -11,7 +11,7 @@ import { writeApiConfig } from './config';
 runMain(async () => {
   const config = loadConfig(writeApiConfig, process.env);
   const names = kafkaNames(config.KAFKA_TOPIC_PREFIX);
-  const logger = createLogger(SERVICE_NAME, config.LOG_LEVEL);
+  const logger = createLogger(SERVICE_NAME, config.LOG_LEVEL, logFormatFor(config.LOG_FORMAT, process.stdout.isTTY));
   // The process's one registry: every module's metrics and the HTTP layer's, served at /metrics.
   const metrics = createMetricsRegistry();
   const pool = await openServiceDatabase(config, SERVICE_NAME);

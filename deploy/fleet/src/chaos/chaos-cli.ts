@@ -6,9 +6,10 @@
  */
 import { join } from 'node:path';
 import { z } from 'zod';
+import { loadConfig, runCommand, UsageError } from '@shortlink/config';
 import { openFleet } from '../fleet';
 import { fleetLayout } from '../fleet-layout';
-import { fleetOptionsFrom } from '../fleet-options';
+import { FLEET_SETTINGS, fleetOptionsFrom } from '../fleet-options';
 import { formatReport } from './chaos-report';
 import { runChaos } from './chaos-run';
 import { FAULTS } from './faults';
@@ -21,28 +22,43 @@ const chaosEnv = z.object({
   CHAOS_RESULTS_DIR: z.string().default(join(__dirname, '..', '..', 'results')),
 });
 
-async function main(): Promise<void> {
-  const env = chaosEnv.parse(process.env);
-  const names = process.argv.slice(2);
-  const unknown = names.filter((n) => !FAULTS.some((f) => f.name === n));
-  if (unknown.length > 0)
-    throw new Error(`unknown fault ${unknown.join(', ')}; known: ${FAULTS.map((f) => f.name).join(', ')}`);
-  const fleet = openFleet(fleetLayout(fleetOptionsFrom(process.env)));
-  const report = await runChaos(fleet, {
-    faults: names.length === 0 ? FAULTS : FAULTS.filter((f) => names.includes(f.name)),
-    redirectsPerSecond: env.CHAOS_REDIRECTS_PER_SECOND,
-    createsPerSecond: env.CHAOS_CREATES_PER_SECOND,
-    changesPerSecond: env.CHAOS_CHANGES_PER_SECOND,
-    linksPerPhase: 100,
-    steadyMs: env.CHAOS_STEADY_MS,
-    resultsDir: env.CHAOS_RESULTS_DIR,
-    log: (message) => console.error(`[chaos] ${new Date().toISOString().slice(11, 19)} ${message}`),
-  });
-  console.log(formatReport(report));
-  if (!report.ok) process.exitCode = 1;
-}
+const HELP = `usage: npm run chaos [-- <fault> ...]
 
-main().catch((err: unknown) => {
-  console.error(err instanceof Error ? (err.stack ?? err.message) : err);
-  process.exit(1);
-});
+Starts the fleet if it is not running, drives traffic through its entry point and
+injects every fault (or the ones named) in turn; writes the report to
+CHAOS_RESULTS_DIR and exits non-zero if a fault broke a rule.
+
+faults: ${FAULTS.map((f) => f.name).join(', ')}
+
+settings (environment):
+  CHAOS_REDIRECTS_PER_SECOND   redirect traffic (default 2000)
+  CHAOS_CREATES_PER_SECOND     link creations (default 50)
+  CHAOS_CHANGES_PER_SECOND     link changes (default 20)
+  CHAOS_STEADY_MS              steady traffic before and after each fault (default 5000)
+  CHAOS_RESULTS_DIR            where the report goes (default deploy/fleet/results/)
+${FLEET_SETTINGS.split('\n').slice(1).join('\n')}`;
+
+runCommand(
+  { name: 'npm run chaos --', help: HELP, allowPositionals: true, options: {} },
+  async ({ positionals: names }) => {
+    const unknown = names.filter((n) => !FAULTS.some((f) => f.name === n));
+    if (unknown.length > 0)
+      throw new UsageError(
+        `unknown fault ${unknown.join(', ')}; the faults are ${FAULTS.map((f) => f.name).join(', ')}`,
+      );
+    const env = loadConfig(chaosEnv, process.env);
+    const fleet = openFleet(fleetLayout(fleetOptionsFrom(process.env)));
+    const report = await runChaos(fleet, {
+      faults: names.length === 0 ? FAULTS : FAULTS.filter((f) => names.includes(f.name)),
+      redirectsPerSecond: env.CHAOS_REDIRECTS_PER_SECOND,
+      createsPerSecond: env.CHAOS_CREATES_PER_SECOND,
+      changesPerSecond: env.CHAOS_CHANGES_PER_SECOND,
+      linksPerPhase: 100,
+      steadyMs: env.CHAOS_STEADY_MS,
+      resultsDir: env.CHAOS_RESULTS_DIR,
+      log: (message) => console.error(`[chaos] ${new Date().toISOString().slice(11, 19)} ${message}`),
+    });
+    console.log(formatReport(report));
+    if (!report.ok) process.exitCode = 1;
+  },
+);
