@@ -148,6 +148,7 @@ function finish(document: OpenApiDocument): OpenApiDocument {
         for (const media of Object.values(response.content ?? {})) {
           // @fastify/swagger copies the response's description into its schema too.
           if (media.schema?.description === response.description) delete media.schema.description;
+          htmlAlternative(response, media.schema);
         }
       }
       for (const [status, [name]] of Object.entries(COMMON_RESPONSES)) {
@@ -177,6 +178,14 @@ function rateLimited(operation: Operation): void {
       ),
     };
   }
+}
+
+/** A response a browser gets as a page (`x-html-alternative` says what it shows): its `text/html` media type. */
+function htmlAlternative(response: Response, schema: Record<string, unknown> | undefined): void {
+  const page = schema?.['x-html-alternative'];
+  if (typeof page !== 'string') return;
+  delete schema?.['x-html-alternative'];
+  response.content = { ...response.content, 'text/html': { schema: { type: 'string', description: page } } };
 }
 
 function markRequiredHeaders(response: Response): void {

@@ -54,11 +54,14 @@ export const REDIRECT_ROUTE: ApiRoute = {
         },
       },
       400: errorResponse('The path could not be read.', MALFORMED_REQUESTS),
-      404: errorResponse(
-        'No link has this slug (or it was deleted), or the path cannot be a slug.',
-        { linkNotFound: textOf(REDIRECT_ERRORS.notFound) },
-        { 'Cache-Control': noStore },
-      ),
+      404: {
+        ...errorResponse(
+          'No link has this slug (or it was deleted), or the path cannot be a slug.',
+          { linkNotFound: textOf(REDIRECT_ERRORS.notFound) },
+          { 'Cache-Control': noStore },
+        ),
+        'x-html-alternative': 'To a browser (an `Accept` that prefers `text/html`): a small page saying so.',
+      },
       503: errorResponse(
         'The link cannot be looked up right now (its store is unreachable); it may exist.',
         { lookupFailed: textOf(REDIRECT_ERRORS.lookupFailed) },
