@@ -11,6 +11,7 @@ export interface HttpProcessConfig {
   SHUTDOWN_DRAIN_MS: number;
   HTTP_REQUEST_TIMEOUT_MS: number;
   LOG_LEVEL: string;
+  CORS_ORIGINS: readonly string[];
 }
 
 /** The process's one logger: HTTP, Kafka and every component write through it. */
@@ -31,6 +32,7 @@ export function processOptionsFrom(
     trustProxy: config.TRUST_PROXY,
     drainMs: config.SHUTDOWN_DRAIN_MS,
     requestTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS,
+    corsOrigins: config.CORS_ORIGINS,
     logger,
     ...extra,
   };

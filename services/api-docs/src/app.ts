@@ -20,6 +20,7 @@ export interface ApiDocsDeps extends ApiDocumentOptions {
 export function createApiDocs(deps: ApiDocsDeps): ServiceModule {
   return {
     name: SERVICE_NAME,
+    crossOrigin: true,
     async routes(app: FastifyInstance) {
       const document = await buildApiDocument(deps.routes, deps);
       const json = JSON.stringify(document);
