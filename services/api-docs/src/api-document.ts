@@ -23,6 +23,9 @@ export interface ApiDocumentOptions {
 
 export const OPENAPI_VERSION = '3.1.0';
 
+/** The document's title, and its reference page's: the project's name. */
+export const API_TITLE = 'shortlink API';
+
 /**
  * Errors of the HTTP layer that any request can meet before its route runs,
  * from `@shortlink/http`'s error texts: in every operation, by reference.
@@ -98,7 +101,7 @@ export async function buildApiDocument(
     openapi: {
       openapi: OPENAPI_VERSION,
       info: {
-        title: 'Short-link service API',
+        title: API_TITLE,
         version: options.version,
         description: DESCRIPTION,
         license: { name: 'MIT', identifier: 'MIT' },

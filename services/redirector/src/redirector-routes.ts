@@ -27,7 +27,7 @@ export const REDIRECT_ROUTE: ApiRoute = {
     operationId: 'redirect',
     summary: 'Follow a short link',
     description:
-      'The short URL itself: a `302` to the destination, with the request’s query merged into the destination’s (the short URL’s value wins a clash). Human clicks are counted after the answer; bots are not. No API key. `HEAD` answers the same, without a body.',
+      'The short URL itself: a `302` to the destination, with the request’s query merged into the destination’s (the short URL’s value wins a clash). Human clicks are counted after the answer; bots are not. No API key. `HEAD` answers the same, without a body. A browser page cannot read a redirect: “Try it out” here shows the `302` without its `Location` (open the short URL in a tab to follow it).',
     tags: [API_ROUTE_TAGS.redirects],
     security: NO_SECURITY,
     params: {
