@@ -118,6 +118,7 @@ describe('the redirector', () => {
         VISITOR_HASH_SECRET: 'test-visitor-secret-0123456789',
         CLICK_PATH: 'event-loop',
         REDIRECT_CACHE_SIZE: 1000,
+        ROBOTS_ALLOW_REDIRECTS: false,
       },
       { pool, kafka: infra.log, names: infra.names, logger: silentLogger, metrics: createMetricsRegistry() },
     );

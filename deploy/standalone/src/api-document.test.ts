@@ -1,5 +1,6 @@
 import { createServer, processRoutes } from '@shortlink/http';
 import { createMetricsRegistry } from '@shortlink/metrics';
+import { BROWSER_PAGE_PATHS } from '@shortlink/service-redirector';
 import {
   API_ROUTES,
   API_VERSION,
@@ -54,7 +55,10 @@ describe('the API document', () => {
     const served: string[] = [];
     const app = createServer({ logger: false, trustProxy: false });
     app.addHook('onRoute', (route) => {
-      if (route.url === '/openapi.json' || route.url.startsWith('/docs')) return;
+      // The document and its reference page, and the pages for browsers and crawlers, are no API.
+      if (route.url === '/openapi.json' || route.url.startsWith('/docs') || BROWSER_PAGE_PATHS.includes(route.url)) {
+        return;
+      }
       for (const method of [route.method].flat()) {
         if (method === 'HEAD' && !headDocumented.has(route.url)) continue;
         served.push(`${method} ${route.url.replace(/:(\w+)/g, '{$1}')}`);

@@ -37,4 +37,17 @@ describe('loadConfig', () => {
     expect(loadConfig(schema, { F: '1' }).F).toBe(true);
     expect(loadConfig(schema, { F: 'false' }).F).toBe(false);
   });
+
+  it('reads CORS_ORIGINS as a list of origins, or * alone; none by default', () => {
+    const schema = z.object({ CORS_ORIGINS: httpEnv.shape.CORS_ORIGINS });
+    expect(loadConfig(schema, {}).CORS_ORIGINS).toEqual([]);
+    expect(loadConfig(schema, { CORS_ORIGINS: '' }).CORS_ORIGINS).toEqual([]);
+    expect(
+      loadConfig(schema, { CORS_ORIGINS: ' https://app.example.com, http://localhost:5173 ' }).CORS_ORIGINS,
+    ).toEqual(['https://app.example.com', 'http://localhost:5173']);
+    expect(loadConfig(schema, { CORS_ORIGINS: '*' }).CORS_ORIGINS).toEqual(['*']);
+    for (const bad of ['app.example.com', 'https://app.example.com/', '*,https://a.example', 'ftp://a.example']) {
+      expect(() => loadConfig(schema, { CORS_ORIGINS: bad })).toThrow(ConfigError);
+    }
+  });
 });

@@ -78,6 +78,24 @@ export const httpEnv = z.object({
    * that declares a body and stops sending is answered 408 after this.
    */
   HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).max(300_000).default(30_000),
+  /**
+   * Origins whose pages may call the API from a browser (CORS), comma-separated
+   * (`https://app.example.com,http://localhost:5173`), or `*` for any. Empty: none.
+   */
+  CORS_ORIGINS: z
+    .string()
+    .transform((s) =>
+      s
+        .split(',')
+        .map((o) => o.trim())
+        .filter(Boolean),
+    )
+    .pipe(
+      z
+        .array(z.string().regex(/^(\*|https?:\/\/[^/\s?#]+)$/, 'expected * or origins such as https://app.example.com'))
+        .refine((origins) => !origins.includes('*') || origins.length === 1, 'use * alone, or name the origins'),
+    )
+    .default([]),
 });
 export type HttpEnv = z.infer<typeof httpEnv>;
 

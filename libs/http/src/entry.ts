@@ -12,6 +12,7 @@ export interface HttpProcessConfig {
   SHUTDOWN_DRAIN_MS: number;
   HTTP_REQUEST_TIMEOUT_MS: number;
   LOG_LEVEL: string;
+  CORS_ORIGINS: readonly string[];
   LOG_FORMAT?: LogFormat;
 }
 
@@ -48,6 +49,7 @@ export function processOptionsFrom(
     trustProxy: config.TRUST_PROXY,
     drainMs: config.SHUTDOWN_DRAIN_MS,
     requestTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS,
+    corsOrigins: config.CORS_ORIGINS,
     logger,
     ...extra,
   };

@@ -47,3 +47,4 @@ export { HTTP_LIMITS, type HttpLimits } from './http-limits';
 export { isDependencyOutage } from './dependency-outage';
 export { answerWithin, DependencyTimeout } from './dependency-deadline';
 export { headerLines } from './header-lines';
+export { allowCrossOrigin, CROSS_ORIGIN } from './cross-origin';

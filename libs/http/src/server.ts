@@ -18,6 +18,7 @@ import { errorBody, excerpt, HttpError, kindOf, type ErrorDetail } from './error
 import { methodsOfPath, routeTable } from './route-table';
 import { HTTP_ERRORS, type HttpErrorText } from './http-errors';
 import { HTTP_LIMITS, type HttpLimits } from './http-limits';
+import { linger, lingerAfterEarlyAnswers } from './linger';
 
 export interface ServerOptions {
   /** A pino logger shared with the process's other components, or false for none (tests). */
@@ -117,16 +118,6 @@ const contentCodedError = () =>
     'accept-encoding': 'identity',
   });
 
-/**
- * A connection answered beneath the HTTP server keeps reading, and dropping,
- * what its client still sends, until the client closes it, has been silent
- * this long, or the cap has passed (nginx's `lingering_timeout` and
- * `lingering_time`, and their defaults). (The resets a CI burst of 2,000
- * requests once gave a few 431s, blamed on a shorter silence here, came from
- * the listen queue: see LISTEN_BACKLOG in serve.ts.)
- */
-const LINGER_IDLE_MS = 5_000;
-const LINGER_MAX_MS = 30_000;
 /** Connections already answered that way: a parser that failed once fails again on every later chunk. */
 const answeredOnSocket = new WeakSet<Socket>();
 
@@ -151,13 +142,7 @@ function writeOnSocket(socket: Socket, { status, error, code }: HttpErrorText): 
       `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
   socket.resume();
-  const idle = setTimeout(() => socket.destroy(), LINGER_IDLE_MS).unref();
-  const cap = setTimeout(() => socket.destroy(), LINGER_MAX_MS).unref();
-  socket.on('data', () => idle.refresh());
-  socket.once('close', () => {
-    clearTimeout(idle);
-    clearTimeout(cap);
-  });
+  linger(socket);
 }
 
 /** What Node's HTTP server keeps on a socket about the exchange under way. */
@@ -237,6 +222,7 @@ function createNodeServer(limits: HttpLimits, handler: (req: IncomingMessage, re
   server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) =>
     answerBeforeFastify(res, HTTP_ERRORS.expectationFailed),
   );
+  lingerAfterEarlyAnswers(server);
   // No route takes CONNECT: answered as any method without a route is.
   server.on('connect', (_req: IncomingMessage, socket: Socket) => writeOnSocket(socket, HTTP_ERRORS.notFound));
   return server;

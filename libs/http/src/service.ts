@@ -11,6 +11,7 @@ import {
   type ReadinessReport,
 } from './readiness';
 import { METRICS_ROUTE, metricsRoute, recordRequestMetrics } from './request-metrics';
+import { allowCrossOrigin } from './cross-origin';
 import { serveUntilSignalled } from './serve';
 import { processStopSignals, SHUTDOWN_GRACE_MS } from './stop-signals';
 import { createServer } from './server';
@@ -33,6 +34,8 @@ export interface ServiceModule {
   stop?: (deadline?: number) => Promise<void>;
   /** What it needs to do its work now: `/readyz` checks each (see readiness.ts). */
   dependencies?: readonly Dependency[];
+  /** Its routes may be called by pages of the origins the process allows (ProcessOptions' `corsOrigins`). */
+  crossOrigin?: boolean;
 }
 
 export interface ProcessOptions {
@@ -50,6 +53,8 @@ export interface ProcessOptions {
   onClose?: () => Promise<void>;
   /** The process's one registry, the modules' metrics on it; served at `/metrics` with the HTTP layer's own. */
   metrics: MetricsRegistry;
+  /** CORS_ORIGINS: the origins whose pages may call the `crossOrigin` modules' routes (`*`: any); none by default. */
+  corsOrigins?: readonly string[];
 }
 
 /** `/healthz`, `/metrics` and `/readyz`: what every process serves beside its modules' routes (PROCESS_ROUTES). */
@@ -79,8 +84,17 @@ export async function buildProcessServer(
   const report = readinessChecker(modules);
   readinessMetrics(options.metrics, { serving: ready, report });
   await processRoutes(app, { service: options.name, ready, metrics: options.metrics, report });
+  const corsOrigins = options.corsOrigins ?? [];
+  const crossOrigin = corsOrigins.length > 0 ? modules.filter((m) => m.crossOrigin) : [];
   for (const module of modules) {
-    if (module.routes) await app.register(module.routes);
+    if (module.routes && !crossOrigin.includes(module)) await app.register(module.routes);
+  }
+  if (crossOrigin.length > 0) {
+    // One scope, so that CORS's hook runs on these modules' routes only (never on a redirect).
+    await app.register(async (scope) => {
+      await allowCrossOrigin(scope, corsOrigins);
+      for (const module of crossOrigin) if (module.routes) await scope.register(module.routes);
+    });
   }
   return app;
 }

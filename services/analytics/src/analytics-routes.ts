@@ -241,7 +241,8 @@ export const ANALYTICS_ROUTE: ApiRoute = {
   schema: {
     operationId: 'getLinkAnalytics',
     summary: 'Click analytics of a link',
-    description: 'Spec 4.2. Bots are not counted.',
+    description:
+      'The click counts and breakdowns of one of your links over a range of days. Only clicks by people are counted: crawlers, link previews, HTTP libraries such as curl, `HEAD` requests and prefetches are redirected but not counted.',
     tags: [API_ROUTE_TAGS.analytics],
     security: API_KEY_SECURITY,
     params: slugParams,

@@ -29,6 +29,7 @@ export interface AnalyticsDeps extends LinkReadDeps, LinkListDeps {
 export function createAnalytics(deps: AnalyticsDeps): ServiceModule {
   return {
     name: SERVICE_NAME,
+    crossOrigin: true,
     dependencies: deps.dependencies,
     async routes(app: FastifyInstance) {
       app.decorateRequest('account', null);

@@ -23,6 +23,9 @@ export interface ApiDocumentOptions {
 
 export const OPENAPI_VERSION = '3.1.0';
 
+/** The document's title, and its reference page's: the project's name. */
+export const API_TITLE = 'shortlink API';
+
 /**
  * Errors of the HTTP layer that any request can meet before its route runs,
  * from `@shortlink/http`'s error texts: in every operation, by reference.
@@ -98,7 +101,7 @@ export async function buildApiDocument(
     openapi: {
       openapi: OPENAPI_VERSION,
       info: {
-        title: 'Short-link service API',
+        title: API_TITLE,
         version: options.version,
         description: DESCRIPTION,
         license: { name: 'MIT', identifier: 'MIT' },
@@ -148,6 +151,7 @@ function finish(document: OpenApiDocument): OpenApiDocument {
         for (const media of Object.values(response.content ?? {})) {
           // @fastify/swagger copies the response's description into its schema too.
           if (media.schema?.description === response.description) delete media.schema.description;
+          htmlAlternative(response, media.schema);
         }
       }
       for (const [status, [name]] of Object.entries(COMMON_RESPONSES)) {
@@ -177,6 +181,14 @@ function rateLimited(operation: Operation): void {
       ),
     };
   }
+}
+
+/** A response a browser gets as a page (`x-html-alternative` says what it shows): its `text/html` media type. */
+function htmlAlternative(response: Response, schema: Record<string, unknown> | undefined): void {
+  const page = schema?.['x-html-alternative'];
+  if (typeof page !== 'string') return;
+  delete schema?.['x-html-alternative'];
+  response.content = { ...response.content, 'text/html': { schema: { type: 'string', description: page } } };
 }
 
 function markRequiredHeaders(response: Response): void {

@@ -2,7 +2,8 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import type { ApiRoute, ServiceModule } from '@shortlink/http';
-import { buildApiDocument, type ApiDocumentOptions } from './api-document';
+import { API_TITLE, buildApiDocument, type ApiDocumentOptions } from './api-document';
+import { requestInterceptor, responseInterceptor } from './try-it-out';
 
 export const SERVICE_NAME = 'api-docs';
 
@@ -13,13 +14,14 @@ export interface ApiDocsDeps extends ApiDocumentOptions {
 
 /**
  * `GET /openapi.json`, the API document, and `GET /docs`, its reference page
- * (Swagger UI, its files served from the `@fastify/swagger-ui` package: the
+ * (Swagger UI, titled after the project, its files served from the `@fastify/swagger-ui` package: the
  * page fetches nothing from elsewhere). `docs` is a reserved slug, and
  * `openapi.json` cannot be one, so neither hides a link.
  */
 export function createApiDocs(deps: ApiDocsDeps): ServiceModule {
   return {
     name: SERVICE_NAME,
+    crossOrigin: true,
     async routes(app: FastifyInstance) {
       const document = await buildApiDocument(deps.routes, deps);
       const json = JSON.stringify(document);
@@ -28,7 +30,14 @@ export function createApiDocs(deps: ApiDocsDeps): ServiceModule {
       await app.register(swaggerUi, {
         routePrefix: '/docs',
         // Left unset, `validatorUrl` is null: no online validator badge, the page talks to this service only.
-        uiConfig: { deepLinking: true, defaultModelsExpandDepth: 0 },
+        uiConfig: {
+          deepLinking: true,
+          defaultModelsExpandDepth: 0,
+          // Written into the page's initializer script (a file of its own, so the page's CSP allows it).
+          requestInterceptor,
+          responseInterceptor: responseInterceptor as never,
+        },
+        theme: { title: API_TITLE },
         staticCSP: true,
       });
     },

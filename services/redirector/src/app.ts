@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { SLUG_PATTERN } from '@shortlink/events';
 import { servedSchema, type Dependency, type ServiceModule } from '@shortlink/http';
+import { FAVICON_SVG, LANDING_PAGE, NOT_FOUND_PAGE, prefersHtml, robotsTxt, sendPage } from './browser-pages';
 import type { ClickQueueStats } from './clicks/click-queue';
 import type { LinkCache } from './link-cache';
 import type { ResolvedLink } from './resolved-link';
@@ -10,6 +11,12 @@ import { REDIRECT_ROUTE } from './redirector-routes';
 
 const refuse = (reply: FastifyReply, { status, headers, body }: RedirectError): FastifyReply =>
   reply.code(status).headers(headers).send(body);
+
+/** An unknown or deleted link: a page for a browser, the contract's JSON for anyone else (only this branch reads `Accept`). */
+const notFound = (request: FastifyRequest, reply: FastifyReply): FastifyReply =>
+  prefersHtml(request.headers.accept)
+    ? sendPage(reply, 404, NOT_FOUND_PAGE, 'no-store')
+    : refuse(reply, REDIRECT_ERRORS.notFound);
 
 export const SERVICE_NAME = 'redirector';
 
@@ -28,14 +35,16 @@ export interface RedirectorDeps {
   stop?: (deadline?: number) => Promise<void>;
   /** What `/readyz` checks: Postgres, needed only while the cache is cold. */
   dependencies?: readonly Dependency[];
+  /** ROBOTS_ALLOW_REDIRECTS: `/robots.txt` lets crawlers follow short links (default: it does not). */
+  robotsAllowRedirects?: boolean;
 }
 
-function answer(reply: FastifyReply, link: ResolvedLink | null, requestUrl: string): FastifyReply {
-  if (link === null) return refuse(reply, REDIRECT_ERRORS.notFound);
+function answer(request: FastifyRequest, reply: FastifyReply, link: ResolvedLink | null): FastifyReply {
+  if (link === null) return notFound(request, reply);
   // A cached redirect would be a click nobody counts.
   return reply
     .code(302)
-    .header('location', passQueryThrough(link.location, requestUrl))
+    .header('location', passQueryThrough(link.location, request.url))
     .header('cache-control', 'private, no-store')
     .header('x-robots-tag', 'noindex')
     .send();
@@ -44,7 +53,7 @@ function answer(reply: FastifyReply, link: ResolvedLink | null, requestUrl: stri
 /** Answers GET and HEAD /:slug with a 302 from the in-process cache. */
 export function createRedirector(deps: RedirectorDeps): ServiceModule {
   const redirect = (request: FastifyRequest, reply: FastifyReply, link: ResolvedLink | null): FastifyReply => {
-    answer(reply, link, request.url);
+    answer(request, reply, link);
     // After the response is written: recording a click never delays a redirect.
     if (link !== null) deps.onRedirect?.(request, link);
     return reply;
@@ -56,13 +65,35 @@ export function createRedirector(deps: RedirectorDeps): ServiceModule {
     dependencies: deps.dependencies,
     // `healthz`, `readyz` and `metrics` (the process's own routes) are reserved slugs: they never hide a link.
     async routes(app: FastifyInstance) {
+      // The site's root: a page for a browser; for an API client, the JSON 404 of any path that is no link.
+      app.get('/', (request, reply) =>
+        prefersHtml(request.headers.accept)
+          ? sendPage(reply.header('vary', 'Accept'), 200, LANDING_PAGE, 'public, max-age=300')
+          : refuse(reply, REDIRECT_ERRORS.notFound),
+      );
+      const robots = robotsTxt(deps.robotsAllowRedirects ?? false);
+      app.get('/robots.txt', (_request, reply) =>
+        reply
+          .headers({ 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'public, max-age=3600' })
+          .send(robots),
+      );
+      app.get('/favicon.ico', (_request, reply) =>
+        reply
+          .headers({
+            'content-type': 'image/svg+xml',
+            'cache-control': 'public, max-age=86400',
+            'x-content-type-options': 'nosniff',
+            'content-security-policy': "default-src 'none'",
+          })
+          .send(FAVICON_SVG),
+      );
       app.get<{ Params: { slug: string } }>(
         REDIRECT_ROUTE.url,
         { schema: servedSchema(REDIRECT_ROUTE) },
         (request, reply) => {
           const { slug } = request.params;
           // Anything else cannot be a slug: a 404 without a lookup.
-          if (!SLUG_PATTERN.test(slug)) return refuse(reply, REDIRECT_ERRORS.notFound);
+          if (!SLUG_PATTERN.test(slug)) return notFound(request, reply);
           const cached = deps.cache.peek(slug);
           // Warm path: no promise, no I/O.
           if (cached) return redirect(request, reply, cached);

@@ -1,4 +1,4 @@
-import { httpEnv, kafkaEnv, logEnv, postgresEnv, visitorEnv } from '@shortlink/config';
+import { booleanFlag, httpEnv, kafkaEnv, logEnv, postgresEnv, visitorEnv } from '@shortlink/config';
 import { z } from 'zod';
 
 /** The redirector's own settings, shared with the single-process deployment. */
@@ -16,6 +16,11 @@ export const redirectorEnv = z.object({
    * per cached link.
    */
   REDIRECT_CACHE_SIZE: z.coerce.number().int().min(1).max(50_000_000).default(1_000_000),
+  /**
+   * Whether `/robots.txt` lets crawlers follow short links. Off, it disallows
+   * every path: a crawler's visit is no click, and a short link is no page to index.
+   */
+  ROBOTS_ALLOW_REDIRECTS: booleanFlag.default(false),
 });
 
 export const redirectorConfig = httpEnv

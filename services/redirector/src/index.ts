@@ -1,6 +1,7 @@
 /** The service's package entry: its module, its wiring and what other packages may use. */
 export * from './app';
 export { REDIRECTOR_ROUTES } from './redirector-routes';
+export { BROWSER_PAGE_PATHS } from './browser-pages';
 export { composeRedirector, type RedirectorSettings, type RedirectorStores } from './wiring';
 export { redirectorConfig, redirectorEnv, type RedirectorConfig } from './config';
 export { LinkCache } from './link-cache';

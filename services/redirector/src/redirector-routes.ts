@@ -27,7 +27,7 @@ export const REDIRECT_ROUTE: ApiRoute = {
     operationId: 'redirect',
     summary: 'Follow a short link',
     description:
-      'The short URL itself: a `302` to the destination, with the request’s query merged into the destination’s (the short URL’s value wins a clash). Human clicks are counted after the answer; bots are not. No API key. `HEAD` answers the same, without a body.',
+      'The short URL itself: a `302` to the destination, with the request’s query merged into the destination’s (the short URL’s value wins a clash). Human clicks are counted after the answer; bots are not. No API key. `HEAD` answers the same, without a body. A browser page cannot read a redirect: “Try it out” here shows the `302` without its `Location` (open the short URL in a tab to follow it).',
     tags: [API_ROUTE_TAGS.redirects],
     security: NO_SECURITY,
     params: {
@@ -54,11 +54,14 @@ export const REDIRECT_ROUTE: ApiRoute = {
         },
       },
       400: errorResponse('The path could not be read.', MALFORMED_REQUESTS),
-      404: errorResponse(
-        'No link has this slug (or it was deleted), or the path cannot be a slug.',
-        { linkNotFound: textOf(REDIRECT_ERRORS.notFound) },
-        { 'Cache-Control': noStore },
-      ),
+      404: {
+        ...errorResponse(
+          'No link has this slug (or it was deleted), or the path cannot be a slug.',
+          { linkNotFound: textOf(REDIRECT_ERRORS.notFound) },
+          { 'Cache-Control': noStore },
+        ),
+        'x-html-alternative': 'To a browser (an `Accept` that prefers `text/html`): a small page saying so.',
+      },
       503: errorResponse(
         'The link cannot be looked up right now (its store is unreachable); it may exist.',
         { lookupFailed: textOf(REDIRECT_ERRORS.lookupFailed) },

@@ -24,7 +24,12 @@ const WORKER_DISCONNECT_MS = 1_000;
 /** What the redirector takes of its settings (see config.ts). */
 export type RedirectorSettings = Pick<
   RedirectorConfig,
-  'DATABASE_URL' | 'KAFKA_BROKERS' | 'VISITOR_HASH_SECRET' | 'CLICK_PATH' | 'REDIRECT_CACHE_SIZE'
+  | 'DATABASE_URL'
+  | 'KAFKA_BROKERS'
+  | 'VISITOR_HASH_SECRET'
+  | 'CLICK_PATH'
+  | 'REDIRECT_CACHE_SIZE'
+  | 'ROBOTS_ALLOW_REDIRECTS'
 >;
 
 /** The stores the process opened, shared with the other services of an all-in-one process. */
@@ -45,7 +50,7 @@ export async function composeRedirector(
   settings: RedirectorSettings,
   stores: RedirectorStores,
 ): Promise<RedirectorDeps> {
-  return wireRedirector({
+  const deps = await wireRedirector({
     ...stores,
     databaseUrl: settings.DATABASE_URL,
     visitorSecret: settings.VISITOR_HASH_SECRET,
@@ -55,6 +60,7 @@ export async function composeRedirector(
         ? { brokers: settings.KAFKA_BROKERS, clientId: `${SERVICE_NAME}-clicks` }
         : undefined,
   });
+  return { ...deps, robotsAllowRedirects: settings.ROBOTS_ALLOW_REDIRECTS };
 }
 
 interface RedirectorResources extends RedirectorStores {

@@ -37,6 +37,7 @@ export function createWriteApi(deps: WriteApiDeps): ServiceModule {
   const idempotent = idempotentRequests(deps.idempotency);
   return {
     name: SERVICE_NAME,
+    crossOrigin: true,
     start: deps.start,
     stop: deps.stop,
     dependencies: deps.dependencies,

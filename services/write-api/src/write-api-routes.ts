@@ -104,7 +104,7 @@ export const CREATE_LINK_ROUTE: ApiRoute = {
     operationId: 'createLink',
     summary: 'Create a short link',
     description:
-      'Spec 4.1. Checks run in this order: the body and URL, the custom slug’s format, the reserved words, the plan, the tag. `201` is sent once the `LinkCreated` event is acknowledged by the event log.',
+      'Makes a short link to `url`, with the slug you choose in `customSlug` or a generated one. The first problem found is the one answered, in this order: the body and URL, the custom slug’s format, the reserved words, your plan, the tag. `201` is sent once the link is recorded.',
     tags: [API_ROUTE_TAGS.links],
     security: API_KEY_SECURITY,
     headers: idempotencyKeyHeader,

@@ -55,7 +55,11 @@ export const createLinkBody = z
     tag: tagField.nullable().optional(),
   })
   .meta({
-    examples: [{ url: 'https://example.com/landing?utm_campaign=summer', customSlug: 'summer', tag: 'launch' }],
+    // The first example is the reference page's default: without a custom slug, it can be sent twice.
+    examples: [
+      { url: 'https://example.com/landing?utm_campaign=summer', tag: 'launch' },
+      { url: 'https://example.com/landing?utm_campaign=summer', customSlug: 'summer', tag: 'launch' },
+    ],
   });
 
 /** `PATCH /api/v1/links/:slug`: only these fields, at least one; `tag: null` removes the tag. */
@@ -68,10 +72,7 @@ export const updateLinkBody = z
 export const bulkCreateBody = z.object({ links: z.array(createLinkBody).min(1).max(LIMITS.bulkMaxLinks) }).meta({
   examples: [
     {
-      links: [
-        { url: 'https://example.com/a', customSlug: 'summer' },
-        { url: 'https://example.com/b', tag: 'ads' },
-      ],
+      links: [{ url: 'https://example.com/a' }, { url: 'https://example.com/b', tag: 'ads' }],
     },
   ],
 });
