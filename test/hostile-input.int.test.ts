@@ -292,7 +292,7 @@ async function check(c: HostileCase, responses: RawResponse[], overload = false)
           if (text === undefined) continue;
           if (typeof text !== 'string' || text.length > 400) fail(`an error ${key} that is no short text`, r);
           // eslint-disable-next-line no-control-regex -- control characters are what must not be echoed
-          if (/[\u0000-\u001f\u007f-\u009f\ud800-\udfff]/.test(text as string))
+          if (/[\u0000-\u001f\u007f-\u009f]|\p{Cs}/u.test(text as string))
             fail(`an error ${key} echoing a control character`, r);
         }
       }
