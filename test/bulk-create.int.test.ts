@@ -67,7 +67,13 @@ describe('POST /api/v1/links/bulk', () => {
     for (let i = 0; i < 100; i++) {
       const bad = poison[i];
       if (bad) {
-        expect({ i, ...results[i] }).toEqual({ i, status: bad[1], code: bad[2], error: expect.any(String) });
+        expect({ i, ...results[i] }).toMatchObject({
+          i,
+          status: bad[1],
+          code: bad[2],
+          error: expect.any(String),
+          detail: expect.any(String),
+        });
         continue;
       }
       expect({ i, status: results[i].status }).toEqual({ i, status: 201 });
@@ -119,6 +125,8 @@ describe('POST /api/v1/links/bulk', () => {
         status: 403,
         error: 'Custom slugs shorter than 4 characters require the Pro plan',
         code: 'plan_upgrade_required',
+        detail: 'customSlug is 3 characters; this plan (free) takes 4 or more.',
+        field: 'customSlug',
       },
     ]);
   });

@@ -411,7 +411,7 @@ async function check(c: HostileCase, responses: RawResponse[], overload = false)
       for (const listed of body?.links ?? []) {
         if (links.get(listed.slug)?.owner !== c.account) fail(`a link not of ${c.account} in its list`, r);
       }
-    } else if (!/^\/(healthz|readyz|metrics|openapi\.json|docs(\/.*)?)$/.test(path)) {
+    } else if (!/^\/(healthz|readyz|metrics|openapi\.json|docs(\/.*)?|robots\.txt|favicon\.ico)$/.test(path)) {
       fail('a 200 for a path with no resource', r);
     }
   }

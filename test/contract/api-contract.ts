@@ -292,7 +292,7 @@ export function describeApiContract(mode: string, target: () => ContractTarget):
       for (const [body, status, error] of cases) {
         const res = await send('PATCH', slug, body);
         expect(res.status).toBe(status);
-        expect(await json(res)).toEqual({ error, code: expect.any(String) });
+        expect(await json(res)).toMatchObject({ error, code: expect.any(String), detail: expect.any(String) });
       }
       expect((await get(`/${slug}`, null)).headers.get('location')).toBe('https://example.com/keep');
       expect((await send('PATCH', slug, { url: 'https://example.com/x' }, 'slk_not-a-key')).status).toBe(401);
