@@ -100,7 +100,10 @@ describe('the API document', () => {
       Object.values(item as Record<string, { responses?: Record<string, { content?: Record<string, Media> }> }>)
         .flatMap((operation) => Object.entries(operation.responses ?? {}))
         .filter(([status]) => Number(status) >= 400)
-        .flatMap(([, response]) => Object.values(response.content ?? {})),
+        // A browser's HTML 404 page is no error body.
+        .flatMap(([, response]) =>
+          response.content?.['application/json'] ? [response.content['application/json']] : [],
+        ),
     );
     expect(errorBodies.length).toBeGreaterThan(20);
     // `/readyz`'s 503 names its dependencies and their states instead.

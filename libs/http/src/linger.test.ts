@@ -65,7 +65,11 @@ describe('an early answer to a large upload, over a real socket', () => {
         head: `POST /api/v1/links HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer k\r\nContent-Type: application/json\r\n${connection}`,
         size,
         status: 413,
-        body: { error: 'Request body too large', code: 'body_too_large' },
+        body: {
+          error: 'Request body too large',
+          code: 'body_too_large',
+          detail: 'The body is over the 65536 bytes this route takes.',
+        },
       },
       {
         name: `${size / MB} MB${connection ? ', Connection: close' : ''}, no key`,
