@@ -1,12 +1,9 @@
 /**
- * "Try it out" on the reference page, for the one operation that redirects:
- * a page's fetch follows a redirect, and a short link's leads to another
- * origin that answers the page without CORS, so the browser shows a CORS
- * error. The page asks fetch not to follow (the API itself never redirects),
- * and, since the Fetch standard hides a redirect's status and Location from
- * a page, shows what happened in words. These functions run in the browser:
- * Swagger UI's initializer script is written from their source, so they use
- * nothing outside themselves.
+ * "Try it out" for the one operation that redirects: a followed short link
+ * lands on another origin and shows as a CORS error, so the page's fetch does
+ * not follow, and says in words what the Fetch standard hides (the 302 and its
+ * Location). These run in the browser, written into Swagger UI's initializer
+ * script from their source, so they use nothing outside themselves.
  */
 interface TryItOutRequest {
   redirect?: string;
