@@ -410,7 +410,11 @@ describe('GET /api/v1/links/:slug/analytics, end to end', () => {
     // Another account's link is not found, not forbidden.
     const other = await analytics('stats-1', '7d', system.freeKey);
     expect(other.statusCode).toBe(404);
-    expect(other.json()).toEqual({ error: 'Link not found', code: 'not_found' });
+    expect(other.json()).toEqual({
+      error: 'Link not found',
+      code: 'not_found',
+      detail: 'This account has no link "stats-1" (or it was deleted).',
+    });
 
     expect((await analytics('no-such-link')).statusCode).toBe(404);
     const anonymous = await system.app.inject({ method: 'GET', url: '/api/v1/links/stats-1/analytics' });

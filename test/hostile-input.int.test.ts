@@ -283,6 +283,7 @@ async function check(c: HostileCase, responses: RawResponse[], overload = false)
           fail('an error body that is no object', r);
         if (typeof shape.error !== 'string' || shape.error === '') fail('an error body without an error text', r);
         if (typeof shape.code !== 'string' || !/^[a-z_]+$/.test(shape.code)) fail('an error body without a code', r);
+        if (typeof shape.detail !== 'string' || shape.detail === '') fail('an error body without a detail', r);
         const extra = Object.keys(shape).filter((k) => !['error', 'code', 'detail', 'field'].includes(k));
         if (extra.length > 0)
           fail(`an error body with more than error, code, detail and field: ${extra.join(', ')}`, r);
@@ -684,6 +685,7 @@ describe('over TCP', () => {
       expect(JSON.parse(big[0]?.body ?? '')).toEqual({
         error: 'Request Header Fields Too Large',
         code: 'headers_too_large',
+        detail: 'The request line and header lines are over 16 KiB.',
       });
       const before = Date.now();
       await normalTraffic();

@@ -142,13 +142,21 @@ describe('GET /api/v1/links/:slug', () => {
     const notSettled = {
       error: 'This link’s creation is not confirmed yet. Try again in a moment.',
       code: 'temporarily_unavailable',
+      detail: 'The link was created moments ago and its create is still being confirmed.',
     };
     // Then the owner is told to try again, the other account that there is no such link
     for (const answer of [await read('read-unsettled'), await analytics(system.proKey)]) {
       expect([answer.statusCode, answer.headers['retry-after'], answer.json()]).toEqual([503, '2', notSettled]);
     }
     for (const answer of [await read('read-unsettled', system.freeKey), await analytics(system.freeKey)]) {
-      expect([answer.statusCode, answer.json()]).toEqual([404, { error: 'Link not found', code: 'not_found' }]);
+      expect([answer.statusCode, answer.json()]).toEqual([
+        404,
+        {
+          error: 'Link not found',
+          code: 'not_found',
+          detail: 'This account has no link "read-unsettled" (or it was deleted).',
+        },
+      ]);
     }
     // And once its claim is committed, the owner reads it
     await pool.query(`UPDATE slug_claims SET state = 'committed' WHERE slug = 'read-unsettled'`);
@@ -159,7 +167,11 @@ describe('GET /api/v1/links/:slug', () => {
     expect((await read('no-such-link')).statusCode).toBe(404);
     const other = await read('read-me', system.freeKey);
     expect(other.statusCode).toBe(404);
-    expect(other.json()).toEqual({ error: 'Link not found', code: 'not_found' });
+    expect(other.json()).toEqual({
+      error: 'Link not found',
+      code: 'not_found',
+      detail: 'This account has no link "read-me" (or it was deleted).',
+    });
     const anonymous = await read('read-me', null);
     expect(anonymous.statusCode).toBe(401);
     expect(anonymous.headers['www-authenticate']).toBe('Bearer');

@@ -114,7 +114,12 @@ describe('POST /api/v1/links', () => {
     expect((await create({ url: 'https://example.com/a', customSlug: 'taken-one' })).statusCode).toBe(201);
     const res = await create({ url: 'https://example.com/b', customSlug: 'taken-one' }, system.freeKey);
     expect(res.statusCode).toBe(409);
-    expect(res.json()).toEqual({ error: 'This slug is already taken', code: 'slug_taken' });
+    expect(res.json()).toEqual({
+      error: 'This slug is already taken',
+      code: 'slug_taken',
+      detail: 'Another link has the slug "taken-one": choose another customSlug, or leave it out for a generated one.',
+      field: 'customSlug',
+    });
   });
 
   it('gives exactly one 201 to 25 concurrent creates of one slug', async () => {
@@ -179,7 +184,13 @@ describe('POST /api/v1/links', () => {
       expect([res.statusCode, res.headers['accept-encoding'], res.json()]).toEqual([
         415,
         'identity',
-        { error: 'Unsupported Content-Encoding: send the body uncompressed', code: 'unsupported_content_encoding' },
+        {
+          error: 'Unsupported Content-Encoding: send the body uncompressed',
+          code: 'unsupported_content_encoding',
+          detail: expect.stringMatching(
+            /^Content-Encoding is ".+"; send the body uncompressed, with no Content-Encoding\.$/,
+          ),
+        },
       ]);
     }
     // Sent as it is, the same link is created: neither refusal took its slug.
@@ -231,7 +242,11 @@ describe('GET /:slug', () => {
     for (const url of ['/no-such-link', '/NOPE', '/x', '/api']) {
       const res = await system.app.inject({ method: 'GET', url });
       expect(res.statusCode).toBe(404);
-      expect(res.json()).toEqual({ error: 'Link not found', code: 'not_found' });
+      expect(res.json()).toEqual({
+        error: 'Link not found',
+        code: 'not_found',
+        detail: 'No link has this slug, or it was deleted.',
+      });
     }
   });
 

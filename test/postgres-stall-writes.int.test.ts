@@ -18,11 +18,13 @@ const GIVE_UP_MS = 20_000;
 const UNAVAILABLE = {
   error: 'The service is temporarily unavailable. Try again in a moment.',
   code: 'temporarily_unavailable',
+  detail: 'A store this request needs did not answer in time.',
 };
 const UNCONFIRMED = {
   error:
     'The database did not confirm the change in time: it may or may not have been saved. Sending the same change again is safe.',
   code: 'temporarily_unavailable',
+  detail: 'Postgres took the change but did not answer its commit in time.',
 };
 /** What the claim's commit statement holds (commitSlugClaims): the step after a create's append. */
 const CLAIM_COMMIT = Buffer.from("UPDATE slug_claims AS s SET state = 'committed'");
@@ -260,9 +262,14 @@ describe('the write API while Postgres stalls', () => {
       body: {
         error: 'This link’s creation is not confirmed yet. Try again in a moment.',
         code: 'temporarily_unavailable',
+        detail: 'The link was created moments ago and its create is still being confirmed.',
       },
     };
-    const notFound = { status: 404, retryAfter: null, body: { error: 'Link not found', code: 'not_found' } };
+    const notFound = {
+      status: 404,
+      retryAfter: null,
+      body: { error: 'Link not found', code: 'not_found', detail: expect.stringMatching(/^This account has no link /) },
+    };
     expect(answers).toEqual([notSettled, notSettled, notFound, notFound]);
     // And nothing changed
     expect(await claimOf(changed)).toMatchObject({

@@ -116,6 +116,7 @@ it('answers every redirect while Postgres stalls: warm links from memory, the re
         expect(JSON.parse(a.body)).toEqual({
           error: 'The link cannot be looked up right now. Try again in a moment.',
           code: 'temporarily_unavailable',
+          detail: 'The link store did not answer and this redirector holds no copy of the link.',
         });
       }
     }

@@ -89,6 +89,7 @@ describe('rate limits across processes', () => {
     expect(await refused.json()).toEqual({
       error: 'Too many requests: this API key is over its rate limit. Try again after Retry-After seconds.',
       code: 'rate_limit_exceeded',
+      detail: `This API key's free plan allows 60 requests a minute; the next is taken in ${refused.headers.get('retry-after')} s.`,
     });
     const retryAfter = Number(refused.headers.get('retry-after'));
     expect(retryAfter).toBeGreaterThanOrEqual(1);

@@ -91,7 +91,12 @@ describe('the API document', () => {
     };
     const conflict = create.responses['409']!.content['application/json'];
     expect(conflict.schema.properties.code.enum).toEqual(['slug_taken', 'idempotency_key_in_progress']);
-    expect(conflict.examples.slugTaken!.value).toEqual({ error: 'This slug is already taken', code: 'slug_taken' });
+    expect(conflict.examples.slugTaken!.value).toEqual({
+      error: 'This slug is already taken',
+      code: 'slug_taken',
+      detail: 'Another link has this customSlug: choose another, or leave it out for a generated one.',
+      field: 'customSlug',
+    });
   });
 
   it('declares detail and field in every error body, and lists the 415 of a body not sent as JSON', () => {

@@ -47,7 +47,13 @@ declare module 'fastify' {
   }
 }
 
-export const UNAUTHORIZED = new HttpError(401, 'Unauthorized', 'unauthorized', { 'WWW-Authenticate': 'Bearer' });
+export const UNAUTHORIZED = new HttpError(
+  401,
+  'Unauthorized',
+  'unauthorized',
+  { detail: 'Send an API key as Authorization: Bearer <key>; npm run apikey -- create makes one.' },
+  { 'WWW-Authenticate': 'Bearer' },
+);
 
 /**
  * An onRequest hook that sets `request.account` or answers 401 (a request

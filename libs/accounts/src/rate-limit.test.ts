@@ -122,7 +122,7 @@ describe('requireApiKey with a rate limit', () => {
     const onRequest = requireApiKey(authenticate, memoryRateLimiter(limits));
     app.get('/ok', { onRequest }, async () => ({ ok: true }));
     app.get('/refused', { onRequest }, async () => {
-      throw new HttpError(404, 'Link not found', 'not_found');
+      throw new HttpError(404, 'Link not found', 'not_found', { detail: 'No such link.' });
     });
     return app;
   }
@@ -152,6 +152,7 @@ describe('requireApiKey with a rate limit', () => {
     expect(refused.json()).toEqual({
       error: 'Too many requests: this API key is over its rate limit. Try again after Retry-After seconds.',
       code: 'rate_limit_exceeded',
+      detail: `This API key's free plan allows 2 requests a minute; the next is taken in ${refused.headers['retry-after']} s.`,
     });
     expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(60);

@@ -66,7 +66,8 @@ export async function enforceRateLimit(
   const headers = rateLimitHeaders(decision);
   if (!decision.allowed) {
     const { status, error, code } = HTTP_ERRORS.rateLimited;
-    throw new HttpError(status, error, code, headers);
+    const detail = `This API key's ${plan} plan allows ${decision.limit} requests a minute; the next is taken in ${headers['retry-after']} s.`;
+    throw new HttpError(status, error, code, { detail }, headers);
   }
   void reply.headers(headers);
 }

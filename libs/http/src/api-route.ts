@@ -46,10 +46,17 @@ export const API_KEY_SECURITY = [{ apiKey: [] }];
 /** Routes anyone may call: redirects, health, metrics. */
 export const NO_SECURITY: Record<string, string[]>[] = [];
 
-export type ErrorText = HttpErrorText | HttpError | { error: string; code: string };
+export type ErrorText = HttpErrorText | HttpError | { error: string; code: string; detail: string; field?: string };
 
-function textOf(e: ErrorText): { error: string; code: string } {
-  return 'error' in e ? { error: e.error, code: e.code } : { error: e.message, code: e.code };
+/** An error's body as the document's example shows it. */
+function textOf(e: ErrorText): { error: string; code: string; detail: string; field?: string } {
+  const { detail, field }: { detail: string; field?: string } = 'error' in e ? e : e.explained;
+  return {
+    error: 'error' in e ? e.error : e.message,
+    code: e.code,
+    detail,
+    ...(field === undefined ? {} : { field }),
+  };
 }
 
 const unique = (values: string[]): string[] => [...new Set(values)];
@@ -83,7 +90,7 @@ export function errorResponse(
       code: { type: 'string', enum: unique(texts.map(([, t]) => t.code)) },
       ...ERROR_DETAIL_PROPERTIES,
     },
-    required: ['error', 'code'],
+    required: ['error', 'code', 'detail'],
     ...(headers ? { headers } : {}),
     'x-examples': Object.fromEntries(texts.map(([name, t]) => [name, { summary: t.error, value: t }])),
   };

@@ -12,7 +12,8 @@ const api: ServiceModule = {
       '/api/v1/links',
       {
         onRequest: async (request, reply) => {
-          if (request.headers.authorization === undefined) throw new HttpError(401, 'Unauthorized', 'unauthorized');
+          if (request.headers.authorization === undefined)
+            throw new HttpError(401, 'Unauthorized', 'unauthorized', { detail: 'No key.' });
           void reply
             .header('ratelimit-limit', '60')
             .header('ratelimit-remaining', '59')

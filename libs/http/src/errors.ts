@@ -1,6 +1,8 @@
-/** What an error body may add to its text and code: one sentence saying what is wrong, and the field it is about. */
+import type { HttpErrorText } from './http-errors';
+
+/** What an error body adds to its text and code: one sentence saying what is wrong, and the field it is about. */
 export interface ErrorDetail {
-  detail?: string;
+  detail: string;
   field?: string;
 }
 
@@ -14,8 +16,9 @@ export class HttpError extends Error {
     readonly statusCode: number,
     message: string,
     readonly code: string,
+    /** What the body says when the route knows no more of the request (see `withDetail`). */
+    readonly explained: Readonly<ErrorDetail>,
     readonly headers: Readonly<Record<string, string>> = {},
-    readonly explained: Readonly<ErrorDetail> = {},
   ) {
     super(message);
     this.name = 'HttpError';
@@ -23,10 +26,13 @@ export class HttpError extends Error {
 
   /** The same error, saying what is wrong in this request. */
   withDetail(detail: string, field?: string): HttpError {
-    const error = new HttpError(this.statusCode, this.message, this.code, this.headers, {
-      detail,
-      ...(field === undefined ? {} : { field }),
-    });
+    const error = new HttpError(
+      this.statusCode,
+      this.message,
+      this.code,
+      { detail, ...(field === undefined ? {} : { field }) },
+      this.headers,
+    );
     error.cause = this.cause;
     return error;
   }
@@ -37,14 +43,22 @@ export interface ErrorBody extends ErrorDetail {
   code: string;
 }
 
-export function errorBody(error: string, code: string, explained: ErrorDetail = {}): ErrorBody {
+export function errorBody(error: string, code: string, explained: ErrorDetail): ErrorBody {
   return {
     error,
     code,
-    ...(explained.detail === undefined ? {} : { detail: explained.detail }),
+    detail: explained.detail,
     ...(explained.field === undefined ? {} : { field: explained.field }),
   };
 }
+
+/** The body of one of the HTTP layer's errors, with its own detail unless a closer one is given. */
+export const textBody = (text: HttpErrorText, explained: ErrorDetail = { detail: text.detail }): ErrorBody =>
+  errorBody(text.error, text.code, explained);
+
+/** One of the HTTP layer's errors, to throw. */
+export const httpError = (text: HttpErrorText, headers: Readonly<Record<string, string>> = {}): HttpError =>
+  new HttpError(text.status, text.error, text.code, { detail: text.detail }, headers);
 
 const EXCERPT_LENGTH = 40;
 /** Controls (C0, DEL, C1), line and paragraph separators, and surrogates: shown as `\uXXXX`, never echoed. */

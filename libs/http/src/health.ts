@@ -1,5 +1,5 @@
 import { API_ROUTE_TAGS, errorResponse, NO_SECURITY, servedSchema, type ApiRoute } from './api-route';
-import { errorBody } from './errors';
+import { textBody } from './errors';
 import { HTTP_ERRORS } from './http-errors';
 import type { FastifyInstance } from 'fastify';
 
@@ -36,7 +36,7 @@ export const HEALTH_ROUTE: ApiRoute = {
 /** `GET /healthz`: 200 once the process can serve, 503 before and while draining. */
 export async function healthRoutes(app: FastifyInstance, options: HealthOptions): Promise<void> {
   app.get(HEALTH_ROUTE.url, { schema: servedSchema(HEALTH_ROUTE) }, async (_request, reply) => {
-    if (!options.ready()) return reply.code(503).send(errorBody(HTTP_ERRORS.notReady.error, HTTP_ERRORS.notReady.code));
+    if (!options.ready()) return reply.code(503).send(textBody(HTTP_ERRORS.notReady));
     return { status: 'ok', service: options.service };
   });
 }

@@ -18,7 +18,13 @@ describe('an early answer to a large upload, over a real socket', () => {
       {
         onRequest: async (request) => {
           if (request.headers.authorization === undefined) {
-            throw new HttpError(401, 'Unauthorized', 'unauthorized', { 'www-authenticate': 'Bearer' });
+            throw new HttpError(
+              401,
+              'Unauthorized',
+              'unauthorized',
+              { detail: 'No key.' },
+              { 'www-authenticate': 'Bearer' },
+            );
           }
         },
       },
@@ -76,7 +82,7 @@ describe('an early answer to a large upload, over a real socket', () => {
         head: `POST /api/v1/links HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\n${connection}`,
         size,
         status: 401,
-        body: { error: 'Unauthorized', code: 'unauthorized' },
+        body: { error: 'Unauthorized', code: 'unauthorized', detail: 'No key.' },
       },
     ]),
   );

@@ -148,6 +148,7 @@ describe('GET /readyz and GET /healthz', () => {
     expect(ready.json()).toEqual({
       error: 'Not ready',
       code: 'not_ready',
+      detail: 'A required dependency is down: postgres.',
       service: 'shortlink',
       dependencies: [{ module: 'write-api', name: 'postgres', state: 'down', required: true, error: 'refused' }],
     });
@@ -157,7 +158,8 @@ describe('GET /readyz and GET /healthz', () => {
 
   it('answers 503 while the process starts or drains, its dependencies up', async () => {
     const app = await serve([{ name: 'analytics', dependencies: [{ name: 'clickhouse', check: up }] }], false);
-    expect((await app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(503);
+    const answer = await app.inject({ method: 'GET', url: '/readyz' });
+    expect([answer.statusCode, answer.json().detail]).toEqual([503, 'The process is starting or draining.']);
   });
 });
 

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { scrapedGauge, type MetricsRegistry } from '@shortlink/metrics';
-import { API_ROUTE_TAGS, NO_SECURITY, servedSchema, type ApiRoute } from './api-route';
+import { API_ROUTE_TAGS, ERROR_DETAIL_PROPERTIES, NO_SECURITY, servedSchema, type ApiRoute } from './api-route';
 import { errorBody } from './errors';
 import { HTTP_ERRORS } from './http-errors';
 
@@ -158,10 +158,11 @@ export const READY_ROUTE: ApiRoute = {
         properties: {
           error: { type: 'string', enum: [HTTP_ERRORS.notReady.error] },
           code: { type: 'string', enum: [HTTP_ERRORS.notReady.code] },
+          detail: ERROR_DETAIL_PROPERTIES.detail,
           service: { type: 'string' },
           dependencies: { type: 'array', items: dependencySchema },
         },
-        required: ['error', 'code', 'service', 'dependencies'],
+        required: ['error', 'code', 'detail', 'service', 'dependencies'],
       },
     },
   },
@@ -181,7 +182,11 @@ export async function readinessRoute(
     const { ready, dependencies } = await options.report();
     if (ready && options.serving()) return { status: 'ready', service: options.service, dependencies };
     const { status, error, code } = HTTP_ERRORS.notReady;
-    return reply.code(status).send({ ...errorBody(error, code), service: options.service, dependencies });
+    const down = [...new Set(dependencies.filter((d) => d.required && d.state === 'down').map((d) => d.name))];
+    const detail = ready
+      ? HTTP_ERRORS.notReady.detail
+      : `A required dependency is down: ${down.join(', ') || 'see dependencies'}.`;
+    return reply.code(status).send({ ...errorBody(error, code, { detail }), service: options.service, dependencies });
   });
 }
 

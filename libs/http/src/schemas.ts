@@ -5,7 +5,7 @@ import { HTTP_ERRORS } from './http-errors';
 export const errorResponseSchema = {
   type: 'object',
   properties: { error: { type: 'string' }, code: { type: 'string' }, ...ERROR_DETAIL_PROPERTIES },
-  required: ['error', 'code'],
+  required: ['error', 'code', 'detail'],
 } as const;
 
 /** Errors of the HTTP layer that any request can meet, before its route runs. */

@@ -10,7 +10,7 @@ function build(ready = true) {
   app.post('/echo', { schema: { body: { type: 'object' } } }, async (request) => request.body);
   app.delete('/thing', async (_request, reply) => reply.code(204).send());
   app.get('/teapot', async () => {
-    throw new HttpError(418, 'I am a teapot', 'teapot', { 'x-brewing': 'no' });
+    throw new HttpError(418, 'I am a teapot', 'teapot', { detail: 'Tea only.' }, { 'x-brewing': 'no' });
   });
   app.get('/postgres-away', async () => {
     throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
@@ -31,7 +31,11 @@ describe('createServer', () => {
     expect(ok.json()).toEqual({ status: 'ok', service: 'test' });
     const notReady = await build(false).inject({ method: 'GET', url: '/healthz' });
     expect(notReady.statusCode).toBe(503);
-    expect(notReady.json()).toEqual({ error: 'Not ready', code: 'not_ready' });
+    expect(notReady.json()).toEqual({
+      error: 'Not ready',
+      code: 'not_ready',
+      detail: 'The process is starting or draining.',
+    });
   });
 
   it('turns malformed JSON into a 400 JSON error', async () => {
@@ -112,7 +116,11 @@ describe('createServer', () => {
         encoding,
         415,
         'identity',
-        { error: 'Unsupported Content-Encoding: send the body uncompressed', code: 'unsupported_content_encoding' },
+        {
+          error: 'Unsupported Content-Encoding: send the body uncompressed',
+          code: 'unsupported_content_encoding',
+          detail: `Content-Encoding is "${encoding}"; send the body uncompressed, with no Content-Encoding.`,
+        },
       ]);
     }
   });
@@ -137,13 +145,17 @@ describe('createServer', () => {
     const res = await build().inject({ method: 'GET', url: '/teapot' });
     expect(res.statusCode).toBe(418);
     expect(res.headers['x-brewing']).toBe('no');
-    expect(res.json()).toEqual({ error: 'I am a teapot', code: 'teapot' });
+    expect(res.json()).toEqual({ error: 'I am a teapot', code: 'teapot', detail: 'Tea only.' });
   });
 
   it('hides internal errors behind a generic 500', async () => {
     const res = await build().inject({ method: 'GET', url: '/boom' });
     expect(res.statusCode).toBe(500);
-    expect(res.json()).toEqual({ error: 'Internal server error', code: 'internal' });
+    expect(res.json()).toEqual({
+      error: 'Internal server error',
+      code: 'internal',
+      detail: expect.stringMatching(/^An unexpected error; the service logged it under request id "req-[0-9a-z]+"\.$/),
+    });
     expect(res.body).not.toMatch(/secret/);
   });
 
@@ -161,7 +173,8 @@ describe('createServer', () => {
       });
       const res = await app.inject({ method: 'GET', url: '/lib' });
       expect(res.statusCode).toBe(status);
-      expect(res.json()).toEqual({ error, code });
+      expect(res.json()).toEqual({ error, code, detail: `GET "/lib" is refused: ${error}.` });
+      expect(res.body).not.toMatch(/passwd/);
     },
   );
 
@@ -173,6 +186,7 @@ describe('createServer', () => {
       expect(res.json()).toEqual({
         error: 'The service is temporarily unavailable. Try again in a moment.',
         code: 'temporarily_unavailable',
+        detail: 'A store this request needs did not answer in time.',
       });
     }
   });
@@ -193,7 +207,11 @@ describe('createServer', () => {
   it('answers unknown routes with a JSON 404', async () => {
     const res = await build().inject({ method: 'GET', url: '/nope/nope' });
     expect(res.statusCode).toBe(404);
-    expect(res.json()).toEqual({ error: 'Not found', code: 'not_found' });
+    expect(res.json()).toEqual({
+      error: 'Not found',
+      code: 'not_found',
+      detail: 'No route serves GET "/nope/nope"; the API reference is at /docs.',
+    });
   });
 
   it.each([
@@ -208,7 +226,11 @@ describe('createServer', () => {
       app.get('/:slug', async () => ({ ok: true }));
       // A preflight route under a prefix makes no path under it a known one.
       app.options('/api/*', async () => ({ ok: true }));
-      const notFound = { status: 404, allow: undefined, body: { error: 'Not found', code: 'not_found' } };
+      const notFound = {
+        status: 404,
+        allow: undefined,
+        body: { error: 'Not found', code: 'not_found', detail: expect.stringMatching(/^No route serves [A-Z]+ "\//) },
+      };
       for (const [method, url, expected] of [
         ['POST', '/nope/nope', notFound],
         // The catch-all `GET /:slug` makes no path a known one.
@@ -419,7 +441,11 @@ describe('errors of the HTTP layer, over a real socket', () => {
     const answer = await raw([{ data: `GET /x HTTP/1.1\r\nHost: a\r\nX-Big: ${'a'.repeat(100_000)}\r\n\r\n` }]);
     expect(statusAndBody(answer)).toEqual({
       status: 431,
-      body: { error: 'Request Header Fields Too Large', code: 'headers_too_large' },
+      body: {
+        error: 'Request Header Fields Too Large',
+        code: 'headers_too_large',
+        detail: 'The request line and header lines are over 16 KiB.',
+      },
     });
   });
 
@@ -448,7 +474,11 @@ describe('errors of the HTTP layer, over a real socket', () => {
     });
     expect(statusAndBody(answer)).toEqual({
       status: 431,
-      body: { error: 'Request Header Fields Too Large', code: 'headers_too_large' },
+      body: {
+        error: 'Request Header Fields Too Large',
+        code: 'headers_too_large',
+        detail: 'The request line and header lines are over 16 KiB.',
+      },
     });
   }, 10_000);
 
@@ -502,7 +532,14 @@ describe('errors of the HTTP layer, over a real socket', () => {
           detail: 'The body is over the 65536 bytes this route takes.',
         }),
       },
-      { status: 404, body: JSON.stringify({ error: 'Not found', code: 'not_found' }) },
+      {
+        status: 404,
+        body: JSON.stringify({
+          error: 'Not found',
+          code: 'not_found',
+          detail: 'No route serves GET "/elsewhere"; the API reference is at /docs.',
+        }),
+      },
     ]);
   }, 10_000);
 
@@ -526,7 +563,11 @@ describe('errors of the HTTP layer, over a real socket', () => {
     const answer = await raw([{ data: 'NOT HTTP AT ALL\r\n\r\n' }]);
     expect(statusAndBody(answer)).toEqual({
       status: 400,
-      body: { error: 'Malformed HTTP request', code: 'malformed_request' },
+      body: {
+        error: 'Malformed HTTP request',
+        code: 'malformed_request',
+        detail: 'The request is not well-formed HTTP/1.x.',
+      },
     });
   });
 
@@ -536,7 +577,11 @@ describe('errors of the HTTP layer, over a real socket', () => {
     ]);
     expect(statusAndBody(answer)).toEqual({
       status: 400,
-      body: { error: 'Malformed HTTP request', code: 'malformed_request' },
+      body: {
+        error: 'Malformed HTTP request',
+        code: 'malformed_request',
+        detail: 'A request has at most one Host header, and an HTTP/1.1 request exactly one.',
+      },
     });
   });
 
@@ -555,7 +600,11 @@ describe('errors of the HTTP layer, over a real socket', () => {
     const answer = await raw([{ data }]);
     expect(statusAndBody(answer)).toEqual({
       status: 400,
-      body: { error: 'Malformed HTTP request', code: 'malformed_request' },
+      body: {
+        error: 'Malformed HTTP request',
+        code: 'malformed_request',
+        detail: expect.stringMatching(/Host header|not HTTP\/1\.0 or HTTP\/1\.1/),
+      },
     });
   });
 
@@ -572,7 +621,11 @@ describe('errors of the HTTP layer, over a real socket', () => {
       ]);
       expect(statusAndBody(answer)).toEqual({
         status: 400,
-        body: { error: 'Malformed HTTP request', code: 'malformed_request' },
+        body: {
+          error: 'Malformed HTTP request',
+          code: 'malformed_request',
+          detail: expect.stringMatching(/^Transfer-Encoding is ".+"; only chunked is taken\.$/),
+        },
       });
     },
   );
@@ -597,26 +650,47 @@ describe('errors of the HTTP layer, over a real socket', () => {
     const answer = await raw([{ data: 'GET /healthz HTTP/1.1\r\nHost: a\r\nExpect: the-unexpected\r\n\r\n' }]);
     expect(statusAndBody(answer)).toEqual({
       status: 417,
-      body: { error: 'Expectation Failed', code: 'expectation_failed' },
+      body: {
+        error: 'Expectation Failed',
+        code: 'expectation_failed',
+        detail: 'Only Expect: 100-continue is supported.',
+      },
     });
   });
 
   it('answers CONNECT with a JSON 404, as any method without a route (Node alone drops the connection)', async () => {
     const answer = await raw([{ data: 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n' }]);
-    expect(statusAndBody(answer)).toEqual({ status: 404, body: { error: 'Not found', code: 'not_found' } });
+    expect(statusAndBody(answer)).toEqual({
+      status: 404,
+      body: { error: 'Not found', code: 'not_found', detail: 'CONNECT is not served: this is not a proxy.' },
+    });
   });
 
   it('answers a body that never finishes (Content-Length larger than sent) with a JSON 408', async () => {
     const answer = await raw([
       { data: 'POST /echo HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":' },
     ]);
-    expect(statusAndBody(answer)).toEqual({ status: 408, body: { error: 'Request Timeout', code: 'request_timeout' } });
+    expect(statusAndBody(answer)).toEqual({
+      status: 408,
+      body: {
+        error: 'Request Timeout',
+        code: 'request_timeout',
+        detail: expect.stringMatching(/^The request did not arrive in full within [0-9.]+ s\.$/),
+      },
+    });
   });
 
   it('answers a body trickled a byte at a time with a JSON 408', async () => {
     const head = 'POST /echo HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\nContent-Length: 40\r\n\r\n';
     const answer = await raw([{ data: head }, ...Array.from({ length: 20 }, () => ({ data: ' ', afterMs: 150 }))]);
-    expect(statusAndBody(answer)).toEqual({ status: 408, body: { error: 'Request Timeout', code: 'request_timeout' } });
+    expect(statusAndBody(answer)).toEqual({
+      status: 408,
+      body: {
+        error: 'Request Timeout',
+        code: 'request_timeout',
+        detail: expect.stringMatching(/^The request did not arrive in full within [0-9.]+ s\.$/),
+      },
+    });
   });
 });
 
@@ -672,7 +746,7 @@ describe('closing with requests still arriving', () => {
     // Given a connection that has sent part of a request
     const app = createServer({ logger: false, trustProxy: false });
     app.get('/teapot', async () => {
-      throw new HttpError(418, 'I am a teapot', 'teapot');
+      throw new HttpError(418, 'I am a teapot', 'teapot', { detail: 'Tea only.' });
     });
     app.get('/fine', async () => ({ ok: true }));
     await app.listen({ host: '127.0.0.1', port: 0 });

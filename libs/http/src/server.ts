@@ -14,7 +14,7 @@ import { closeConnectionsAfterAnswers } from './close-connections-after-answers'
 import { isContentCoded } from './content-coding';
 import { isDependencyOutage } from './dependency-outage';
 import { headerLines } from './header-lines';
-import { errorBody, excerpt, HttpError, kindOf, type ErrorDetail } from './errors';
+import { errorBody, excerpt, HttpError, kindOf, textBody, type ErrorDetail } from './errors';
 import { methodsOfPath, routeTable } from './route-table';
 import { HTTP_ERRORS, type HttpErrorText } from './http-errors';
 import { HTTP_LIMITS, type HttpLimits } from './http-limits';
@@ -40,18 +40,22 @@ const FASTIFY_ERRORS: Record<string, HttpErrorText> = {
   FST_ERR_BAD_URL: HTTP_ERRORS.badUrl,
 };
 
-/** Errors of Node's HTTP parser, raised before any route runs, by `error.code`. */
-function parserError(error: NodeJS.ErrnoException): HttpErrorText {
-  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return HTTP_ERRORS.requestTimeout;
-  if (error.code === 'HPE_HEADER_OVERFLOW') return HTTP_ERRORS.headersTooLarge;
-  return HTTP_ERRORS.malformedRequest;
+/** Errors of Node's HTTP parser, raised before any route runs, by `error.code`, and what each says. */
+function parserError(error: NodeJS.ErrnoException, limits: HttpLimits): [HttpErrorText, ErrorDetail] {
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT')
+    return [
+      HTTP_ERRORS.requestTimeout,
+      { detail: `The request did not arrive in full within ${limits.requestTimeoutMs / 1000} s.` },
+    ];
+  if (error.code === 'HPE_HEADER_OVERFLOW')
+    return [HTTP_ERRORS.headersTooLarge, { detail: 'The request line and header lines are over 16 KiB.' }];
+  return [HTTP_ERRORS.malformedRequest, { detail: HTTP_ERRORS.malformedRequest.detail }];
 }
 
-const toHttpError = (e: HttpErrorText, detail?: string) =>
-  new HttpError(e.status, e.error, e.code, {}, detail === undefined ? {} : { detail });
+const toHttpError = (e: HttpErrorText, detail = e.detail) => new HttpError(e.status, e.error, e.code, { detail });
 
 /** What a fastify error of the request's own making was about, in one sentence that echoes nothing long. */
-function frameworkDetail(error: FastifyError, request: FastifyRequest): ErrorDetail {
+function frameworkDetail(error: FastifyError, request: FastifyRequest, known: HttpErrorText): ErrorDetail {
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return {
@@ -64,7 +68,7 @@ function frameworkDetail(error: FastifyError, request: FastifyRequest): ErrorDet
     case 'FST_ERR_BAD_URL':
       return { detail: 'The path holds a percent-escape that does not decode as UTF-8.' };
     default:
-      return {};
+      return { detail: known.detail };
   }
 }
 
@@ -113,10 +117,19 @@ function unstorableDetail(value: unknown): string {
 }
 
 /** RFC 9110 15.5.16: a 415 for a content coding says which codings the request could have used. */
-const contentCodedError = () =>
-  new HttpError(HTTP_ERRORS.contentCoded.status, HTTP_ERRORS.contentCoded.error, HTTP_ERRORS.contentCoded.code, {
-    'accept-encoding': 'identity',
-  });
+const contentCodedError = (coding: string | undefined) =>
+  new HttpError(
+    HTTP_ERRORS.contentCoded.status,
+    HTTP_ERRORS.contentCoded.error,
+    HTTP_ERRORS.contentCoded.code,
+    { detail: `Content-Encoding is ${excerpt(coding ?? '')}; send the body uncompressed, with no Content-Encoding.` },
+    { 'accept-encoding': 'identity' },
+  );
+
+/** A 500 names the request id its log line carries, for a report to the operator. */
+const internalDetail = (request: FastifyRequest): ErrorDetail => ({
+  detail: `An unexpected error; the service logged it under request id ${excerpt(String(request.id))}.`,
+});
 
 /** Connections already answered that way: a parser that failed once fails again on every later chunk. */
 const answeredOnSocket = new WeakSet<Socket>();
@@ -129,14 +142,15 @@ const answeredOnSocket = new WeakSet<Socket>();
  * answers its bytes with a reset, and a reset discards the answer if the
  * client has not read it yet.
  */
-function writeOnSocket(socket: Socket, { status, error, code }: HttpErrorText): void {
+function writeOnSocket(socket: Socket, text: HttpErrorText, explained: ErrorDetail = { detail: text.detail }): void {
+  const { status, error } = text;
   if (answeredOnSocket.has(socket)) return;
   answeredOnSocket.add(socket);
   if (!socket.writable) {
     socket.destroy();
     return;
   }
-  const body = JSON.stringify(errorBody(error, code));
+  const body = JSON.stringify(textBody(text, explained));
   socket.end(
     `HTTP/1.1 ${status} ${error}\r\nContent-Type: application/json; charset=utf-8\r\n` +
       `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
@@ -166,9 +180,9 @@ function answered(socket: Socket): boolean {
 }
 
 /** An error answered by Node's HTTP server before fastify sees the request; the connection is closed after it. */
-function answerBeforeFastify(res: ServerResponse, { status, error, code }: HttpErrorText): void {
-  const body = JSON.stringify(errorBody(error, code));
-  res.writeHead(status, {
+function answerBeforeFastify(res: ServerResponse, text: HttpErrorText, detail: string): void {
+  const body = JSON.stringify(textBody(text, { detail }));
+  res.writeHead(text.status, {
     'content-type': 'application/json; charset=utf-8',
     'content-length': Buffer.byteLength(body),
     connection: 'close',
@@ -200,11 +214,16 @@ function createNodeServer(limits: HttpLimits, handler: (req: IncomingMessage, re
       // RFC 9112 3.2: an HTTP/1.1 request without Host, and any with two, is
       // refused with a 400 (Node keeps the first of two). A request line
       // without a version is HTTP/0.9, which Node serves: not HTTP/1.x either.
-      if (
-        req.httpVersionMajor !== 1 ||
-        (req.headers.host === undefined ? req.httpVersion === '1.1' : headerLines(req.rawHeaders, 'host') > 1)
-      ) {
-        answerBeforeFastify(res, HTTP_ERRORS.malformedRequest);
+      if (req.httpVersionMajor !== 1) {
+        answerBeforeFastify(res, HTTP_ERRORS.malformedRequest, 'The request is not HTTP/1.0 or HTTP/1.1.');
+        return;
+      }
+      if (req.headers.host === undefined ? req.httpVersion === '1.1' : headerLines(req.rawHeaders, 'host') > 1) {
+        answerBeforeFastify(
+          res,
+          HTTP_ERRORS.malformedRequest,
+          'A request has at most one Host header, and an HTTP/1.1 request exactly one.',
+        );
         return;
       }
       // Node takes off `chunked` and hands on what is beneath it (`gzip, chunked`)
@@ -213,18 +232,24 @@ function createNodeServer(limits: HttpLimits, handler: (req: IncomingMessage, re
       // chunked (RFC 9112 6.1 would allow a 501; bad input is always a 4xx).
       const coding = req.headers['transfer-encoding'];
       if (coding !== undefined && !ONLY_CHUNKED.test(coding)) {
-        answerBeforeFastify(res, HTTP_ERRORS.malformedRequest);
+        answerBeforeFastify(
+          res,
+          HTTP_ERRORS.malformedRequest,
+          `Transfer-Encoding is ${excerpt(coding)}; only chunked is taken.`,
+        );
         return;
       }
       handler(req, res);
     },
   );
   server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) =>
-    answerBeforeFastify(res, HTTP_ERRORS.expectationFailed),
+    answerBeforeFastify(res, HTTP_ERRORS.expectationFailed, HTTP_ERRORS.expectationFailed.detail),
   );
   lingerAfterEarlyAnswers(server);
   // No route takes CONNECT: answered as any method without a route is.
-  server.on('connect', (_req: IncomingMessage, socket: Socket) => writeOnSocket(socket, HTTP_ERRORS.notFound));
+  server.on('connect', (_req: IncomingMessage, socket: Socket) =>
+    writeOnSocket(socket, HTTP_ERRORS.notFound, { detail: 'CONNECT is not served: this is not a proxy.' }),
+  );
   return server;
 }
 
@@ -236,11 +261,11 @@ function createNodeServer(limits: HttpLimits, handler: (req: IncomingMessage, re
 function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   const known = FASTIFY_ERRORS[error.code];
   if (known) {
-    void reply.code(known.status).send(errorBody(known.error, known.code, frameworkDetail(error, request)));
+    void reply.code(known.status).send(textBody(known, frameworkDetail(error, request, known)));
     return;
   }
   request.log.error({ err: error }, 'unhandled framework error');
-  void reply.code(500).send(errorBody(HTTP_ERRORS.internal.error, HTTP_ERRORS.internal.code));
+  void reply.code(500).send(textBody(HTTP_ERRORS.internal, internalDetail(request)));
 }
 
 /**
@@ -263,7 +288,7 @@ export function addJsonBodyParser(app: FastifyInstance, { refuseUnstorable }: { 
       return;
     }
     if (isContentCoded(request.headers['content-encoding'])) {
-      done(contentCodedError(), undefined);
+      done(contentCodedError(request.headers['content-encoding']), undefined);
       return;
     }
     if (!isUtf8(bytes)) {
@@ -301,7 +326,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
     clientErrorHandler: (error: NodeJS.ErrnoException, socket: Socket) => {
       if (error.code === 'ECONNRESET' || socket.destroyed) return;
       if (answered(socket)) socket.destroy();
-      else writeOnSocket(socket, parserError(error));
+      else writeOnSocket(socket, ...parserError(error, limits));
     },
     frameworkErrors: answerFrameworkError,
     // Slugs are case-sensitive in the contract; a trailing slash is not a
@@ -344,7 +369,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
     }
     const known = error.code ? FASTIFY_ERRORS[error.code] : undefined;
     if (known) {
-      void reply.code(known.status).send(errorBody(known.error, known.code, frameworkDetail(error, request)));
+      void reply.code(known.status).send(textBody(known, frameworkDetail(error, request, known)));
       return;
     }
     if (error.validation) {
@@ -365,17 +390,20 @@ export function createServer(options: ServerOptions): FastifyInstance {
       // folder, a 416 for a range past the end): its status's reason phrase, never its message,
       // which may echo the request; the code is that phrase's snake case (`forbidden`).
       const reason = STATUS_CODES[status] ?? 'Bad Request';
-      void reply.code(status).send(errorBody(reason, reason.toLowerCase().replace(/[^a-z0-9]+/g, '_')));
+      const detail = `${request.method} ${excerpt(request.url)} is refused: ${reason}.`;
+      void reply.code(status).send(errorBody(reason, reason.toLowerCase().replace(/[^a-z0-9]+/g, '_'), { detail }));
       return;
     }
     if (isDependencyOutage(error)) {
       request.log.warn({ err: error }, 'a store is unreachable');
-      const { status, error: text, code } = HTTP_ERRORS.unavailable;
-      void reply.code(status).header('retry-after', '5').send(errorBody(text, code));
+      void reply
+        .code(HTTP_ERRORS.unavailable.status)
+        .header('retry-after', '5')
+        .send(textBody(HTTP_ERRORS.unavailable));
       return;
     }
     request.log.error({ err: error }, 'unhandled error');
-    void reply.code(500).send(errorBody(HTTP_ERRORS.internal.error, HTTP_ERRORS.internal.code));
+    void reply.code(500).send(textBody(HTTP_ERRORS.internal, internalDetail(request)));
   });
 
   // A known path asked with another method is a 405 naming the methods it takes (RFC 9110 15.5.6); any other is a 404.
@@ -390,7 +418,11 @@ export function createServer(options: ServerOptions): FastifyInstance {
         .send(errorBody(error, code, { detail: `This path takes ${allowed.join(', ')}, not ${request.method}.` }));
       return;
     }
-    void reply.code(404).send(errorBody(HTTP_ERRORS.notFound.error, HTTP_ERRORS.notFound.code));
+    void reply.code(404).send(
+      textBody(HTTP_ERRORS.notFound, {
+        detail: `No route serves ${request.method} ${excerpt(request.url.split('?')[0] ?? '')}; the API reference is at /docs.`,
+      }),
+    );
   });
 
   return app;

@@ -1,7 +1,13 @@
-import { HttpError } from '@shortlink/http';
+import { excerpt, HttpError } from '@shortlink/http';
 
 /** An unknown slug, a deleted link and another account's link alike: existence does not leak. */
-export const LINK_NOT_FOUND = new HttpError(404, 'Link not found', 'not_found');
+export const LINK_NOT_FOUND = new HttpError(404, 'Link not found', 'not_found', {
+  detail: 'This account has no link with this slug (or it was deleted).',
+});
+
+/** The 404 of a slug, naming it. */
+export const linkNotFound = (slug: string): HttpError =>
+  LINK_NOT_FOUND.withDetail(`This account has no link ${excerpt(slug)} (or it was deleted).`);
 
 /**
  * The owner's link whose create is not settled: its claim is still pending
@@ -14,5 +20,6 @@ export const LINK_NOT_SETTLED = new HttpError(
   503,
   'This link’s creation is not confirmed yet. Try again in a moment.',
   'temporarily_unavailable',
+  { detail: 'The link was created moments ago and its create is still being confirmed.' },
   { 'Retry-After': '2' },
 );

@@ -211,7 +211,11 @@ describe('GET /api/v1/links/:slug/analytics', () => {
     ] as const) {
       const res = await get(url, authorization);
       expect(res.statusCode).toBe(404);
-      expect(res.json()).toEqual({ error: 'Link not found', code: 'not_found' });
+      expect(res.json()).toEqual({
+        error: 'Link not found',
+        code: 'not_found',
+        detail: `This account has no link "${url.split('/')[4]}" (or it was deleted).`,
+      });
     }
     expect(statsRead).toEqual([]);
   });
@@ -224,6 +228,7 @@ describe('GET /api/v1/links/:slug/analytics', () => {
     expect(res.json()).toEqual({
       error: 'This link’s creation is not confirmed yet. Try again in a moment.',
       code: 'temporarily_unavailable',
+      detail: 'The link was created moments ago and its create is still being confirmed.',
     });
     expect((await get('/api/v1/links/fresh/analytics', other.authorization)).statusCode).toBe(404);
   });
@@ -284,7 +289,11 @@ describe('GET /api/v1/links/:slug', () => {
     ] as const) {
       const res = await get(`/api/v1/links/${slug}`, authorization);
       expect(res.statusCode).toBe(404);
-      expect(res.json()).toEqual({ error: 'Link not found', code: 'not_found' });
+      expect(res.json()).toEqual({
+        error: 'Link not found',
+        code: 'not_found',
+        detail: `This account has no link "${slug}" (or it was deleted).`,
+      });
     }
     expect((await get('/api/v1/links/fresh', other.authorization)).statusCode).toBe(503);
     expect((await get('/api/v1/links/fresh', owner.authorization)).statusCode).toBe(404);

@@ -104,6 +104,7 @@ describe('a lookup that fails', () => {
     expect(down.json()).toEqual({
       error: 'The link cannot be looked up right now. Try again in a moment.',
       code: 'temporarily_unavailable',
+      detail: 'The link store did not answer and this redirector holds no copy of the link.',
     });
     failing = false;
     const back = await app.inject({ method: 'GET', url: '/abc12' });

@@ -21,7 +21,7 @@ async function build(extra: Partial<RedirectorDeps> = {}) {
 
 /** What a browser sends when it opens a page (Chromium's and Firefox's navigation Accept). */
 const BROWSER = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8';
-const JSON_404 = { error: 'Link not found', code: 'not_found' };
+const JSON_404 = { error: 'Link not found', code: 'not_found', detail: 'No link has this slug, or it was deleted.' };
 
 describe('prefersHtml', () => {
   it.each([

@@ -13,9 +13,9 @@ import { REDIRECT_ERRORS, type RedirectError } from './redirect-errors';
  * shows, from the same objects. Its error texts are those of redirect-errors.ts.
  */
 
-/** A prebuilt answer's `{"error", "code"}`. */
-const textOf = (e: RedirectError): { error: string; code: string } =>
-  JSON.parse(e.body) as { error: string; code: string };
+/** A prebuilt answer's `{"error", "code", "detail"}`. */
+const textOf = (e: RedirectError): { error: string; code: string; detail: string } =>
+  JSON.parse(e.body) as { error: string; code: string; detail: string };
 
 const noStore = { type: 'string', enum: ['no-store'], description: 'Nobody keeps this answer.' } as const;
 

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { accountOf, requireApiKey, type Authenticate, type RateLimiter } from '@shortlink/accounts';
 import { addJsonBodyParser, servedSchema, type Dependency, type ServiceModule } from '@shortlink/http';
 import { SLUG_PATTERN } from '@shortlink/events';
-import { LINK_NOT_FOUND } from '@shortlink/links';
+import { linkNotFound } from '@shortlink/links';
 import { idempotentRequests, type IdempotencyDeps } from './idempotency/idempotent-requests';
 import { assembleBulkResults, bulkItems, validateBulkItem } from './links/bulk-create';
 import { changeLink, type ChangeLinkDeps } from './links/change-link';
@@ -127,6 +127,6 @@ export function createWriteApi(deps: WriteApiDeps): ServiceModule {
 
 /** A path segment that cannot be a slug names no link. */
 function ownSlug(slug: string): string {
-  if (!SLUG_PATTERN.test(slug)) throw LINK_NOT_FOUND;
+  if (!SLUG_PATTERN.test(slug)) throw linkNotFound(slug);
   return slug;
 }

@@ -1,5 +1,5 @@
 import { PLANS, type Plan } from '@shortlink/accounts';
-import { HttpError } from '@shortlink/http';
+import { excerpt, HttpError } from '@shortlink/http';
 
 /**
  * The write API's own error texts. Those of the Link resource (not found, not
@@ -24,7 +24,7 @@ export interface Rejection {
   error: string;
   code: string;
   /** What is wrong in this request, in one sentence (see `ErrorDetail` in @shortlink/http). */
-  detail?: string;
+  detail: string;
   field?: string;
 }
 
@@ -37,48 +37,83 @@ export const explain = (rejection: Rejection, detail: string, field?: string): R
 
 /** The error a route throws for a rejection. */
 export const rejectionError = ({ status, error, code, detail, field }: Rejection): HttpError =>
-  new HttpError(
-    status,
-    error,
-    code,
-    {},
-    { ...(detail === undefined ? {} : { detail }), ...(field === undefined ? {} : { field }) },
-  );
+  new HttpError(status, error, code, { detail, ...(field === undefined ? {} : { field }) });
 
 export const REJECTIONS = {
-  invalidBody: { status: 400, error: 'Invalid request body', code: 'invalid_body' },
+  invalidBody: {
+    status: 400,
+    error: 'Invalid request body',
+    code: 'invalid_body',
+    detail: 'The body is not a JSON object the route takes.',
+  },
   urlTooLong: {
     status: 400,
     error: `URLs must be at most ${LIMITS.urlMaxLength} characters`,
     code: 'url_too_long',
+    detail: `url is over ${LIMITS.urlMaxLength} characters.`,
+    field: 'url',
   },
   urlCredentials: {
     status: 400,
     error: 'Destination URLs must not contain a user name or password',
     code: 'url_credentials',
+    detail: 'url holds a user name or password.',
+    field: 'url',
   },
   urlSelf: {
     status: 400,
     error: 'Destination URLs must not point at this short-link service',
     code: 'url_self_reference',
+    detail: 'url points at this short-link service.',
+    field: 'url',
   },
   slugFormat: {
     status: 400,
     error: 'Custom slugs must be 3-30 characters long and use only lowercase letters, digits and hyphens',
     code: 'invalid_slug',
+    detail: 'customSlug must be 3-30 characters of a-z, 0-9 and -.',
+    field: 'customSlug',
   },
-  slugReserved: { status: 400, error: 'This slug is reserved', code: 'slug_reserved' },
+  slugReserved: {
+    status: 400,
+    error: 'This slug is reserved',
+    code: 'slug_reserved',
+    detail: 'customSlug is a word this service keeps for its own paths.',
+    field: 'customSlug',
+  },
   tag: {
     status: 400,
     error: `Tags must be 1-${LIMITS.tagMaxLength} characters without control characters`,
     code: 'invalid_tag',
+    detail: `tag must be 1-${LIMITS.tagMaxLength} characters without control characters.`,
+    field: 'tag',
   },
   /** A change names a field that cannot be changed (or is misspelt): refused, not ignored. */
-  unknownField: { status: 400, error: 'Only url and tag can be changed', code: 'unknown_field' },
+  unknownField: {
+    status: 400,
+    error: 'Only url and tag can be changed',
+    code: 'unknown_field',
+    detail: 'The body names a field a change does not take.',
+  },
   /** A create names a field it does not take (`slug` for `customSlug`): refused, not ignored, as a change is. */
-  unknownCreateField: { status: 400, error: 'Only url, customSlug and tag can be given', code: 'unknown_field' },
-  unknownBulkField: { status: 400, error: 'Only links can be given', code: 'unknown_field' },
-  emptyChange: { status: 400, error: 'Nothing to change: give url, tag or both', code: 'empty_change' },
+  unknownCreateField: {
+    status: 400,
+    error: 'Only url, customSlug and tag can be given',
+    code: 'unknown_field',
+    detail: 'The body names a field a create does not take.',
+  },
+  unknownBulkField: {
+    status: 400,
+    error: 'Only links can be given',
+    code: 'unknown_field',
+    detail: 'The body names a field beside links.',
+  },
+  emptyChange: {
+    status: 400,
+    error: 'Nothing to change: give url, tag or both',
+    code: 'empty_change',
+    detail: 'The body is {}.',
+  },
 } as const satisfies Record<string, Rejection>;
 
 export function planRejection(plan: Plan): Rejection {
@@ -86,20 +121,39 @@ export function planRejection(plan: Plan): Rejection {
     status: 403,
     error: `Custom slugs shorter than ${PLANS[plan].minCustomSlugLength} characters require the Pro plan`,
     code: 'plan_upgrade_required',
+    detail: `customSlug is shorter than ${PLANS[plan].minCustomSlugLength} characters.`,
+    field: 'customSlug',
   };
 }
 
-export const SLUG_TAKEN = new HttpError(409, 'This slug is already taken', 'slug_taken');
+export const SLUG_TAKEN = new HttpError(409, 'This slug is already taken', 'slug_taken', {
+  detail: 'Another link has this customSlug: choose another, or leave it out for a generated one.',
+  field: 'customSlug',
+});
+
+/** The 409 of a taken custom slug, naming it. */
+export const slugTaken = (slug: string): HttpError =>
+  SLUG_TAKEN.withDetail(
+    `Another link has the slug ${excerpt(slug)}: choose another customSlug, or leave it out for a generated one.`,
+    'customSlug',
+  );
 
 export const SLUG_SPACE_EXHAUSTED = new HttpError(
   503,
   'Could not allocate a short slug. Try again.',
   'slug_space_exhausted',
+  { detail: 'Every generated slug tried was taken; a new try draws others.' },
 );
 
 /** A 503 whose text says what is known of the write, keeping what caused it for the log. */
-function unavailable(text: string, retryAfterSeconds: number, cause: unknown): HttpError {
-  const error = new HttpError(503, text, 'temporarily_unavailable', { 'Retry-After': String(retryAfterSeconds) });
+function unavailable(text: string, detail: string, retryAfterSeconds: number, cause: unknown): HttpError {
+  const error = new HttpError(
+    503,
+    text,
+    'temporarily_unavailable',
+    { detail },
+    { 'Retry-After': String(retryAfterSeconds) },
+  );
   error.cause = cause;
   return error;
 }
@@ -108,6 +162,7 @@ function unavailable(text: string, retryAfterSeconds: number, cause: unknown): H
 export function appendFailed(cause: unknown): HttpError {
   return unavailable(
     'The link could not be confirmed. Try again in a minute: if it was saved, its slug will then show as taken.',
+    'The event log did not confirm the create in time.',
     60,
     cause,
   );
@@ -117,24 +172,31 @@ export const BULK_SIZE = new HttpError(
   400,
   `Bulk requests must hold 1-${LIMITS.bulkMaxLinks} links`,
   'invalid_bulk_size',
+  { detail: `links must hold 1-${LIMITS.bulkMaxLinks} links.`, field: 'links' },
 );
 
 export const IDEMPOTENCY_KEY_INVALID = new HttpError(
   400,
   `Idempotency-Key must be 1-${LIMITS.idempotencyKeyMaxLength} printable ASCII characters`,
   'invalid_idempotency_key',
+  { detail: `Idempotency-Key must be 1-${LIMITS.idempotencyKeyMaxLength} characters from ! to ~ or space.` },
 );
 
 export const IDEMPOTENCY_KEY_REUSED = new HttpError(
   422,
   'This Idempotency-Key was already used with a different request',
   'idempotency_key_reused',
+  {
+    detail:
+      'This key was first sent, within the last 24 hours, with another method, path or body: use a new key for a new request.',
+  },
 );
 
 export const IDEMPOTENCY_KEY_IN_PROGRESS = new HttpError(
   409,
   'A request with this Idempotency-Key is still in progress. Try again in a moment.',
   'idempotency_key_in_progress',
+  { detail: 'The first request with this key is still being answered; its answer is replayed once it has one.' },
   { 'Retry-After': '1' },
 );
 
@@ -147,6 +209,7 @@ export const IDEMPOTENCY_KEY_IN_PROGRESS = new HttpError(
 export function changeUnconfirmed(cause: unknown): HttpError {
   return unavailable(
     'The database did not confirm the change in time: it may or may not have been saved. Sending the same change again is safe.',
+    'Postgres took the change but did not answer its commit in time.',
     5,
     cause,
   );
@@ -160,6 +223,7 @@ export function changeUnconfirmed(cause: unknown): HttpError {
 export function changeNotConfirmed(cause: unknown): HttpError {
   return unavailable(
     'The change was saved but the event log did not confirm it yet; it will be delivered once the log is reachable. Sending the same change again is safe.',
+    'The change is saved and waits in the outbox until the event log takes its event.',
     60,
     cause,
   );

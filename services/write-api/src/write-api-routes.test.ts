@@ -271,7 +271,12 @@ describe('POST /api/v1/links', () => {
     expect((await create({ url: 'https://a.example', customSlug: 'taken' })).statusCode).toBe(201);
     const res = await create({ url: 'https://b.example', customSlug: 'taken' }, other.authorization);
     expect(res.statusCode).toBe(409);
-    expect(res.json()).toEqual({ error: 'This slug is already taken', code: 'slug_taken' });
+    expect(res.json()).toEqual({
+      error: 'This slug is already taken',
+      code: 'slug_taken',
+      detail: 'Another link has the slug "taken": choose another customSlug, or leave it out for a generated one.',
+      field: 'customSlug',
+    });
     expect(appended).toHaveLength(1);
   });
 
@@ -310,6 +315,8 @@ describe('POST /api/v1/links', () => {
     expect(reused.json()).toEqual({
       error: 'This Idempotency-Key was already used with a different request',
       code: 'idempotency_key_reused',
+      detail:
+        'This key was first sent, within the last 24 hours, with another method, path or body: use a new key for a new request.',
     });
   });
 });
@@ -335,7 +342,7 @@ describe('POST /api/v1/links/bulk', () => {
     expect(res.json()).toMatchObject({
       results: [
         { status: 201, link: expect.objectContaining({ slug: 'fresh', shortUrl: 'https://sho.rt/fresh' }) },
-        { status: 409, error: 'This slug is already taken', code: 'slug_taken' },
+        { status: 409, error: 'This slug is already taken', code: 'slug_taken', field: 'customSlug' },
         { status: 400, error: 'This slug is reserved', code: 'slug_reserved' },
         { status: 400, error: 'Invalid request body', code: 'invalid_body' },
       ],
@@ -397,7 +404,11 @@ describe('PATCH /api/v1/links/:slug', () => {
     ] as const) {
       const res = await update(slug, { url: 'https://evil.example' }, authorization);
       expect(res.statusCode).toBe(404);
-      expect(res.json()).toEqual({ error: 'Link not found', code: 'not_found' });
+      expect(res.json()).toEqual({
+        error: 'Link not found',
+        code: 'not_found',
+        detail: `This account has no link "${slug}" (or it was deleted).`,
+      });
     }
     expect(appended.map((e) => e.type)).toEqual(['LinkCreated']);
   });
@@ -440,7 +451,11 @@ describe('DELETE /api/v1/links/:slug', () => {
     await create({ url: 'https://example.com', customSlug: 'summer' });
     const res = await remove('summer', other.authorization);
     expect(res.statusCode).toBe(404);
-    expect(res.json()).toEqual({ error: 'Link not found', code: 'not_found' });
+    expect(res.json()).toEqual({
+      error: 'Link not found',
+      code: 'not_found',
+      detail: 'This account has no link "summer" (or it was deleted).',
+    });
     expect(links.rows.get('summer')?.deletedAt).toBeNull();
   });
 });

@@ -187,7 +187,7 @@ export const BULK_CREATE_ROUTE: ApiRoute = {
           {
             results: [
               { status: 201, link: LINK_EXAMPLE },
-              { status: 409, error: SLUG_TAKEN.message, code: SLUG_TAKEN.code },
+              { status: 409, error: SLUG_TAKEN.message, code: SLUG_TAKEN.code, ...SLUG_TAKEN.explained },
             ],
           },
         ],

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { accountOf, requireApiKey, type Authenticate, type RateLimiter } from '@shortlink/accounts';
 import { SLUG_PATTERN } from '@shortlink/events';
 import { servedSchema } from '@shortlink/http';
-import { LINK_NOT_FOUND, LINK_NOT_SETTLED, linkResource } from '@shortlink/links';
+import { LINK_NOT_SETTLED, linkNotFound, linkResource } from '@shortlink/links';
 import type { LinkRecord, PreviewRecord } from '@shortlink/postgres';
 import { LINK_READ_ROUTE } from '../analytics-routes';
 
@@ -28,10 +28,10 @@ export async function ownedLink(
   slug: string,
   accountId: string,
 ): Promise<LinkRecord> {
-  if (!SLUG_PATTERN.test(slug)) throw LINK_NOT_FOUND;
+  if (!SLUG_PATTERN.test(slug)) throw linkNotFound(slug);
   const link = await deps.findLink(slug);
   if (link === null && (await deps.findUnsettledOwner(slug)) === accountId) throw LINK_NOT_SETTLED;
-  if (!link || link.accountId !== accountId) throw LINK_NOT_FOUND;
+  if (!link || link.accountId !== accountId) throw linkNotFound(slug);
   return link;
 }
 

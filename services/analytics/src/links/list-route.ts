@@ -37,7 +37,7 @@ export async function linkListRoutes(app: FastifyInstance, deps: LinkListDeps): 
       if (after !== undefined) {
         // Another account's link is no position in this list: the cursor is as invalid as a garbled one.
         before = (await deps.listPosition(accountId, after)) ?? undefined;
-        if (before === undefined) throw INVALID_CURSOR;
+        if (before === undefined) throw INVALID_CURSOR.withDetail('cursor is not a nextCursor of this list.', 'cursor');
       }
       // One more than asked tells whether a next page exists without a second query.
       const rows = await deps.listLinks({ accountId, limit: limit + 1, before, tag, search });

@@ -15,14 +15,15 @@ describe('parseIdempotencyKey', () => {
   });
 
   it.each([
-    ['an empty value', ''],
-    ['256 characters', 'k'.repeat(256)],
-    ['a non-ASCII character', 'clé'],
-    ['a control character', 'a\tb'],
-    ['DEL', 'a\u007fb'],
-    ['the header twice', ['a', 'b']],
-  ])('given %s, then it is refused', (_name, header) => {
-    expect(parseIdempotencyKey(header)).toEqual({ ok: false });
+    ['an empty value', '', 'Idempotency-Key is empty.'],
+    ['256 characters', 'k'.repeat(256), 'Idempotency-Key is 256 characters; at most 255 are taken.'],
+    ['a non-ASCII character', 'clé', 'Idempotency-Key holds U+00E9 at position 3; only printable ASCII is taken.'],
+    ['a character beyond U+FFFF', 'a😀', 'Idempotency-Key holds U+1F600 at position 2; only printable ASCII is taken.'],
+    ['a control character', 'a\tb', 'Idempotency-Key holds U+0009 at position 2; only printable ASCII is taken.'],
+    ['DEL', 'a\u007fb', 'Idempotency-Key holds U+007F at position 2; only printable ASCII is taken.'],
+    ['the header twice', ['a', 'b'], 'Idempotency-Key came more than once.'],
+  ])('given %s, then it is refused, saying why without echoing it', (_name, header, detail) => {
+    expect(parseIdempotencyKey(header)).toEqual({ ok: false, detail });
   });
 });
 

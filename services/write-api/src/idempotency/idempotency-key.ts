@@ -15,10 +15,22 @@ const KEY = new RegExp(`^[\\x20-\\x7e]{1,${LIMITS.idempotencyKeyMaxLength}}$`);
  */
 export function parseIdempotencyKey(
   header: string | string[] | undefined,
-): { ok: true; key: string | null } | { ok: false } {
+): { ok: true; key: string | null } | { ok: false; detail: string } {
   if (header === undefined) return { ok: true, key: null };
-  if (typeof header !== 'string' || !KEY.test(header)) return { ok: false };
-  return { ok: true, key: header };
+  if (typeof header !== 'string') return { ok: false, detail: 'Idempotency-Key came more than once.' };
+  if (KEY.test(header)) return { ok: true, key: header };
+  return { ok: false, detail: keyProblem(header) };
+}
+
+/** What is wrong with a key that is not one, for the 400's detail; the key itself is never echoed. */
+function keyProblem(key: string): string {
+  if (key.length === 0) return 'Idempotency-Key is empty.';
+  if (key.length > LIMITS.idempotencyKeyMaxLength)
+    return `Idempotency-Key is ${key.length} characters; at most ${LIMITS.idempotencyKeyMaxLength} are taken.`;
+  const points = [...key];
+  const at = points.findIndex((c) => !/^[\x20-\x7e]$/.test(c));
+  const code = points[at]?.codePointAt(0) ?? 0;
+  return `Idempotency-Key holds U+${code.toString(16).toUpperCase().padStart(4, '0')} at position ${at + 1}; only printable ASCII is taken.`;
 }
 
 type Task = { value: unknown } | { text: string };

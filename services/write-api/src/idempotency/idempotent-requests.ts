@@ -45,7 +45,7 @@ export function idempotentRequests(deps: IdempotencyDeps): {
 
   async function preHandler(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
     const parsed = parseIdempotencyKey(request.headers['idempotency-key']);
-    if (!parsed.ok) throw IDEMPOTENCY_KEY_INVALID;
+    if (!parsed.ok) throw IDEMPOTENCY_KEY_INVALID.withDetail(parsed.detail);
     if (parsed.key === null) return undefined;
     const ref = { accountId: accountOf(request).id, key: parsed.key };
     const hash = requestHash(request.method, request.routeOptions.url ?? request.url, request.body);

@@ -89,24 +89,35 @@ describe('assembleBulkResults', () => {
     const unexpected: unknown[] = [];
     expect(assembleBulkResults(validated, outcomes, (e) => unexpected.push(e))).toEqual([
       { status: 201, link: link('first') },
-      { status: 400, error: 'This slug is reserved', code: 'slug_reserved' },
-      { status: 409, error: 'This slug is already taken', code: 'slug_taken' },
+      { ...REJECTIONS.slugReserved },
+      { status: 409, error: 'This slug is already taken', code: 'slug_taken', ...SLUG_TAKEN.explained },
       {
         status: 503,
         error: 'The service is temporarily unavailable. Try again in a moment.',
         code: 'temporarily_unavailable',
+        detail: 'A store this request needs did not answer in time.',
       },
-      { status: 500, error: 'Internal server error', code: 'internal' },
+      {
+        status: 500,
+        error: 'Internal server error',
+        code: 'internal',
+        detail: 'An unexpected error; the service logged it.',
+      },
     ]);
     expect(unexpected).toEqual([outage, new TypeError('a bug')]);
   });
 
-  it('given an HttpError with headers, then the result keeps its status, text and code only', () => {
+  it('given an HttpError with headers, then the result keeps its status, text, code and detail, not its headers', () => {
     const result = assembleBulkResults(
       [{ ok: true, input }],
-      [{ ok: false, error: new HttpError(503, 'later', 'temporarily_unavailable', { 'Retry-After': '60' }) }],
+      [
+        {
+          ok: false,
+          error: new HttpError(503, 'later', 'temporarily_unavailable', { detail: 'Later.' }, { 'Retry-After': '60' }),
+        },
+      ],
       () => undefined,
     );
-    expect(result).toEqual([{ status: 503, error: 'later', code: 'temporarily_unavailable' }]);
+    expect(result).toEqual([{ status: 503, error: 'later', code: 'temporarily_unavailable', detail: 'Later.' }]);
   });
 });

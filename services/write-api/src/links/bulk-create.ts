@@ -9,8 +9,7 @@ import { unknownField } from './rules/unknown-fields';
 
 /** One link's result in a bulk response: its own status, and its Link or its error body. */
 export type BulkResult =
-  | { status: 201; link: LinkResource }
-  | { status: number; error: string; code: string; detail?: string; field?: string };
+  { status: 201; link: LinkResource } | { status: number; error: string; code: string; detail: string; field?: string };
 
 /**
  * The items of `{"links": [...]}`. A body of another shape is refused whole
@@ -74,5 +73,5 @@ function errorResult(error: unknown, onUnexpected: (error: unknown) => void): Bu
   }
   onUnexpected(error);
   const known = isDependencyOutage(error) ? HTTP_ERRORS.unavailable : HTTP_ERRORS.internal;
-  return { status: known.status, error: known.error, code: known.code };
+  return { status: known.status, error: known.error, code: known.code, detail: known.detail };
 }

@@ -1,5 +1,5 @@
 import type { Account } from '@shortlink/accounts';
-import { LINK_NOT_FOUND, LINK_NOT_SETTLED, linkResource, type LinkResource } from '@shortlink/links';
+import { LINK_NOT_SETTLED, linkNotFound, linkResource, type LinkResource } from '@shortlink/links';
 import { CommitUnconfirmed } from '@shortlink/postgres';
 import { changeNotConfirmed, changeUnconfirmed } from '../write-api-errors';
 import { decideLinkChange, type LinkCommand } from './rules/decide-link-change';
@@ -52,7 +52,7 @@ export async function changeLink(
   }
   if (decision.kind === 'not-found' || decision.kind === 'not-settled') {
     expectation.cancel();
-    throw decision.kind === 'not-found' ? LINK_NOT_FOUND : LINK_NOT_SETTLED;
+    throw decision.kind === 'not-found' ? linkNotFound(slug) : LINK_NOT_SETTLED;
   }
   if (decision.kind === 'changed') {
     deps.onLinkChanged?.(slug);

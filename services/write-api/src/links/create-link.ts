@@ -1,7 +1,7 @@
 import type { Account } from '@shortlink/accounts';
 import { createEvent, type LinkCreated } from '@shortlink/events';
 import { linkResource, type LinkResource } from '@shortlink/links';
-import { appendFailed, SLUG_SPACE_EXHAUSTED, SLUG_TAKEN } from '../write-api-errors';
+import { appendFailed, SLUG_SPACE_EXHAUSTED, slugTaken } from '../write-api-errors';
 import type { ClaimStore } from './stores/claims';
 import type { CreateLinkInput } from './rules/create-link-validation';
 import type { AppendLinkCreated } from './stores/link-created-appender';
@@ -115,7 +115,7 @@ export async function createLinks(
       const p = drawing[i] as Pending;
       if (result.status === 'rejected') failed(p, result.reason);
       else if (result.value) claimed.push({ ...p, slug: candidates[i] as string, createdAt, committed: false });
-      else if (p.input.customSlug !== null) failed(p, SLUG_TAKEN);
+      else if (p.input.customSlug !== null) failed(p, slugTaken(p.input.customSlug));
       else again.push(p);
     });
     drawing = again;
