@@ -21,6 +21,7 @@ export {
   type AuthenticatorOptions,
 } from './authenticator';
 export { postgresAuthenticator, KEY_CACHE_TTL_MS } from './postgres-authenticator';
+export { memoryApiKeys, type MemoryApiKeys } from './memory-api-keys';
 export {
   openRateLimiter,
   memoryRateLimiter,

@@ -666,31 +666,26 @@ describe('errors of the HTTP layer, over a real socket', () => {
     });
   });
 
+  const TIMED_OUT = {
+    status: 408,
+    body: {
+      error: 'Request Timeout',
+      code: 'request_timeout',
+      detail: expect.stringMatching(/^The request did not arrive in full within [0-9.]+ s\.$/),
+    },
+  };
+
   it('answers a body that never finishes (Content-Length larger than sent) with a JSON 408', async () => {
     const answer = await raw([
       { data: 'POST /echo HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":' },
     ]);
-    expect(statusAndBody(answer)).toEqual({
-      status: 408,
-      body: {
-        error: 'Request Timeout',
-        code: 'request_timeout',
-        detail: expect.stringMatching(/^The request did not arrive in full within [0-9.]+ s\.$/),
-      },
-    });
+    expect(statusAndBody(answer)).toEqual(TIMED_OUT);
   });
 
   it('answers a body trickled a byte at a time with a JSON 408', async () => {
     const head = 'POST /echo HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\nContent-Length: 40\r\n\r\n';
     const answer = await raw([{ data: head }, ...Array.from({ length: 20 }, () => ({ data: ' ', afterMs: 150 }))]);
-    expect(statusAndBody(answer)).toEqual({
-      status: 408,
-      body: {
-        error: 'Request Timeout',
-        code: 'request_timeout',
-        detail: expect.stringMatching(/^The request did not arrive in full within [0-9.]+ s\.$/),
-      },
-    });
+    expect(statusAndBody(answer)).toEqual(TIMED_OUT);
   });
 });
 

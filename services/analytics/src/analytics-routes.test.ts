@@ -1,4 +1,4 @@
-import { createAuthenticator, generateApiKey, memoryRateLimiter, type ActiveKey, type Plan } from '@shortlink/accounts';
+import { generateApiKey, memoryApiKeys, memoryRateLimiter } from '@shortlink/accounts';
 import { buildProcessServer } from '@shortlink/http';
 import { createMetricsRegistry } from '@shortlink/metrics';
 import type { FastifyInstance } from 'fastify';
@@ -19,14 +19,11 @@ type LinkStats = Awaited<ReturnType<AnalyticsDeps['readStats']>>['stats'];
 const BASE_URL = 'https://sho.rt';
 const NOW = new Date('2026-11-22T10:00:00.000Z');
 
-function apiKey(name: string, plan: Plan) {
-  const { key, hash } = generateApiKey();
-  const active: ActiveKey = { keyId: `key-${name}`, account: { id: `account-${name}`, name, plan } };
-  return { authorization: `Bearer ${key}`, hash, active };
-}
-const owner = apiKey('owner', 'pro');
-const other = apiKey('other', 'pro');
-const free = apiKey('free', 'free');
+/** Three accounts' keys, as the key table holds them. */
+const keyTable = memoryApiKeys();
+const owner = keyTable.issue('owner', 'pro');
+const other = keyTable.issue('other', 'pro');
+const free = keyTable.issue('free', 'free');
 const unknownKey = generateApiKey();
 
 let made = 0;
@@ -73,16 +70,10 @@ afterEach(() => app?.close());
 /** `links` in list order, oldest first (a link's place is its position here); deleted ones are gone from it. */
 async function readApi(links: LinkRecord[], more: Partial<AnalyticsDeps> & { pending?: Map<string, string> } = {}) {
   const { pending = new Map<string, string>(), ...overrides } = more;
-  const keys = new Map([owner, other, free].map((k) => [k.hash.toString('hex'), k.active]));
   const previews = new Map<string, PreviewRecord>();
   const statsRead: { linkId: string; range: string }[] = [];
   const deps: AnalyticsDeps = {
-    authenticate: createAuthenticator({
-      findKeyByHash: async (hash) => keys.get(hash.toString('hex')) ?? null,
-      now: Date.now,
-      cacheTtlMs: 0,
-      cacheSize: 10,
-    }),
+    authenticate: keyTable.authenticate,
     rateLimiter: memoryRateLimiter({ free: 100, pro: 1000 }),
     findLink: async (slug) => links.find((l) => l.slug === slug) ?? null,
     findUnsettledOwner: async (slug) => pending.get(slug) ?? null,

@@ -1,4 +1,4 @@
-import { createAuthenticator, generateApiKey, memoryRateLimiter, type ActiveKey, type Plan } from '@shortlink/accounts';
+import { generateApiKey, memoryApiKeys, memoryRateLimiter } from '@shortlink/accounts';
 import { buildProcessServer } from '@shortlink/http';
 import { createMetricsRegistry } from '@shortlink/metrics';
 import type { FastifyInstance } from 'fastify';
@@ -128,16 +128,11 @@ function memoryIdempotencyStore(): IdempotencyStore {
   };
 }
 
-/** An account's API key, as the key table holds it. */
-function apiKey(name: string, plan: Plan) {
-  const { key, hash } = generateApiKey();
-  const active: ActiveKey = { keyId: `key-${name}`, account: { id: `account-${name}`, name, plan } };
-  return { authorization: `Bearer ${key}`, hash, active };
-}
-
-const owner = apiKey('owner', 'pro');
-const other = apiKey('other', 'pro');
-const free = apiKey('free', 'free');
+/** Three accounts' keys, as the key table holds them. */
+const keyTable = memoryApiKeys();
+const owner = keyTable.issue('owner', 'pro');
+const other = keyTable.issue('other', 'pro');
+const free = keyTable.issue('free', 'free');
 const revoked = generateApiKey();
 
 let app: FastifyInstance;
@@ -145,17 +140,11 @@ afterEach(() => app?.close());
 
 async function writeApi(overrides: Partial<WriteApiDeps> = {}) {
   const links = memoryLinks();
-  const keys = new Map([owner, other, free].map((k) => [k.hash.toString('hex'), k.active]));
   const appended: LinkWriteEvent[] = [];
   let ids = 0;
   const slugs = ['ab3cd', 'ef5gh', 'ij7kl'];
   const deps: WriteApiDeps = {
-    authenticate: createAuthenticator({
-      findKeyByHash: async (hash) => keys.get(hash.toString('hex')) ?? null,
-      now: Date.now,
-      cacheTtlMs: 0,
-      cacheSize: 10,
-    }),
+    authenticate: keyTable.authenticate,
     rateLimiter: memoryRateLimiter({ free: 100, pro: 1000 }),
     idempotency: { store: memoryIdempotencyStore(), waitMs: 0, now: Date.now, sleep: async () => undefined },
     claims: links.claims,
