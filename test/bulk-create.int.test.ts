@@ -243,15 +243,16 @@ describe('Idempotency-Key', () => {
   });
 
   it.each([
-    ['empty', ''],
-    ['too long', 'k'.repeat(256)],
-    ['not ASCII', 'clé'],
-  ])('refuses a key that is %s with 400', async (_name, key) => {
+    ['empty', '', 'Idempotency-Key is empty.'],
+    ['too long', 'k'.repeat(256), 'Idempotency-Key is 256 characters; at most 255 are taken.'],
+    ['not ASCII', 'clé', 'Idempotency-Key holds U+00E9 at position 3; only printable ASCII is taken.'],
+  ])('refuses a key that is %s with 400, saying why', async (_name, key, detail) => {
     const res = await create({ url: 'https://example.com/idem/bad-key' }, undefined, { 'idempotency-key': key });
     expect(res.statusCode).toBe(400);
     expect(res.json()).toEqual({
       error: 'Idempotency-Key must be 1-255 printable ASCII characters',
       code: 'invalid_idempotency_key',
+      detail,
     });
     expect(await claimsFor('https://example.com/idem/bad-key')).toBe(0);
   });

@@ -302,9 +302,11 @@ export function describeApiContract(mode: string, target: () => ContractTarget):
       const slug = `o-${run}`;
       await post({ url: 'https://example.com/owned', customSlug: slug }, free);
       const other = await send('PATCH', slug, { url: 'https://example.com/hijack' });
-      const missing = await send('PATCH', `missing-${run}`, { url: 'https://example.com/hijack' });
+      const missing = await send('PATCH', `m-${run}`, { url: 'https://example.com/hijack' });
       expect(other.status).toBe(404);
-      expect(await json(other)).toEqual(await json(missing));
+      // The same body, but for the slug asked for, which the detail names.
+      const otherBody = JSON.stringify(await json(other)).replace(slug, '{slug}');
+      expect(otherBody).toBe(JSON.stringify(await json(missing)).replace(`m-${run}`, '{slug}'));
       expect((await send('DELETE', slug)).status).toBe(404);
       expect((await get(`/${slug}`, null)).headers.get('location')).toBe('https://example.com/owned');
     });

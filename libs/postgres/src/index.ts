@@ -8,6 +8,7 @@ export {
   findLinkBySlug,
   findLinksBySlugs,
   findLinkPreview,
+  linkRecord,
   type LinkRecord,
   type LinkRow,
   type PreviewRecord,

@@ -4,6 +4,7 @@ import {
   CHANNELS,
   inTransaction,
   linkChangedPayload,
+  linkRecord,
   type LinkRow,
   type Statements,
   type TransactionOptions,
@@ -115,17 +116,13 @@ export function postgresLinkChangeStore(pool: Pool, bounds: TransactionOptions =
   };
 }
 
+/** The link's record, with what only the write model keeps: when it was deleted, whether it has settled. */
 function stateOf(slug: string, row: ClaimRow): LinkState {
   return {
-    linkId: row.link_id,
-    accountId: row.account_id,
-    slug,
-    destinationUrl: row.destination_url,
-    tag: row.tag,
-    createdAt: row.created_at,
+    ...linkRecord(slug, row),
+    // null until its first change, as the write model holds it.
     updatedAt: row.updated_at,
     deletedAt: row.deleted_at,
-    version: row.version,
     ...(row.live ? {} : { unsettled: true }),
   };
 }
