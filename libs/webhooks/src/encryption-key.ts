@@ -15,7 +15,7 @@ export function parseEncryptionKey(text: string): Buffer | null {
 /**
  * The key that seals signing secrets: WEBHOOKS_ENCRYPTION_KEY when set, else
  * one the installation generates once and keeps in Postgres beside the data
- * (docs/decisions/0062-webhook-secrets-sealed-at-rest.md), so that every
+ * (docs/decisions/0059-webhook-secrets-sealed-at-rest.md), so that every
  * process (write APIs, dispatchers, `npm start`) uses the same one.
  */
 export async function webhooksEncryptionKey(pool: Pool, configured: Buffer | undefined): Promise<Buffer> {

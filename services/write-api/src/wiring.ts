@@ -170,7 +170,7 @@ export function composeWriteApi(settings: WriteApiSettings, stores: WriteApiStor
 
 /**
  * The webhooks API on Postgres. The key that seals secrets is read once, when
- * first needed: the installation's own is kept in Postgres (decision 0062).
+ * first needed: the installation's own is kept in Postgres (decision 0059).
  */
 export function composeWebhooksApi(
   settings: Pick<
@@ -179,12 +179,13 @@ export function composeWebhooksApi(
   >,
   pool: Pool,
 ): WebhooksApiDeps {
+  const configured = settings.WEBHOOKS_ENCRYPTION_KEY;
   let key: Promise<Buffer> | undefined;
   return {
     store: postgresWebhookStore(pool),
     sealingKey: () => {
       // A failed read (Postgres away) is tried again by the next request, not kept.
-      key ??= webhooksEncryptionKey(pool, settings.WEBHOOKS_ENCRYPTION_KEY).catch((err: unknown) => {
+      key ??= webhooksEncryptionKey(pool, configured).catch((err: unknown) => {
         key = undefined;
         throw err;
       });

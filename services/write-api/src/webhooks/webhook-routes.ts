@@ -355,7 +355,7 @@ export const REPLAY_ROUTE: ApiRoute = {
     operationId: 'replayWebhook',
     summary: 'Deliver past events again',
     description:
-      'Every matching event the log still holds from `since` (to `until`) is delivered again, with its original id and a `webhook-replay` header. Events older than the log keeps are not replayed.',
+      'Every matching event the log still holds from `since` (to `until`) is delivered again, with its original id and a header marking it a replay. Events older than the log keeps are not replayed.',
     ...common,
     params: idParams,
     headers: idempotencyKeyHeader,
