@@ -264,6 +264,18 @@ describe('the webhooks API on Postgres', () => {
     expect(new Set(seen).size).toBe(20);
   });
 
+  it('disabling by PATCH records why; disabling again keeps the dispatcher’s reason', async () => {
+    const { id } = (
+      await send('POST', '/api/v1/webhooks', keys.b, { url: 'https://hooks.example.com/f', events: ['link.created'] })
+    ).json<{ id: string }>();
+    const off = await send('PATCH', `/api/v1/webhooks/${id}`, keys.b, { enabled: false });
+    expect(off.json()).toMatchObject({ enabled: false, disabledReason: 'user', disabledAt: expect.any(String) });
+    await pool.query(`UPDATE webhooks SET disabled_reason = 'gone' WHERE webhook_id = $1`, [id]);
+    const again = await send('PATCH', `/api/v1/webhooks/${id}`, keys.b, { enabled: false, description: 'old' });
+    expect(again.json()).toMatchObject({ enabled: false, disabledReason: 'gone', description: 'old' });
+    expect((await send('POST', `/api/v1/webhooks/${id}/test`, keys.b)).statusCode).toBe(409);
+  });
+
   it('re-enabling clears why the dispatcher disabled it', async () => {
     const { id } = (
       await send('POST', '/api/v1/webhooks', keys.b, { url: 'https://hooks.example.com/e', events: ['link.created'] })

@@ -1,10 +1,15 @@
-import { createAuthenticator, generateApiKey, memoryRateLimiter, type ActiveKey } from '@shortlink/accounts';
+import {
+  createAuthenticator,
+  generateApiKey,
+  memoryRateLimiter,
+  requireApiKey,
+  type ActiveKey,
+} from '@shortlink/accounts';
 import { buildProcessServer, type ServiceModule } from '@shortlink/http';
 import { createMetricsRegistry } from '@shortlink/metrics';
 import { createdWebhookSchema, deliveryAttemptSchema, openSealedSecret, webhookSchema } from '@shortlink/webhooks';
 import type { FastifyInstance } from 'fastify';
 import { idempotentRequests } from '../idempotency/idempotent-requests';
-import { requireApiKey } from '@shortlink/accounts';
 import { serviceAddresses } from '../links/rules/self-link';
 import { memoryWebhookStore } from './stores/memory-webhook-store';
 import { registerWebhookRoutes, type WebhooksApiDeps } from './webhooks-api';
@@ -190,6 +195,12 @@ describe('POST /api/v1/webhooks', () => {
     expect(res.json().detail.length).toBeLessThan(200);
     expect(res.body).not.toContain('pass@');
     expect(memory.webhooks.size).toBe(0);
+  });
+
+  it('says what kind of address a refused host is', async () => {
+    await webhooksApi();
+    const res = await create({ url: 'https://[fe80::1]/in', events: ['link.created'] });
+    expect(res.json().detail).toBe('url\'s host "[fe80::1]" is a link local address.');
   });
 
   it('takes http and private addresses when the operator allows them (local testing)', async () => {

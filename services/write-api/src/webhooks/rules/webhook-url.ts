@@ -87,5 +87,7 @@ export function nonPublicHost(hostname: string): string | null {
   const address = ipaddr.process(bare);
   if (METADATA.has(address.toString())) return 'a cloud metadata address';
   const range = address.range();
-  return range === 'unicast' ? null : `a ${range} address`;
+  if (range === 'unicast') return null;
+  // ipaddr.js names ranges in camel case (`linkLocal`, `carrierGradeNat`): a detail says them in words.
+  return `a ${range.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase()} address`;
 }
