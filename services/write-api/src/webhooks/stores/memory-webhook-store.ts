@@ -11,6 +11,7 @@ export function memoryWebhookStore(clock: () => Date = () => new Date()) {
   const deliveries: (QueuedMessage & { webhookId: string })[] = [];
   const attempts: (StoredAttempt & { webhookId: string })[] = [];
   const replays: (ReplayRecord & { webhookId: string })[] = [];
+  let created = 0n;
   const own = (accountId: string, id: string) => {
     const w = webhooks.get(id);
     return w?.accountId === accountId ? w : null;
@@ -24,7 +25,8 @@ export function memoryWebhookStore(clock: () => Date = () => new Date()) {
         disabledReason: null,
         disabledAt: null,
         updatedAt: null,
-        createdAtMicros: BigInt(webhook.createdAt.getTime()) * 1000n + BigInt(webhooks.size),
+        // Distinct, in creation order, as Postgres's microseconds are.
+        createdAtMicros: BigInt(webhook.createdAt.getTime()) * 1000n + created++,
       };
       webhooks.set(webhook.webhookId, row);
       secrets.push({ webhookId: webhook.webhookId, sealed, createdAt: clock(), expiresAt: null });
