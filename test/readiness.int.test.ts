@@ -38,7 +38,13 @@ describe('the write API', () => {
   function writeApi(databaseUrl: string) {
     const pool = createPool({ connectionString: databaseUrl, max: 2, applicationName: 'readiness-test' });
     const deps = composeWriteApi(
-      { PUBLIC_BASE_URL, DATABASE_URL: databaseUrl, DATABASE_POOL_SIZE: 2 },
+      {
+        PUBLIC_BASE_URL,
+        DATABASE_URL: databaseUrl,
+        DATABASE_POOL_SIZE: 2,
+        WEBHOOKS_ALLOW_HTTP: false,
+        WEBHOOKS_ALLOW_PRIVATE_NETWORKS: false,
+      },
       {
         pool,
         kafka: infra.log,

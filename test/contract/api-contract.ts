@@ -452,6 +452,39 @@ export function describeApiContract(mode: string, target: () => ContractTarget):
       expect(bulkAgain.headers.get('idempotent-replayed')).toBe('true');
       expect(await bulkAgain.text()).toBe(await bulkFirst.text());
     });
+
+    it('manages webhooks: the secret shown once, another account’s a 404, every answer as documented', async () => {
+      const hook = (method: string, path: string, body?: unknown, key: string = pro) =>
+        call(`/api/v1/webhooks${path}`, {
+          method,
+          headers: {
+            authorization: `Bearer ${key}`,
+            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
+      const created = await hook('POST', '', { url: `https://hooks.example.com/${run}`, events: ['link.created'] });
+      expect(created.status).toBe(201);
+      const { id, secret } = await json(created);
+      expect(secret).toMatch(/^whsec_/);
+      const read = await hook('GET', `/${id}`);
+      expect(read.status).toBe(200);
+      expect(await read.text()).not.toContain(secret);
+      expect((await hook('GET', '?limit=1')).status).toBe(200);
+      const refused = await hook('POST', '', { url: 'https://169.254.169.254/', events: ['link.created'] });
+      expect([refused.status, (await json(refused)).code]).toEqual([400, 'webhook_url_private']);
+      const theirs = await hook('GET', `/${id}`, undefined, free);
+      const nobody = await hook('GET', '/00000000-0000-4000-8000-000000000000', undefined, free);
+      expect([theirs.status, await theirs.text()]).toEqual([404, await nobody.text()]);
+      expect((await hook('POST', `/${id}/rotate-secret`)).status).toBe(200);
+      expect((await hook('POST', `/${id}/test`)).status).toBe(202);
+      expect((await hook('GET', `/${id}/deliveries`)).status).toBe(200);
+      expect((await hook('POST', `/${id}/replay`, { since: '2026-01-01T00:00:00Z' })).status).toBe(202);
+      expect((await hook('PATCH', `/${id}`, { enabled: false })).status).toBe(200);
+      expect((await hook('POST', `/${id}/test`)).status).toBe(409);
+      expect((await hook('DELETE', `/${id}`)).status).toBe(204);
+      expect((await hook('DELETE', `/${id}`)).status).toBe(404);
+    });
   });
 }
 

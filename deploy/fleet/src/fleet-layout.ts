@@ -120,6 +120,8 @@ export function fleetLayout(options: FleetOptions): FleetLayout {
     // Each process's start, drain and stop (with its click counts) in its log: what a chaos run is read from afterwards.
     LOG_LEVEL: 'info',
     PREVIEW_ALLOW_PRIVATE_NETWORKS: 'false',
+    WEBHOOKS_ALLOW_HTTP: 'false',
+    WEBHOOKS_ALLOW_PRIVATE_NETWORKS: 'false',
   };
   const serviceProcess = (instance: ServiceInstance): ProcessSpec => ({
     name: instance.name,

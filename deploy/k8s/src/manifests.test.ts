@@ -33,6 +33,7 @@ const SECRETS: Record<string, string> = {
   VISITOR_HASH_SECRET: 'a-secret-of-at-least-16-characters',
   CLICKHOUSE_USER: 'shortlink',
   CLICKHOUSE_PASSWORD: 'secret',
+  WEBHOOKS_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'),
 };
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- manifests are read as plain YAML */

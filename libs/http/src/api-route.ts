@@ -117,5 +117,6 @@ export const API_ROUTE_TAGS = {
   links: 'Links',
   analytics: 'Analytics',
   redirects: 'Redirects',
+  webhooks: 'Webhooks',
   operations: 'Operations',
 } as const;

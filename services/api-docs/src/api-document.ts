@@ -76,6 +76,7 @@ const TAGS = [
   { name: API_ROUTE_TAGS.links, description: 'Create, read, change and delete short links.' },
   { name: API_ROUTE_TAGS.analytics, description: 'Click counts and breakdowns, from ClickHouse.' },
   { name: API_ROUTE_TAGS.redirects, description: 'The short URLs themselves.' },
+  { name: API_ROUTE_TAGS.webhooks, description: 'Endpoints told of link events as they happen (docs/webhooks.md).' },
   { name: API_ROUTE_TAGS.operations, description: 'For load balancers and monitoring.' },
 ];
 

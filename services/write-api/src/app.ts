@@ -11,6 +11,7 @@ import { validateCreateLink } from './links/rules/create-link-validation';
 import { serviceAddresses } from './links/rules/self-link';
 import { validateUpdateLink } from './links/rules/update-link-validation';
 import { LIMITS, rejectionError } from './write-api-errors';
+import { registerWebhookRoutes, type WebhooksApiDeps } from './webhooks/webhooks-api';
 import { BULK_CREATE_ROUTE, CREATE_LINK_ROUTE, DELETE_LINK_ROUTE, UPDATE_LINK_ROUTE } from './write-api-routes';
 
 export const SERVICE_NAME = 'write-api';
@@ -21,6 +22,8 @@ export interface WriteApiDeps extends CreateLinkDeps, ChangeLinkDeps {
   rateLimiter: RateLimiter;
   /** The Idempotency-Key store and how long a retry waits for the request holding its key. */
   idempotency: IdempotencyDeps;
+  /** The webhooks API's store, key and settings (docs/webhooks.md). */
+  webhooks: WebhooksApiDeps;
   /** Started and stopped with the module: the Kafka producer, for one. */
   start?: () => Promise<void>;
   stop?: () => Promise<void>;
@@ -30,7 +33,8 @@ export interface WriteApiDeps extends CreateLinkDeps, ChangeLinkDeps {
 
 /**
  * Accepts link creation (spec 4.1), changes and deletions, and appends
- * LinkCreated, LinkUpdated and LinkDeleted events to Kafka.
+ * LinkCreated, LinkUpdated and LinkDeleted events to Kafka; manages the
+ * accounts' webhooks (their deliveries are the webhook dispatcher's).
  */
 export function createWriteApi(deps: WriteApiDeps): ServiceModule {
   const service = serviceAddresses(deps.publicBaseUrl);
@@ -121,6 +125,11 @@ export function createWriteApi(deps: WriteApiDeps): ServiceModule {
           return reply.code(204).send();
         },
       );
+      registerWebhookRoutes(app, deps.webhooks, {
+        authenticated: requireApiKey(deps.authenticate, deps.rateLimiter),
+        service,
+        idempotent,
+      });
     },
   };
 }

@@ -1,4 +1,5 @@
 import { httpEnv, kafkaEnv, logEnv, postgresEnv, publicEnv, rateLimitEnv } from '@shortlink/config';
+import { webhooksEnv } from '@shortlink/webhooks';
 import type { z } from 'zod';
 
 export const writeApiConfig = httpEnv
@@ -7,5 +8,6 @@ export const writeApiConfig = httpEnv
   .extend(kafkaEnv.omit({ KAFKA_SESSION_TIMEOUT_MS: true }).shape)
   .extend(postgresEnv.shape)
   .extend(publicEnv.shape)
-  .extend(rateLimitEnv.shape);
+  .extend(rateLimitEnv.shape)
+  .extend(webhooksEnv.shape);
 export type WriteApiConfig = z.infer<typeof writeApiConfig>;

@@ -7,6 +7,9 @@ import type { MetricsRegistry } from '@shortlink/metrics';
 import { postgresReachable } from '@shortlink/postgres';
 import type { WriteApiDeps } from './app';
 import type { WriteApiConfig } from './config';
+import { webhooksEncryptionKey } from '@shortlink/webhooks';
+import { postgresWebhookStore } from './webhooks/stores/webhook-store';
+import type { WebhooksApiDeps } from './webhooks/webhooks-api';
 
 import { IDEMPOTENCY } from './idempotency/idempotency-limits';
 import { postgresIdempotencyStore } from './idempotency/idempotency-store';
@@ -28,7 +31,15 @@ const SETTLE_INTERVAL_MS = 20_000;
 const PURGE_INTERVAL_MS = 10 * 60_000;
 
 /** What the write API takes of its settings (see config.ts). */
-export type WriteApiSettings = Pick<WriteApiConfig, 'PUBLIC_BASE_URL' | 'DATABASE_URL' | 'DATABASE_POOL_SIZE'>;
+export type WriteApiSettings = Pick<
+  WriteApiConfig,
+  | 'PUBLIC_BASE_URL'
+  | 'DATABASE_URL'
+  | 'DATABASE_POOL_SIZE'
+  | 'WEBHOOKS_ALLOW_HTTP'
+  | 'WEBHOOKS_ALLOW_PRIVATE_NETWORKS'
+  | 'WEBHOOKS_ENCRYPTION_KEY'
+>;
 
 /** The stores the process opened, shared with the other services of an all-in-one process. */
 export interface WriteApiStores {
@@ -112,6 +123,7 @@ export function composeWriteApi(settings: WriteApiSettings, stores: WriteApiStor
     appendLinkEvent,
     changes,
     redirectors,
+    webhooks: composeWebhooksApi(settings, pool),
     now: () => new Date(),
     newId: randomUUID,
     newSlug: () => generateSlug(),
@@ -153,5 +165,35 @@ export function composeWriteApi(settings: WriteApiSettings, stores: WriteApiStor
       await admin.disconnect();
       await eventLog.close();
     },
+  };
+}
+
+/**
+ * The webhooks API on Postgres. The key that seals secrets is read once, when
+ * first needed: the installation's own is kept in Postgres (decision 0059).
+ */
+export function composeWebhooksApi(
+  settings: Pick<
+    WriteApiSettings,
+    'WEBHOOKS_ALLOW_HTTP' | 'WEBHOOKS_ALLOW_PRIVATE_NETWORKS' | 'WEBHOOKS_ENCRYPTION_KEY'
+  >,
+  pool: Pool,
+): WebhooksApiDeps {
+  const configured = settings.WEBHOOKS_ENCRYPTION_KEY;
+  let key: Promise<Buffer> | undefined;
+  return {
+    store: postgresWebhookStore(pool),
+    sealingKey: () => {
+      // A failed read (Postgres away) is tried again by the next request, not kept.
+      key ??= webhooksEncryptionKey(pool, configured).catch((err: unknown) => {
+        key = undefined;
+        throw err;
+      });
+      return key;
+    },
+    allowHttp: settings.WEBHOOKS_ALLOW_HTTP,
+    allowPrivateNetworks: settings.WEBHOOKS_ALLOW_PRIVATE_NETWORKS,
+    now: () => new Date(),
+    newId: randomUUID,
   };
 }

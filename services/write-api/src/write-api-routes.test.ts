@@ -3,6 +3,7 @@ import { buildProcessServer } from '@shortlink/http';
 import { createMetricsRegistry } from '@shortlink/metrics';
 import type { FastifyInstance } from 'fastify';
 import { createWriteApi, type WriteApiDeps } from './app';
+import { memoryWebhookStore } from './webhooks/stores/memory-webhook-store';
 
 /**
  * The write API's routes as a process serves them (buildProcessServer, the
@@ -159,6 +160,14 @@ async function writeApi(overrides: Partial<WriteApiDeps> = {}) {
     newSlug: () => slugs.shift() ?? 'zz9zz',
     publicBaseUrl: BASE_URL,
     onClaimError: () => undefined,
+    webhooks: {
+      store: memoryWebhookStore().store,
+      sealingKey: async () => Buffer.alloc(32, 7),
+      allowHttp: false,
+      allowPrivateNetworks: false,
+      now: () => NOW,
+      newId: () => `00000000-0000-4000-8000-${String(++ids).padStart(12, '0')}`,
+    },
     ...overrides,
   };
   app = await buildProcessServer(

@@ -1,4 +1,3 @@
-import { UNAUTHORIZED } from '@shortlink/accounts';
 import {
   API_KEY_SECURITY,
   API_ROUTE_TAGS,
@@ -18,13 +17,21 @@ import {
   changeUnconfirmed,
   IDEMPOTENCY_KEY_IN_PROGRESS,
   IDEMPOTENCY_KEY_INVALID,
-  IDEMPOTENCY_KEY_REUSED,
   LIMITS,
   planRejection,
   REJECTIONS,
   SLUG_SPACE_EXHAUSTED,
   SLUG_TAKEN,
 } from './write-api-errors';
+import {
+  bodyTooLarge,
+  contentCoded,
+  idempotencyKeyHeader,
+  idempotencyReused,
+  replayed,
+  unauthorized,
+} from './route-responses';
+import { WEBHOOK_ROUTES } from './webhooks/webhook-routes';
 
 /**
  * The write API's routes: what app.ts registers and what the API document
@@ -37,42 +44,6 @@ const slugParams = {
   properties: { slug: { type: 'string', description: 'The link’s slug.' } },
   required: ['slug'],
 } as const;
-
-const idempotencyKeyHeader = {
-  type: 'object',
-  properties: {
-    'Idempotency-Key': {
-      type: 'string',
-      minLength: 1,
-      maxLength: LIMITS.idempotencyKeyMaxLength,
-      pattern: '^[\\x20-\\x7e]+$',
-      description:
-        'Makes a retry safe: the same key with the same request within 24 hours gets the first response again (with `Idempotent-Replayed: true`) and creates nothing; with another request it is a `422`.',
-    },
-  },
-} as const;
-
-const replayed: JsonSchema = {
-  type: 'string',
-  enum: ['true'],
-  description: 'This is the first response to this Idempotency-Key, sent again; nothing was created now.',
-  'x-optional': true,
-};
-
-const unauthorized = errorResponse(
-  'No API key, or one that is malformed, unknown or revoked.',
-  { unauthorized: UNAUTHORIZED },
-  { 'WWW-Authenticate': RESPONSE_HEADERS.wwwAuthenticate },
-);
-
-const bodyTooLarge = (bytes: number) =>
-  errorResponse(`The body is over ${bytes / 1024} KiB.`, { bodyTooLarge: HTTP_ERRORS.bodyTooLarge });
-
-const contentCoded = errorResponse(
-  'The body is not `application/json` (no `Content-Type`, or another one: `curl -d` sends `application/x-www-form-urlencoded`), or it was sent in a content coding (`Content-Encoding: gzip`, `br`, …): bodies are taken uncompressed.',
-  { mediaType: HTTP_ERRORS.mediaType, contentCoded: HTTP_ERRORS.contentCoded },
-  { 'Accept-Encoding': { ...RESPONSE_HEADERS.acceptEncoding, 'x-optional': true } },
-);
 
 /** The errors of one link's creation, in the spec's order: what a single create answers and a bulk result holds. */
 const CREATE_REJECTIONS = {
@@ -93,10 +64,6 @@ const CREATE_UNAVAILABLE = {
 };
 
 const IDEMPOTENCY_IN_PROGRESS = { idempotencyKeyInProgress: IDEMPOTENCY_KEY_IN_PROGRESS };
-const idempotencyReused = errorResponse('This Idempotency-Key was already used with another request.', {
-  idempotencyKeyReused: IDEMPOTENCY_KEY_REUSED,
-});
-
 export const CREATE_LINK_ROUTE: ApiRoute = {
   method: 'POST',
   url: '/api/v1/links',
@@ -297,4 +264,5 @@ export const WRITE_API_ROUTES: readonly ApiRoute[] = [
   BULK_CREATE_ROUTE,
   UPDATE_LINK_ROUTE,
   DELETE_LINK_ROUTE,
+  ...WEBHOOK_ROUTES,
 ];
