@@ -44,6 +44,7 @@ describe('webhook messages', () => {
       type: 'link.created',
       accountId,
       orderingKey: linkId,
+      occurredAt,
     });
     expect(JSON.parse(message.payload)).toEqual({
       type: 'link.created',
@@ -93,7 +94,12 @@ describe('webhook messages', () => {
 
   it('given a batch of clicks, sends link.clicked with their fields and no account, stamped with the newest', () => {
     const message = clickBatchMessage([click(1, '2026-12-01T10:00:00.000Z'), click(2, '2026-12-01T10:00:00.500Z')]);
-    expect(message).toMatchObject({ type: 'link.clicked', accountId, orderingKey: null });
+    expect(message).toMatchObject({
+      type: 'link.clicked',
+      accountId,
+      orderingKey: null,
+      occurredAt: '2026-12-01T10:00:00.000Z',
+    });
     const body = JSON.parse(message.payload);
     expect(body.timestamp).toBe('2026-12-01T10:00:00.500Z');
     expect(body.data.clicks).toHaveLength(2);

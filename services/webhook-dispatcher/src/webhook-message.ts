@@ -13,6 +13,8 @@ export interface WebhookMessage {
   accountId: string;
   /** A link's id: one link's messages reach an endpoint one after another. Null: no order to keep. */
   orderingKey: string | null;
+  /** When its event happened (a click batch: its oldest click): endpoints created later do not get it. */
+  occurredAt: string;
   /** The body, exactly as sent: `{type, timestamp, data}`. */
   payload: string;
 }
@@ -42,17 +44,38 @@ export function linkEventMessage(event: LinkEvent): WebhookMessage | null {
     case 'LinkCreated': {
       const { linkId, accountId, slug, destinationUrl, tag } = event.data;
       const data = { id: linkId, slug, destinationUrl, tag, version: 1 };
-      return message(messageId, 'link.created', accountId, linkId, body('link.created', event.occurredAt, data));
+      return message(
+        messageId,
+        event.occurredAt,
+        'link.created',
+        accountId,
+        linkId,
+        body('link.created', event.occurredAt, data),
+      );
     }
     case 'LinkUpdated': {
       const { linkId, accountId, slug, destinationUrl, tag, version, changedFields } = event.data;
       const data = { id: linkId, slug, destinationUrl, tag, version, changedFields };
-      return message(messageId, 'link.updated', accountId, linkId, body('link.updated', event.occurredAt, data));
+      return message(
+        messageId,
+        event.occurredAt,
+        'link.updated',
+        accountId,
+        linkId,
+        body('link.updated', event.occurredAt, data),
+      );
     }
     case 'LinkDeleted': {
       const { linkId, accountId, slug, version } = event.data;
       const data = { id: linkId, slug, version };
-      return message(messageId, 'link.deleted', accountId, linkId, body('link.deleted', event.occurredAt, data));
+      return message(
+        messageId,
+        event.occurredAt,
+        'link.deleted',
+        accountId,
+        linkId,
+        body('link.deleted', event.occurredAt, data),
+      );
     }
     default:
       return null;
@@ -61,12 +84,13 @@ export function linkEventMessage(event: LinkEvent): WebhookMessage | null {
 
 function message(
   messageId: string,
+  occurredAt: string,
   type: WebhookEventType,
   accountId: string,
   orderingKey: string,
   payload: string,
 ): WebhookMessage {
-  return { messageId, type, accountId, orderingKey, payload };
+  return { messageId, type, accountId, orderingKey, occurredAt, payload };
 }
 
 /**
@@ -82,12 +106,14 @@ export function clickBatchMessage(clicks: readonly ClickRecorded[]): WebhookMess
   const hash = createHash('sha256');
   for (const click of clicks) hash.update(click.eventId).update(',');
   const timestamp = clicks.reduce((newest, c) => (c.occurredAt > newest ? c.occurredAt : newest), first.occurredAt);
+  const oldest = clicks.reduce((old, c) => (c.occurredAt < old ? c.occurredAt : old), first.occurredAt);
   const data = { clicks: clicks.map(webhookClick) };
   return {
     messageId: `msg_clicks_${hash.digest('hex').slice(0, 32)}`,
     type: 'link.clicked',
     accountId: first.data.accountId,
     orderingKey: null,
+    occurredAt: oldest,
     payload: body('link.clicked', timestamp, data),
   };
 }
