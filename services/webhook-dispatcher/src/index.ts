@@ -10,4 +10,4 @@ export {
 } from './wiring';
 export { WEBHOOK_EVENT_TYPES, type WebhookEventType } from './webhook-message';
 export { RETRY_DELAYS_MS, RETRY_HORIZON_MS } from './retry-schedule';
-export type { Unseal } from './signing-secrets';
+export { plainSecrets, type Unseal } from './signing-secrets';
