@@ -16,7 +16,9 @@ import type { Subscriber } from './subscriptions';
 
 const quiet = { error() {}, warn() {}, info() {}, debug() {} };
 const occurredAt = '2026-12-01T10:00:00.000Z';
-const [accountA, accountB, linkId] = [randomUUID(), randomUUID(), randomUUID()];
+const accountA: string = randomUUID();
+const accountB: string = randomUUID();
+const linkId: string = randomUUID();
 const hook = (webhookId: string, events: string[]): Subscriber => ({
   webhookId,
   events: new Set(events),
