@@ -12,7 +12,7 @@ import {
   type Queryable,
 } from './delivery-queue';
 import type { DispatcherMetrics } from './dispatcher-metrics';
-import { signMessage } from './sign-message';
+import { signMessage, type SignedHeaders } from './sign-message';
 
 export interface DispatcherDeps {
   db: Queryable;
@@ -151,14 +151,11 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
 
   async function attemptOne(delivery: ClaimedDelivery, secrets: readonly string[]): Promise<void> {
     const attemptedAt = now();
+    const headers = signed(secrets, delivery, attemptedAt);
     const result: DeliveryResult =
-      secrets.length === 0
-        ? { kind: 'failed', error: 'no signing secret', latencyMs: 0 }
-        : await deps.deliver({
-            url: delivery.url,
-            headers: signMessage(secrets, delivery.messageId, delivery.payload, attemptedAt),
-            payload: delivery.payload,
-          });
+      typeof headers === 'string'
+        ? { kind: 'failed', error: headers, latencyMs: 0 }
+        : await deps.deliver({ url: delivery.url, headers, payload: delivery.payload });
     const decidedAt = now();
     const outcome = decideAttemptOutcome({
       state: { attempts: delivery.attempts, queuedAt: delivery.queuedAt, failingSince: delivery.failingSince },
@@ -226,6 +223,16 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
       await record();
     },
   };
+}
+
+/** The attempt's headers, or why it cannot be signed (an attempt that fails like any other, never a throw). */
+function signed(secrets: readonly string[], delivery: ClaimedDelivery, at: Date): SignedHeaders | string {
+  if (secrets.length === 0) return 'no signing secret';
+  try {
+    return signMessage(secrets, delivery.messageId, delivery.payload, at);
+  } catch {
+    return 'bad signing secret';
+  }
 }
 
 function attemptResult(result: DeliveryResult): AttemptResult {
