@@ -14,6 +14,11 @@ export interface PublicNetworkPolicy {
   allowAddresses?: readonly string[];
   /** How names are resolved (destination-lookup.ts); tests name their own name server. */
   dns?: DestinationLookupOptions;
+  /**
+   * Reuses connections (default: no). Safe for the rule: a connection is
+   * checked when it is made, and stays to the address checked.
+   */
+  keepAlive?: boolean;
 }
 
 /** The agents and the lookup every request to a user's address goes through. */
@@ -26,11 +31,11 @@ export interface PublicNetwork {
  * Agents that check the address inside the connection's own DNS lookup
  * (request-filtering-agent), so the address checked is the one connected to
  * and DNS rebinding cannot slip through; names resolved on the event loop,
- * IPv6 forms embedding IPv4 refused. No keep-alive: every request is checked.
+ * IPv6 forms embedding IPv4 refused.
  */
 export function createPublicNetwork(policy: PublicNetworkPolicy): PublicNetwork {
   const agentOptions = {
-    keepAlive: false,
+    keepAlive: policy.keepAlive ?? false,
     allowPrivateIPAddress: policy.allowPrivateNetworks,
     allowIPAddressList: [...(policy.allowAddresses ?? [])],
   };

@@ -87,7 +87,8 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): ServiceMod
         db: deps.pool,
         deliver: createDeliverer(
           { ...DEFAULT_DELIVERY_POLICY, ...deps.delivery },
-          createPublicNetwork(deps.network),
+          // Connections are kept between attempts to an endpoint: a new one for each costs more than the attempt.
+          createPublicNetwork({ keepAlive: true, ...deps.network }),
           () => (deps.now ?? (() => new Date()))().getTime(),
         ),
         secretsOf: createSigningSecrets(deps.pool, deps.unseal, ttlMs),

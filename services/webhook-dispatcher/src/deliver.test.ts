@@ -125,6 +125,21 @@ describe('delivering one message', () => {
     expect(written).toBeLessThan(16 * 1024 * 1024);
   });
 
+  it('with keep-alive, reuses the connection after an answer read whole, never after one cut short', async () => {
+    const ports: number[] = [];
+    receiver.answer = (req, res) => {
+      ports.push(req.socket.remotePort ?? 0);
+      res.writeHead(200).end(req.headers['x-long'] ? 'x'.repeat(10_000) : 'ok');
+    };
+    const deliver = createDeliverer(policy, createPublicNetwork({ allowPrivateNetworks: true, keepAlive: true }));
+    await deliver(request());
+    await deliver(request());
+    expect(new Set(ports).size).toBe(1);
+    await deliver({ ...request(), headers: { ...request().headers, 'x-long': '1' } as never });
+    await deliver(request());
+    expect(new Set(ports).size).toBe(2);
+  });
+
   it('escapes hostile bytes of the answer in its excerpt', async () => {
     receiver.answer = (_req, res) => res.writeHead(400).end('bad\u0000\u001b[31m\u2028end');
     const result = await createDeliverer(policy, local)(request());

@@ -121,6 +121,7 @@ async function readAnswer(
   const onAbort = () => response.destroy();
   signal.addEventListener('abort', onAbort, { once: true });
   try {
+    // Leaving the loop early (too long an answer) destroys the response and its connection.
     for await (const chunk of response) {
       const buffer = chunk as Buffer;
       pieces.push(buffer.subarray(0, maxBytes - size));
@@ -131,7 +132,8 @@ async function readAnswer(
     // A status came: the answer's body cut short (timeout, reset) changes nothing.
   } finally {
     signal.removeEventListener('abort', onAbort);
-    response.destroy();
+    // An answer read to its end leaves its connection for the endpoint's next attempt (keep-alive).
+    if (!response.complete) response.destroy();
   }
   const text = Buffer.concat(pieces).toString('utf8').trim();
   return text === '' ? null : excerpt(text);
