@@ -149,6 +149,8 @@ describe('GET /metrics of the all-in-one process', () => {
         'projector:postgres',
         'projector:clickhouse',
         'preview-worker:kafka',
+        'webhook-dispatcher:kafka',
+        'webhook-dispatcher:postgres',
         'write-api:postgres',
         'write-api:kafka',
         'analytics:postgres',

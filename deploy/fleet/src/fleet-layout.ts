@@ -17,7 +17,8 @@ export interface FleetOptions {
 }
 
 export interface ServiceInstance extends Upstream {
-  service: 'write-api' | 'redirector' | 'projector' | 'analytics' | 'preview-worker' | 'api-docs';
+  service:
+    'write-api' | 'redirector' | 'projector' | 'analytics' | 'preview-worker' | 'webhook-dispatcher' | 'api-docs';
   env?: Record<string, string>;
 }
 
@@ -41,16 +42,16 @@ const CLICKHOUSE_PORT = 28123;
  * The fleet: three Kafka nodes, the ClickHouse endpoint, and the services as
  * separate processes (two write APIs, two redirectors, two click projectors
  * sharing the clicks partitions, one link projector, one preview worker, one
- * analytics), behind one HAProxy entry point. Postgres is the machine's own.
+ * webhook dispatcher, one analytics), behind one HAProxy entry point. Postgres is the machine's own.
  */
 /**
  * The fleet puts on one machine what production spreads over several, so the ClickHouse endpoint and the consumers
- * (projectors, preview worker) run at a lower priority: when cores are short the entry point, the redirectors and the
+ * (projectors, preview worker, webhook dispatcher) run at a lower priority: when cores are short the entry point, the redirectors and the
  * write APIs are served first, as separate machines or reserved CPU would have them. Idle cores still go to the batch
  * work; only its freshness waits (docs/decisions/0041-batch-work-at-lower-cpu-priority.md).
  */
 const BATCH_NICE = 10;
-const BATCH_SERVICES = new Set<ServiceInstance['service']>(['projector', 'preview-worker']);
+const BATCH_SERVICES = new Set<ServiceInstance['service']>(['projector', 'preview-worker', 'webhook-dispatcher']);
 
 export const INSTANCES: ServiceInstance[] = [
   // The first to start creates the topics (replicated by the cluster's default, 3) and migrates Postgres.
@@ -63,6 +64,7 @@ export const INSTANCES: ServiceInstance[] = [
   { name: 'redirector-2', service: 'redirector', port: 3202 },
   { name: 'analytics', service: 'analytics', port: 3301 },
   { name: 'preview-worker', service: 'preview-worker', port: 3501 },
+  { name: 'webhook-dispatcher', service: 'webhook-dispatcher', port: 3701 },
   // The API document and its reference page: no service knows the others' routes, so a process of its own.
   { name: 'api-docs', service: 'api-docs', port: 3601 },
 ];

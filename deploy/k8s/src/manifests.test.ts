@@ -9,6 +9,7 @@ import { apiDocsConfig } from '@shortlink/service-api-docs';
 import { previewWorkerConfig } from '@shortlink/service-preview-worker';
 import { projectorConfig } from '@shortlink/service-projector';
 import { redirectorConfig } from '@shortlink/service-redirector';
+import { webhookDispatcherConfig } from '@shortlink/service-webhook-dispatcher';
 import { writeApiConfig } from '@shortlink/service-write-api';
 import type { z } from 'zod';
 import { manifestProblems } from './strict-validation';
@@ -25,6 +26,7 @@ const SCHEMAS: Record<string, z.ZodObject> = {
   analytics: analyticsConfig,
   projector: projectorConfig,
   'preview-worker': previewWorkerConfig,
+  'webhook-dispatcher': webhookDispatcherConfig,
   'api-docs': apiDocsConfig,
 };
 /** The keys of shortlink-secrets, with stand-ins of the right shape. */
@@ -132,7 +134,7 @@ describe('the Kubernetes manifests (deploy/k8s)', () => {
     },
   );
 
-  it('runs each process of the fleet: two HTTP APIs, the read API, both projections apart, the preview worker, the API document', () => {
+  it('runs each process of the fleet: two HTTP APIs, the read API, both projections apart, the preview worker, the webhook dispatcher, the API document', () => {
     expect(Object.fromEntries(deployments.map((d) => [d.metadata.name, entryOf(d)]))).toEqual({
       'write-api': 'write-api',
       redirector: 'redirector',
@@ -140,6 +142,7 @@ describe('the Kubernetes manifests (deploy/k8s)', () => {
       'link-projector': 'projector',
       'click-projector': 'projector',
       'preview-worker': 'preview-worker',
+      'webhook-dispatcher': 'webhook-dispatcher',
       'api-docs': 'api-docs',
     });
     const projections = (name: string) =>

@@ -174,7 +174,7 @@ describe('the scrape configurations', () => {
       .filter((f) => f.endsWith('.yaml'))
       .flatMap((f) => parseAllDocuments(readFileSync(join(base, f), 'utf8')).map((d) => d.toJS()))
       .filter((d) => d?.kind === 'Deployment');
-    expect(deployments.length).toBe(7);
+    expect(deployments.length).toBe(8);
     const config = readFileSync(join(OBSERVABILITY, 'prometheus', 'kubernetes.yml'), 'utf8');
     expect(config).toContain('names: [shortlink]');
     for (const d of deployments) {

@@ -6,6 +6,7 @@ import { analyticsConfig, composeAnalytics } from '@shortlink/service-analytics'
 import { composePreviewWorker, previewWorkerConfig } from '@shortlink/service-preview-worker';
 import { composeProjector, projectorConfig } from '@shortlink/service-projector';
 import { composeRedirector, redirectorConfig } from '@shortlink/service-redirector';
+import { composeWebhookDispatcher, webhookDispatcherConfig } from '@shortlink/service-webhook-dispatcher';
 import { composeWriteApi, writeApiConfig } from '@shortlink/service-write-api';
 import { composeSystem, systemConfig, type SystemStores } from './system';
 
@@ -59,6 +60,7 @@ const SERVICES = {
   projector: { config: projectorConfig, compose: composeProjector },
   analytics: { config: analyticsConfig, compose: composeAnalytics },
   'preview-worker': { config: previewWorkerConfig, compose: composePreviewWorker },
+  'webhook-dispatcher': { config: webhookDispatcherConfig, compose: composeWebhookDispatcher },
 } as const;
 
 /** Stores that are never used: composing touches no I/O, it only wires. */

@@ -12,6 +12,7 @@ import { analyticsConfig } from '@shortlink/service-analytics';
 import { previewWorkerConfig } from '@shortlink/service-preview-worker';
 import { projectorConfig } from '@shortlink/service-projector';
 import { redirectorConfig } from '@shortlink/service-redirector';
+import { webhookDispatcherConfig } from '@shortlink/service-webhook-dispatcher';
 import { writeApiConfig } from '@shortlink/service-write-api';
 import type { z } from 'zod';
 
@@ -21,6 +22,7 @@ export const systemConfig = redirectorConfig
   .extend(projectorConfig.shape)
   .extend(analyticsConfig.shape)
   .extend(previewWorkerConfig.shape)
+  .extend(webhookDispatcherConfig.shape)
   // One process serves the write and read APIs: it counts rate limits in memory unless REDIS_URL is set.
   .extend(systemRateLimitEnv.shape);
 export type SystemSettings = z.infer<typeof systemConfig>;

@@ -12,6 +12,7 @@ import { composeApiDocs, createApiDocs } from '@shortlink/service-api-docs';
 import { composePreviewWorker, type PreviewWorkerSeams } from '@shortlink/service-preview-worker';
 import { composeProjector } from '@shortlink/service-projector';
 import { composeRedirector, createRedirector } from '@shortlink/service-redirector';
+import { composeWebhookDispatcher, type WebhookDispatcherSeams } from '@shortlink/service-webhook-dispatcher';
 import { composeWriteApi, createWriteApi } from '@shortlink/service-write-api';
 import { clickProjectorOnThread } from './click-projector-on-thread';
 import type { SystemSettings, SystemStores } from './system-config';
@@ -23,6 +24,10 @@ export interface SystemOptions {
   previews?: boolean;
   /** Test seams of the preview worker; see PreviewWorkerSeams. */
   previewSeams?: PreviewWorkerSeams;
+  /** Runs the webhook dispatcher (on by default). */
+  webhooks?: boolean;
+  /** Test seams of the webhook dispatcher; see WebhookDispatcherSeams. */
+  webhookSeams?: WebhookDispatcherSeams;
   /**
    * Where the click projection runs (when PROJECTIONS has it): on the event
    * loop with the rest, or on a worker thread of its own. The embedded mode
@@ -62,6 +67,7 @@ export async function composeSystem(
       ...(inProcess.PROJECTIONS.length > 0 ? [composeProjector(inProcess, stores)] : []),
       ...(clicksOnThread ? [clickProjectorOnThread(settings, stores)] : []),
       ...(options.previews === false ? [] : [composePreviewWorker(settings, stores, options.previewSeams)]),
+      ...(options.webhooks === false ? [] : [composeWebhookDispatcher(settings, stores, options.webhookSeams)]),
       createWriteApi(writeApi),
       createAnalytics(composeAnalytics(settings, stores)),
       createApiDocs(composeApiDocs(settings)),

@@ -19,6 +19,7 @@ export const CONSUMER_GROUPS = {
   linkProjector: 'shortlink.projector.links',
   clickProjector: 'shortlink.projector.clicks',
   previewWorker: 'shortlink.preview-worker',
+  webhookDispatcher: 'shortlink.webhook-dispatcher',
 } as const;
 
 /** The names a process uses: the constants above, optionally under a prefix. */

@@ -24,3 +24,18 @@ export async function webhooksEncryptionKey(pool: Pool, configured: Buffer | und
   if (key === null) throw new Error(`instance secret ${GENERATED_KEY_NAME} is not a 32-byte key`);
   return key;
 }
+
+/**
+ * The key, read once and shared by every seal and unseal of the process. A
+ * failed read (Postgres away) is not kept: the next use tries again.
+ */
+export function sealingKey(pool: Pool, configured: Buffer | undefined): () => Promise<Buffer> {
+  let key: Promise<Buffer> | undefined;
+  return () => {
+    key ??= webhooksEncryptionKey(pool, configured).catch((err: unknown) => {
+      key = undefined;
+      throw err;
+    });
+    return key;
+  };
+}

@@ -8,7 +8,7 @@ export {
 } from './event-types';
 export { newWebhookSecret, webhookSecretKey, SECRET_PREFIX } from './webhook-secret';
 export { sealSecret, openSealedSecret, keyId, SealedSecretError } from './sealed-secret';
-export { parseEncryptionKey, webhooksEncryptionKey, GENERATED_KEY_NAME } from './encryption-key';
+export { parseEncryptionKey, sealingKey, webhooksEncryptionKey, GENERATED_KEY_NAME } from './encryption-key';
 export { webhooksEnv, type WebhooksEnv } from './webhooks-settings';
 export { WEBHOOK_LIMITS } from './webhook-limits';
 export { WEBHOOK_ERRORS, webhookDisabled, webhookNotFound } from './webhook-errors';

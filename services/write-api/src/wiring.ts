@@ -7,7 +7,7 @@ import type { MetricsRegistry } from '@shortlink/metrics';
 import { postgresReachable } from '@shortlink/postgres';
 import type { WriteApiDeps } from './app';
 import type { WriteApiConfig } from './config';
-import { webhooksEncryptionKey } from '@shortlink/webhooks';
+import { sealingKey } from '@shortlink/webhooks';
 import { postgresWebhookStore } from './webhooks/stores/webhook-store';
 import type { WebhooksApiDeps } from './webhooks/webhooks-api';
 
@@ -179,18 +179,9 @@ export function composeWebhooksApi(
   >,
   pool: Pool,
 ): WebhooksApiDeps {
-  const configured = settings.WEBHOOKS_ENCRYPTION_KEY;
-  let key: Promise<Buffer> | undefined;
   return {
     store: postgresWebhookStore(pool),
-    sealingKey: () => {
-      // A failed read (Postgres away) is tried again by the next request, not kept.
-      key ??= webhooksEncryptionKey(pool, configured).catch((err: unknown) => {
-        key = undefined;
-        throw err;
-      });
-      return key;
-    },
+    sealingKey: sealingKey(pool, settings.WEBHOOKS_ENCRYPTION_KEY),
     allowHttp: settings.WEBHOOKS_ALLOW_HTTP,
     allowPrivateNetworks: settings.WEBHOOKS_ALLOW_PRIVATE_NETWORKS,
     now: () => new Date(),

@@ -1,3 +1,5 @@
+import { isBlockedAddressError } from '@shortlink/public-network';
+
 /**
  * Why a preview could not be fetched. `code` is short and stable (it ends up in
  * the `LinkPreviewFailed` reason); `transient` says whether asking again later
@@ -26,20 +28,17 @@ const TRANSIENT_CODES = new Set([
   'ECONNABORTED',
 ]);
 
-/** request-filtering-agent reports a refused address with this wording and no code. */
-const BLOCKED_ADDRESS = /^DNS lookup .* is not allowed/;
-
 export function classifyError(err: unknown, signal: AbortSignal): PreviewFetchError {
   if (err instanceof PreviewFetchError) return err;
   if (signal.aborted) return new PreviewFetchError('timeout', true, 'the page did not arrive in time');
   const error = err as NodeJS.ErrnoException;
   const message = String(error?.message ?? err);
-  if (BLOCKED_ADDRESS.test(message)) {
+  if (isBlockedAddressError(err)) {
     return new PreviewFetchError('blocked_address', false, 'the destination resolves to a non-public address');
   }
   const code = error?.code ?? '';
   if (code === 'ENOTFOUND') return new PreviewFetchError('dns_not_found', false, 'the host name does not resolve');
-  // The name servers did not answer, failed or refused (destination-lookup.ts): asked again later.
+  // The name servers did not answer, failed or refused (@shortlink/public-network): asked again later.
   if (error?.syscall === 'query') return new PreviewFetchError('dns_failed', true, `the name servers failed: ${code}`);
   if (TRANSIENT_CODES.has(code) || message === 'socket hang up') {
     return new PreviewFetchError('connection_failed', true, `${code || 'connection'}: ${message}`);

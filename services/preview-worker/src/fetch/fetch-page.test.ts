@@ -5,7 +5,7 @@ import * as zlib from 'node:zlib';
 import { PARSE_LIMITS } from '../parse/extract-preview';
 import { fetchPreview, type PreviewOutcome } from '../preview/fetch-preview';
 import { eventually } from '@shortlink/testing';
-import { startDnsTestServer, type DnsTestServer } from './dns-test-server';
+import { startDnsTestServer, type DnsTestServer } from '@shortlink/public-network';
 import { createPageFetcher, DEFAULT_FETCH_POLICY, type FetchPolicy } from './fetch-page';
 
 /** A local web server whose routes the tests define; it counts requests per path. */

@@ -3,14 +3,8 @@ import * as https from 'node:https';
 import type { Readable } from 'node:stream';
 import type { LookupFunction } from 'node:net';
 import * as zlib from 'node:zlib';
-import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from 'request-filtering-agent';
+import { createPublicNetwork, isIpv6EmbeddingIpv4, type DestinationLookupOptions } from '@shortlink/public-network';
 import { classifyError, PreviewFetchError } from './fetch-errors';
-import {
-  createDestinationLookup,
-  DEFAULT_DESTINATION_LOOKUP,
-  type DestinationLookupOptions,
-} from './destination-lookup';
-import { isIpv6EmbeddingIpv4, refusingEmbeddedIpv4 } from './ipv6-embedding-ipv4';
 
 export interface FetchPolicy {
   /** PREVIEW_ALLOW_PRIVATE_NETWORKS: lifts the public-address rule. Local testing only. */
@@ -27,7 +21,7 @@ export interface FetchPolicy {
   maxBytes: number;
   maxRedirects: number;
   userAgent: string;
-  /** How destinations' names are resolved (destination-lookup.ts); tests name their own name server. */
+  /** How destinations' names are resolved (@shortlink/public-network); tests name their own name server. */
   dns?: DestinationLookupOptions;
 }
 
@@ -71,16 +65,7 @@ const MAX_URL_LENGTH = 2048;
  * length and count; nothing is sent but a GET.
  */
 export function createPageFetcher(policy: FetchPolicy): PageFetcher {
-  const agentOptions = {
-    keepAlive: false,
-    allowPrivateIPAddress: policy.allowPrivateNetworks,
-    allowIPAddressList: [...(policy.allowAddresses ?? [])],
-  };
-  const agents = {
-    'http:': new RequestFilteringHttpAgent(agentOptions),
-    'https:': new RequestFilteringHttpsAgent(agentOptions),
-  };
-  const lookup = refusingEmbeddedIpv4(createDestinationLookup(policy.dns ?? DEFAULT_DESTINATION_LOOKUP));
+  const { agents, lookup } = createPublicNetwork(policy);
 
   return async (startUrl, enterHost) => {
     const signal = AbortSignal.timeout(policy.timeoutMs);
