@@ -19,6 +19,8 @@ import {
   redirectCase,
   unusedSlug,
   updateCase,
+  REFUSED_WEBHOOK_URLS,
+  webhookCase,
   type Account,
   type Endpoint,
   type HostileCase,
@@ -57,15 +59,17 @@ const SHARES: Record<Endpoint, number> = {
   redirect: 0.18,
   any: 0.15,
   health: 0.04,
+  webhook: 0.08,
 };
 const runsOf = (endpoint: Endpoint): number => Math.max(1, Math.round(RUNS * SHARES[endpoint]));
 
 let infra: TestInfra;
 let server: RunningProcess;
 let port: number;
-const world: HostileWorld & { slugs: Record<Account, string[]> } = {
+const world: HostileWorld & { slugs: Record<Account, string[]>; webhooks: Record<Account, string[]> } = {
   keys: { pro: '', free: '' },
   slugs: { pro: [], free: [] },
+  webhooks: { pro: [], free: [] },
 };
 type ModelLink = { owner: Account; destinationUrl: string };
 /** Every live link the service answered 201 for, by slug, as changed since: the model the properties are checked against. */
@@ -127,7 +131,7 @@ afterAll(async () => {
 
 // ---------------------------------------------------------------- sending and checking
 
-const KNOWN_STATUSES = new Set([200, 201, 204, 302, 400, 401, 403, 404, 405, 408, 409, 413, 415, 417, 431]);
+const KNOWN_STATUSES = new Set([200, 201, 202, 204, 302, 400, 401, 403, 404, 405, 408, 409, 413, 415, 417, 431]);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 function show(request: RawRequest): string {
@@ -193,6 +197,61 @@ async function storedDestination(slug: string): Promise<string | undefined> {
     [slug],
   );
   return rows[0]?.destination_url;
+}
+
+/** The webhooks the service answered 201 for, by id, with their owner: the model webhook answers are checked against. */
+const webhooks = new Map<string, Account>();
+/** Hosts no webhook may name: loopback, private, link-local, metadata, this service (literals and names as sent). */
+const REFUSED_WEBHOOK_HOST =
+  /^(localhost|.*\.localhost|127\.|10\.|192\.168\.|169\.254\.|100\.6[4-9]\.|0\.|\[::1\]|\[::ffff:|\[f[cd]|sho\.rt$)/i;
+
+/** A URL a webhook was created or changed with: https, public, no credentials, as the rules say. */
+function checkWebhookUrl(url: unknown, fail: (what: string) => never): void {
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(String(url));
+  } catch {
+    fail(`a webhook with ${JSON.stringify(url)}, which is no URL`);
+  }
+  if (parsed?.protocol !== 'https:') fail(`a webhook taking ${parsed?.protocol ?? '?'} URLs`);
+  if (parsed?.username || parsed?.password) fail('a webhook with credentials in its URL');
+  if (REFUSED_WEBHOOK_HOST.test(parsed?.hostname ?? '')) fail(`a webhook at ${parsed?.hostname ?? '?'}`);
+}
+
+/**
+ * A webhook route's answer: a webhook is created only with a key and an acceptable URL, shown (with its
+ * secret) only at its creation, and read, changed, tested, replayed or deleted only by its own account.
+ */
+function checkWebhookAnswer(c: HostileCase, r: RawResponse, path: string, fail: (what: string) => never): void {
+  if (r.status >= 400) return;
+  if (c.account === null) fail('a webhook route answered without a key');
+  const account = c.account;
+  const body =
+    c.request.method === 'HEAD' || r.status === 204 ? undefined : (JSON.parse(r.body) as Record<string, unknown>);
+  const idOf = decoded(/^\/api\/v1\/webhooks\/([^/]+)/.exec(path)?.[1] ?? '');
+  if (r.status === 201) {
+    if (c.request.method !== 'POST' || path !== '/api/v1/webhooks') fail('a 201 that is no webhook creation');
+    checkWebhookUrl(body?.url, fail);
+    if (typeof body?.secret !== 'string' || !/^whsec_[A-Za-z0-9+/]+={0,2}$/.test(body.secret))
+      fail('a webhook created without its whsec_ secret');
+    webhooks.set(String(body?.id), account);
+    world.webhooks[account].push(String(body?.id));
+    return;
+  }
+  if (path === '/api/v1/webhooks') {
+    for (const listed of (body?.webhooks as { id: string }[] | undefined) ?? []) {
+      if (webhooks.get(listed.id) !== account) fail(`a webhook not of ${account} in its list`);
+      if ('secret' in listed) fail('a secret shown in a list');
+    }
+    return;
+  }
+  if (idOf === undefined || webhooks.get(idOf) !== account) fail(`another account's webhook answered ${r.status}`);
+  if (body && path.endsWith('/rotate-secret') === false && 'secret' in body) fail('a secret shown after its creation');
+  if (c.request.method === 'PATCH' && body) checkWebhookUrl(body.url, fail);
+  if (r.status === 204) {
+    if (c.request.method !== 'DELETE') fail('a 204 that is no webhook deletion');
+    webhooks.delete(idOf);
+  }
 }
 
 /** A slug no create may have: a live link's, or a deleted one's (never given out again). */
@@ -302,6 +361,10 @@ async function check(c: HostileCase, responses: RawResponse[], overload = false)
   void leftovers;
   const r = first;
   const path = routedPath(c.request.target);
+  if (path === '/api/v1/webhooks' || path.startsWith('/api/v1/webhooks/')) {
+    checkWebhookAnswer(c, r, path, (what) => fail(what, r));
+    return;
+  }
 
   if (r.status === 302) {
     if (c.request.method !== 'GET' && c.request.method !== 'HEAD')
@@ -571,6 +634,40 @@ describe('hostile input, generated (fast-check)', () => {
   );
 
   it(
+    `every webhook route: ${runsOf('webhook')} generated requests`,
+    async () => {
+      await property(webhookCase(world), runsOf('webhook'));
+    },
+    timeFor(runsOf('webhook')),
+  );
+
+  it('refuses every kind of webhook URL the rules name, with a key and otherwise valid body: a 400 on url', async () => {
+    for (const url of REFUSED_WEBHOOK_URLS) {
+      const [answer] = await send({
+        endpoint: 'webhook',
+        request: {
+          method: 'POST',
+          target: '/api/v1/webhooks',
+          headers: [
+            ['Host', '127.0.0.1'],
+            ['Authorization', `Bearer ${world.keys.pro}`],
+            ['Content-Type', 'application/json'],
+          ],
+          body: JSON.stringify({ url, events: ['link.created'] }),
+        },
+        account: 'pro',
+        authenticates: true,
+        clean: false,
+      });
+      expect([url, answer?.status, (JSON.parse(answer?.body ?? '{}') as { field?: string }).field]).toEqual([
+        url,
+        400,
+        'url',
+      ]);
+    }
+  });
+
+  it(
     `GET /healthz: ${runsOf('health')} generated requests`,
     async () => {
       await property(healthCase(world), runsOf('health'));
@@ -595,7 +692,7 @@ describe('hostile input, generated (fast-check)', () => {
       'analytics:400',
     ];
     kinds.push('redirect:302', 'redirect:404', 'any:404', 'bulk:200', 'bulk:400', 'update:400', 'update:404');
-    kinds.push('delete:404');
+    kinds.push('delete:404', 'webhook:201', 'webhook:400', 'webhook:404');
     if (RUNS >= 5000) kinds.push('create:409', 'create:413', 'analytics:403', 'update:200', 'delete:204');
     expect(kinds.filter((kind) => seen(kind) === 0)).toEqual([]);
   });

@@ -14,7 +14,7 @@ export type Account = 'pro' | 'free';
 export const ACCOUNTS: readonly Account[] = ['pro', 'free'];
 
 export type Endpoint =
-  'create' | 'bulk' | 'read' | 'update' | 'delete' | 'list' | 'analytics' | 'redirect' | 'health' | 'any';
+  'create' | 'bulk' | 'read' | 'update' | 'delete' | 'list' | 'analytics' | 'redirect' | 'health' | 'any' | 'webhook';
 
 export interface HostileCase {
   endpoint: Endpoint;
@@ -36,6 +36,8 @@ export interface HostileWorld {
   keys: Readonly<Record<Account, string>>;
   /** Slugs of links created so far, by owner (read when a case is generated). */
   slugs: Readonly<Record<Account, readonly string[]>>;
+  /** Ids of the webhooks created so far, by owner. */
+  webhooks: Readonly<Record<Account, readonly string[]>>;
 }
 
 // ---------------------------------------------------------------- text
@@ -979,5 +981,149 @@ export function healthCase(world: HostileWorld): fc.Arbitrary<HostileCase> {
       authenticates: auth.authenticates,
       clean: headers.clean,
     })),
+  );
+}
+
+// ---------------------------------------------------------------- webhooks
+
+/** Webhook URLs the rules refuse, one of each kind: plain http, loopback, private, metadata, credentials, this service… */
+export const REFUSED_WEBHOOK_URLS = [
+  'http://hooks.example.com/in',
+  'https://127.0.0.1/',
+  'https://2130706433/',
+  'https://0x7f.1/',
+  'https://[::1]/',
+  'https://[::ffff:127.0.0.1]/',
+  'https://[::ffff:7f00:1]/',
+  'https://169.254.169.254/latest/meta-data',
+  'https://[fd00:ec2::254]/',
+  'https://10.0.0.1/',
+  'https://192.168.1.1/',
+  'https://100.64.0.1/',
+  'https://0.0.0.0/',
+  'https://localhost/',
+  'https://a.b.localhost/',
+  'https://user:pw@hooks.example.com/',
+  'https://hooks.example.com/#fragment',
+  'https://sho.rt/webhook',
+  'ftp://hooks.example.com/',
+];
+
+/** Webhook URLs: public https ones, and every kind the rules refuse (no DNS is asked: literals and names only). */
+const webhookUrl: fc.Arbitrary<string> = fc.oneof(
+  { weight: 3, arbitrary: fc.constantFrom('https://hooks.example.com/in', 'https://example.org:8443/a?b=c') },
+  {
+    weight: 6,
+    arbitrary: fc.constantFrom(...REFUSED_WEBHOOK_URLS),
+  },
+  { weight: 3, arbitrary: hostileUrl },
+);
+
+const WEBHOOK_EVENTS = ['link.created', 'link.updated', 'link.deleted', 'link.clicked'];
+const webhookEvents: fc.Arbitrary<string> = fc.oneof(
+  { weight: 3, arbitrary: fc.subarray(WEBHOOK_EVENTS, { minLength: 1 }).map((e) => JSON.stringify(e)) },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom(
+      '[]',
+      '["link.exploded"]',
+      '["link.created","link.created"]',
+      '"link.created"',
+      'null',
+      '[1]',
+      '["webhook.test"]',
+    ),
+  },
+  { weight: 1, arbitrary: fc.array(hostileText(20), { maxLength: 5 }).map((e) => JSON.stringify(e)) },
+);
+
+/** A webhook body: create's `{url, events, description}`, a change's, or a replay's `{since, until, events}`. */
+const webhookBody: fc.Arbitrary<string> = fc.oneof(
+  // A create (or change) whose only fault, if any, is its URL: webhooks are made, and each refused kind meets the rule.
+  {
+    weight: 3,
+    arbitrary: fc
+      .tuple(webhookUrl, fc.subarray(WEBHOOK_EVENTS, { minLength: 1 }))
+      .map(([url, events]) => JSON.stringify({ url, events })),
+  },
+  fc
+    .record(
+      {
+        url: field(webhookUrl),
+        events: webhookEvents,
+        description: fc.oneof(field(hostileText(40)), field(hugeText(201, 3000))),
+        enabled: fc.constantFrom('true', 'false', '"yes"', 'null'),
+        since: field(fc.constantFrom('2026-01-01T00:00:00Z', '2999-01-01T00:00:00Z', 'yesterday', '')),
+        until: field(fc.constantFrom('2026-01-02T00:00:00Z', '2025-01-01T00:00:00Z', '1e99')),
+        extra: fc.array(fc.tuple(hostileKey, hostileValue), { maxLength: 2 }),
+      },
+      { requiredKeys: [] },
+    )
+    .map(({ extra, ...known }) => objectText([...Object.entries(known), ...(extra ?? [])])),
+  fc.constantFrom('', '[]', 'null', '"x"', '{', '{"url":"https://hooks.example.com/in","events":["link.created"],}'),
+  deeplyNested,
+);
+
+/** A webhook id: one of either account's, an unknown one, or no id at all. */
+const webhookId = (world: HostileWorld): fc.Arbitrary<string> =>
+  fc.oneof(
+    {
+      weight: 4,
+      arbitrary: fc.tuple(fc.constantFrom(...ACCOUNTS), fc.nat()).map(([who, i]) => {
+        const ids = world.webhooks[who];
+        return ids.length > 0 ? (ids[i % ids.length] as string) : '00000000-0000-4000-8000-000000000000';
+      }),
+    },
+    { weight: 1, arbitrary: fc.uuid() },
+    { weight: 2, arbitrary: hostileSegment },
+  );
+
+/** Every webhook route, with hostile bodies, URLs and ids, of either account or none. */
+export function webhookCase(world: HostileWorld): fc.Arbitrary<HostileCase> {
+  return authorization(world).chain((auth) =>
+    fc
+      .record({
+        headers: headersFor(auth),
+        route: fc.oneof(
+          { weight: 4, arbitrary: fc.constant({ method: 'POST', path: '' }) },
+          { weight: 1, arbitrary: fc.constantFrom('GET', 'HEAD').map((method) => ({ method, path: '' })) },
+          {
+            weight: 5,
+            arbitrary: fc
+              .tuple(
+                webhookId(world),
+                fc.constantFrom(
+                  ['GET', ''],
+                  ['PATCH', ''],
+                  ['DELETE', ''],
+                  ['POST', '/rotate-secret'],
+                  ['POST', '/test'],
+                  ['GET', '/deliveries'],
+                  ['POST', '/replay'],
+                  ['PUT', ''],
+                ),
+              )
+              .map(([id, [method, suffix]]) => ({ method: method, path: `/${id}${suffix as string}` })),
+          },
+        ),
+        body: webhookBody,
+        contentType: contentTypeCase,
+        query: anyQuery,
+      })
+      .map(({ headers, route, body, contentType, query }) => ({
+        endpoint: 'webhook' as const,
+        request: {
+          method: route.method,
+          target: `/api/v1/webhooks${route.path}${query}`,
+          headers: [
+            ...headers.headers,
+            ...(contentType.v === undefined ? [] : [['Content-Type', contentType.v] as const]),
+          ],
+          ...(route.method === 'POST' || route.method === 'PATCH' ? { body } : {}),
+        },
+        account: auth.account,
+        authenticates: auth.authenticates,
+        clean: false,
+      })),
   );
 }
