@@ -10,7 +10,20 @@ import {
   type LinkCreated,
   type LinkUpdated,
 } from '@shortlink/events';
-import { appendEvents, kafkaNames, openKafka, type EventLogClient, type LogProducer } from '@shortlink/event-log';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  appendEvents,
+  embeddedLogClient,
+  EventLog,
+  kafkaNames,
+  openKafka,
+  topicSpecs,
+  type EventLogClient,
+  type KafkaNames,
+  type LogProducer,
+} from '@shortlink/event-log';
 import type { ServiceModule } from '@shortlink/http';
 import { createMetricsRegistry } from '@shortlink/metrics';
 import { MIGRATIONS_DIR, openDatabase } from '@shortlink/postgres';
@@ -65,7 +78,45 @@ function recordingLogger() {
   };
 }
 
-describe('webhook replays (real Kafka and Postgres, a real receiver)', () => {
+interface OpenedLog {
+  client: EventLogClient;
+  close(): Promise<void>;
+}
+
+/** The two adapters a dispatcher runs on: Kafka, and the embedded log of one-process installs. */
+const LOGS: [string, (names: KafkaNames) => Promise<OpenedLog>][] = [
+  [
+    'Kafka',
+    async (names) => ({
+      client: await openKafka({
+        brokers: env.KAFKA_BROKERS.split(','),
+        clientId: 'replay-int-test',
+        logger: recordingLogger(),
+        names,
+      }),
+      close: async () => undefined,
+    }),
+  ],
+  [
+    'the embedded log',
+    async (names) => {
+      const dir = await mkdtemp(join(tmpdir(), 'replay-log-'));
+      const log = await EventLog.open(dir);
+      const client = embeddedLogClient(log);
+      await client.admin().createMissingTopics(topicSpecs(names, { links: 3, clicks: 3 }));
+      return {
+        client,
+        close: async () => {
+          await log.close();
+          await rm(dir, { recursive: true, force: true });
+        },
+      };
+    },
+  ],
+];
+
+describe.each(LOGS)('webhook replays on %s (real Postgres, a real receiver)', (_name, openLog) => {
+  let opened: OpenedLog | undefined;
   let db: ScratchDatabase;
   let pool: Pool;
   let log: EventLogClient;
@@ -163,12 +214,8 @@ describe('webhook replays (real Kafka and Postgres, a real receiver)', () => {
       applicationName: 'replay-int-test',
       migrationsDir: MIGRATIONS_DIR,
     });
-    log = await openKafka({
-      brokers: env.KAFKA_BROKERS.split(','),
-      clientId: 'replay-int-test',
-      logger: recordingLogger(),
-      names,
-    });
+    opened = await openLog(names);
+    log = opened.client;
     producer = log.producer();
     await producer.connect();
     receiver = await startReceiver();
@@ -200,6 +247,7 @@ describe('webhook replays (real Kafka and Postgres, a real receiver)', () => {
   afterAll(async () => {
     for (const module of modules) await module.stop?.();
     await producer?.disconnect();
+    await opened?.close();
     await receiver?.close();
     await pool?.end();
     await db?.drop();
