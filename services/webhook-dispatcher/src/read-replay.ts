@@ -39,6 +39,7 @@ export async function readReplay(deps: ReadReplayDeps, replay: ClaimedReplay, si
   const groupId = `${deps.names.groups.webhookDispatcher}.replay.${replay.replayId}.${randomUUID()}`;
   await admin.connect();
   let consumer: { stop(): Promise<void> } | undefined;
+  const cleanups: (() => void)[] = [];
   try {
     const ends = new Map<string, bigint>();
     for (const topic of topics) {
@@ -53,9 +54,12 @@ export async function readReplay(deps: ReadReplayDeps, replay: ClaimedReplay, si
     let failed = false;
     let settle!: { resolve: () => void; reject: (err: unknown) => void };
     const done = new Promise<void>((resolve, reject) => (settle = { resolve, reject }));
+    // It may settle while the consumer is still joining, before it is awaited: never an unhandled rejection.
+    done.catch(() => undefined);
     const onAbort = () => settle.reject(signal.reason);
     if (signal.aborted) onAbort();
     signal.addEventListener('abort', onAbort, { once: true });
+    cleanups.push(() => signal.removeEventListener('abort', onAbort));
 
     consumer = await deps.kafka.consume(
       { groupId, topics, fromBeginning: true, fetchMinBytes: 1, fetchMaxWaitMs: 100 },
@@ -102,13 +106,10 @@ export async function readReplay(deps: ReadReplayDeps, replay: ClaimedReplay, si
       return held.add(record);
     }
 
-    try {
-      await done;
-    } finally {
-      signal.removeEventListener('abort', onAbort);
-    }
+    await done;
     return total;
   } finally {
+    for (const cleanup of cleanups) cleanup();
     await consumer?.stop().catch(() => undefined);
     await admin.deleteGroup(groupId).catch(() => undefined);
     await admin.disconnect().catch(() => undefined);
