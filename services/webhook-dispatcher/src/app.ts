@@ -18,6 +18,8 @@ import { enqueueDeliveries, purgeAttempts } from './delivery-queue';
 import { createDispatcher, type Dispatcher } from './dispatcher';
 import { dispatcherMetrics } from './dispatcher-metrics';
 import { createEventIntake, type EventIntake } from './event-intake';
+import { readReplay } from './read-replay';
+import { createReplayRunner, type ReplayRunner } from './replay-runner';
 import { createSigningSecrets, type Unseal } from './signing-secrets';
 import { createSubscriptions } from './subscriptions';
 
@@ -40,6 +42,8 @@ export interface WebhookDispatcherDeps {
   /** How long an account's endpoints and an endpoint's secrets are reused (default 5 s). */
   lookupTtlMs?: number;
   pollMs?: number;
+  /** How often unfinished replays are looked for (default 5 s). */
+  replayPollMs?: number;
   sessionTimeoutMs?: number;
   logger: KafkaLogger;
   metrics: MetricsRegistry;
@@ -52,7 +56,8 @@ const HOUR_MS = 3_600_000;
 /**
  * The dispatcher: its own consumer group on the link and click topics queues
  * each event for the account's subscribed endpoints (event-intake.ts), and
- * the delivery loop (dispatcher.ts) sends them from the durable queue. The
+ * the delivery loop (dispatcher.ts) sends them from the durable queue;
+ * replays asked through the API are read and queued (replay-runner.ts). The
  * endpoints are not its dependencies: their failures are outcomes.
  */
 export function createWebhookDispatcher(deps: WebhookDispatcherDeps): ServiceModule {
@@ -62,6 +67,7 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): ServiceMod
   let consumer: RunningConsumer | undefined;
   let intake: EventIntake | undefined;
   let dispatcher: Dispatcher | undefined;
+  let replays: ReplayRunner | undefined;
   let purgeTimer: NodeJS.Timeout | undefined;
   const ttlMs = deps.lookupTtlMs ?? 5000;
 
@@ -130,6 +136,27 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): ServiceMod
         deadLetterTopic: deps.names.topics.deadLetter,
         sessionTimeoutMs: deps.sessionTimeoutMs,
       });
+      replays = createReplayRunner({
+        db: deps.pool,
+        read: (replay, signal) =>
+          readReplay(
+            {
+              kafka: deps.kafka,
+              names: deps.names,
+              db: deps.pool,
+              queued: (added) => {
+                metrics.enqueued(added);
+                started.wake();
+              },
+            },
+            replay,
+            signal,
+          ),
+        pollMs: deps.replayPollMs ?? 5000,
+        leaseMs: 60_000,
+        logger: deps.logger,
+      });
+      replays.start();
       void purge();
       purgeTimer = setInterval(() => void purge(), HOUR_MS);
       purgeTimer.unref();
@@ -140,6 +167,7 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): ServiceMod
       const stopped = consumer?.stop();
       intake?.stop();
       await stopped;
+      await replays?.stop();
       await dispatcher?.stop();
       await producer?.disconnect();
       await eventLog.close();

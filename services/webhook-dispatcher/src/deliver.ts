@@ -19,9 +19,12 @@ export const DEFAULT_DELIVERY_POLICY: Omit<DeliveryPolicy, 'allowHttp' | 'userAg
   maxAnswerBytes: 4096,
 };
 
+/** Marks a replayed message (docs/webhooks.md, "Replaying"): its value is the replay's id. Not signed. */
+export const REPLAY_HEADER = 'webhook-replay';
+
 export interface DeliveryRequest {
   url: string;
-  headers: SignedHeaders;
+  headers: SignedHeaders & { [REPLAY_HEADER]?: string };
   payload: string;
 }
 

@@ -60,6 +60,8 @@ export interface ClaimedDelivery {
   queuedAt: Date;
   failingSince: Date | null;
   replay: boolean;
+  /** The replay it belongs to (sent as the `webhook-replay` header), or null for a live message. */
+  replayId: string | null;
 }
 
 export interface ClaimOptions {
@@ -93,7 +95,7 @@ export async function claimDueDeliveries(db: Queryable, options: ClaimOptions): 
     attempts: number;
     created_at: Date;
     failing_since: Date | null;
-    replay: boolean;
+    replay_id: string | null;
   }>(
     `WITH busy AS (SELECT * FROM unnest($1::uuid[], $2::int[]) AS b(webhook_id, in_flight)),
      picked AS (
@@ -123,7 +125,7 @@ export async function claimDueDeliveries(db: Queryable, options: ClaimOptions): 
         -- Another dispatcher's claim of the same row, committed first, moved it ahead: skipped.
         AND d.next_attempt_at <= now()
      RETURNING d.delivery_id::text, d.webhook_id, w.url, d.message_id, d.event_type, d.payload, d.attempts,
-               d.created_at, w.failing_since, d.replay_id IS NOT NULL AS replay`,
+               d.created_at, w.failing_since, d.replay_id`,
     [busy.map(([id]) => id), busy.map(([, n]) => n), options.perEndpoint, options.limit, options.leaseMs],
   );
   return rows.map((r) => ({
@@ -136,7 +138,8 @@ export async function claimDueDeliveries(db: Queryable, options: ClaimOptions): 
     attempts: r.attempts,
     queuedAt: r.created_at,
     failingSince: r.failing_since,
-    replay: r.replay,
+    replay: r.replay_id !== null,
+    replayId: r.replay_id,
   }));
 }
 

@@ -1,7 +1,7 @@
 import type { AttemptOutcome } from './attempt-outcome';
 import type { DeliveryResult } from './deliver';
 import type { ClaimedDelivery } from './delivery-queue';
-import { outcomesOf } from './dispatcher';
+import { outcomesOf, withReplay } from './dispatcher';
 
 const t = (s: number) => new Date(Date.UTC(2026, 11, 1, 10, 0, s));
 const delivery = (deliveryId: string, webhookId: string, attempts = 0): ClaimedDelivery => ({
@@ -15,6 +15,7 @@ const delivery = (deliveryId: string, webhookId: string, attempts = 0): ClaimedD
   queuedAt: t(0),
   failingSince: null,
   replay: false,
+  replayId: null,
 });
 const ok: DeliveryResult = { kind: 'answered', status: 204, answer: null, latencyMs: 5 };
 const err500: DeliveryResult = { kind: 'answered', status: 500, answer: '"oops"', latencyMs: 7 };
@@ -67,5 +68,20 @@ describe('a round of attempts as written', () => {
       [delivery('3', 'a'), timeout, { kind: 'retry', at: t(60), failingSince: t(10) }],
     );
     expect(okThenFailed.endpoints).toEqual([{ webhookId: 'a', failingSince: t(9), disable: null }]);
+  });
+});
+
+describe('the headers of an attempt', () => {
+  const signedHeaders = { 'webhook-id': 'msg_1', 'webhook-timestamp': '1', 'webhook-signature': 'v1,x' };
+
+  it('given a replayed message, names its replay in webhook-replay', () => {
+    expect(withReplay(signedHeaders, { ...delivery('1', 'a'), replay: true, replayId: 'r-1' })).toEqual({
+      ...signedHeaders,
+      'webhook-replay': 'r-1',
+    });
+  });
+
+  it('given a live message, adds nothing', () => {
+    expect(withReplay(signedHeaders, delivery('1', 'a'))).toEqual(signedHeaders);
   });
 });

@@ -1,6 +1,6 @@
 import type { KafkaLogger } from '@shortlink/event-log';
 import { decideAttemptOutcome, type AttemptOutcome, type AttemptResult } from './attempt-outcome';
-import type { Deliver, DeliveryResult } from './deliver';
+import { REPLAY_HEADER, type Deliver, type DeliveryRequest, type DeliveryResult } from './deliver';
 import {
   claimDueDeliveries,
   recordOutcomes,
@@ -155,7 +155,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     const result: DeliveryResult =
       typeof headers === 'string'
         ? { kind: 'failed', error: headers, latencyMs: 0 }
-        : await deps.deliver({ url: delivery.url, headers, payload: delivery.payload });
+        : await deps.deliver({ url: delivery.url, headers: withReplay(headers, delivery), payload: delivery.payload });
     const decidedAt = now();
     const outcome = decideAttemptOutcome({
       state: { attempts: delivery.attempts, queuedAt: delivery.queuedAt, failingSince: delivery.failingSince },
@@ -233,6 +233,11 @@ function signed(secrets: readonly string[], delivery: ClaimedDelivery, at: Date)
   } catch {
     return 'bad signing secret';
   }
+}
+
+/** A replayed message says which replay it belongs to; a live one carries no such header. */
+export function withReplay(headers: SignedHeaders, delivery: ClaimedDelivery): DeliveryRequest['headers'] {
+  return delivery.replayId === null ? headers : { ...headers, [REPLAY_HEADER]: delivery.replayId };
 }
 
 function attemptResult(result: DeliveryResult): AttemptResult {

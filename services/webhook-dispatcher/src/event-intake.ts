@@ -5,6 +5,7 @@ import {
   type DeferredRecordHandler,
   type HeaderValue,
   type KafkaLogger,
+  type LogRecord,
   type RecordInHand,
 } from '@shortlink/event-log';
 import { ClickBatcher, type ClickBatcherOptions } from './click-batcher';
@@ -125,14 +126,8 @@ export function createEventIntake(deps: EventIntakeDeps): EventIntake {
 
   const take: DeferredRecordHandler = (record, context, inHand) => {
     if (context.topic === deps.linksTopic) {
-      // The previews are half the topic: known by their header, they are not parsed.
-      const type = headerText(record.headers?.[EVENT_HEADERS.type]);
-      if (type !== undefined && !LINK_TYPES.has(type)) return { kind: 'drop', reason: `no webhook for ${type}` };
-      // A malformed event is dropped, not parked: the link projector parks it already.
-      const decoded = decodeEvent(linkEvent, record.value);
-      if (!decoded.ok) return { kind: 'drop', reason: `${decoded.reason}: ${decoded.detail}` };
-      const message = linkEventMessage(decoded.event);
-      if (!message) return { kind: 'drop', reason: `no webhook for ${decoded.event.type}` };
+      const message = linkRecordMessage(record);
+      if (typeof message === 'string') return { kind: 'drop', reason: message };
       held.add(inHand);
       pending.push({
         message,
@@ -145,7 +140,7 @@ export function createEventIntake(deps: EventIntakeDeps): EventIntake {
       return HANDLED_LATER;
     }
     if (context.topic === deps.clicksTopic) {
-      const clicks = decodeClickRecord(record.value).flatMap((line) => (line.result.ok ? [line.result.event] : []));
+      const clicks = recordClicks(record);
       if (clicks.length === 0) return { kind: 'drop', reason: 'no valid click in the record' };
       const ticket: ClickTicket = { left: clicks.length, inHand };
       held.add(inHand);
@@ -171,6 +166,25 @@ export function createEventIntake(deps: EventIntakeDeps): EventIntake {
       batcher.all();
     },
   };
+}
+
+/**
+ * The message of a links-topic record, or why it has none. Shared by the live
+ * path and replays, so that a replayed event keeps its message and its id.
+ */
+export function linkRecordMessage(record: Pick<LogRecord, 'headers' | 'value'>): WebhookMessage | string {
+  // The previews are half the topic: known by their header, they are not parsed.
+  const type = headerText(record.headers?.[EVENT_HEADERS.type]);
+  if (type !== undefined && !LINK_TYPES.has(type)) return `no webhook for ${type}`;
+  // A malformed event is dropped, not parked: the link projector parks it already.
+  const decoded = decodeEvent(linkEvent, record.value);
+  if (!decoded.ok) return `${decoded.reason}: ${decoded.detail}`;
+  return linkEventMessage(decoded.event) ?? `no webhook for ${decoded.event.type}`;
+}
+
+/** The valid clicks of a clicks-topic record, in its order (a malformed line is skipped). */
+export function recordClicks(record: Pick<LogRecord, 'value'>): ClickRecorded[] {
+  return decodeClickRecord(record.value).flatMap((line) => (line.result.ok ? [line.result.event] : []));
 }
 
 function headerText(value: HeaderValue): string | undefined {

@@ -41,6 +41,7 @@ export interface WebhookDispatcherSeams {
   batching?: ClickBatcherOptions;
   lookupTtlMs?: number;
   pollMs?: number;
+  replayPollMs?: number;
   random?: () => number;
 }
 
@@ -73,6 +74,7 @@ export function composeWebhookDispatcher(
     batching: seams.batching,
     lookupTtlMs: seams.lookupTtlMs,
     pollMs: seams.pollMs,
+    replayPollMs: seams.replayPollMs,
     random: seams.random,
   });
 }
