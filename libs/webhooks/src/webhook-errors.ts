@@ -1,4 +1,4 @@
-import { excerpt, HttpError } from '@shortlink/http';
+import { excerpt, HTTP_ERRORS, HttpError, httpError } from '@shortlink/http';
 import { WEBHOOK_EVENT_TYPES } from './event-types';
 import { WEBHOOK_LIMITS } from './webhook-limits';
 
@@ -14,9 +14,7 @@ export const WEBHOOK_ERRORS = {
   notFound: new HttpError(404, 'Webhook not found', 'not_found', {
     detail: 'This account has no webhook with this id (or it was deleted).',
   }),
-  invalidBody: new HttpError(400, 'Invalid request body', 'invalid_body', {
-    detail: 'The body is not a JSON object the route takes.',
-  }),
+  invalidBody: httpError(HTTP_ERRORS.invalidBody),
   unknownCreateField: new HttpError(400, 'Only url, events and description can be given', 'unknown_field', {
     detail: 'The body names a field a webhook create does not take.',
   }),

@@ -1,5 +1,5 @@
 import { PLANS, type Plan } from '@shortlink/accounts';
-import { excerpt, HttpError } from '@shortlink/http';
+import { excerpt, HTTP_ERRORS, HttpError } from '@shortlink/http';
 
 /**
  * The write API's own error texts. Those of the Link resource (not found, not
@@ -40,12 +40,7 @@ export const rejectionError = ({ status, error, code, detail, field }: Rejection
   new HttpError(status, error, code, { detail, ...(field === undefined ? {} : { field }) });
 
 export const REJECTIONS = {
-  invalidBody: {
-    status: 400,
-    error: 'Invalid request body',
-    code: 'invalid_body',
-    detail: 'The body is not a JSON object the route takes.',
-  },
+  invalidBody: HTTP_ERRORS.invalidBody,
   urlTooLong: {
     status: 400,
     error: `URLs must be at most ${LIMITS.urlMaxLength} characters`,
