@@ -10,11 +10,15 @@ import { join, resolve } from 'node:path';
 const ROOT = resolve(__dirname, '..', '..');
 const CODE_CHECK = join(__dirname, 'markdown-code-check.mjs');
 
+let scratch: string;
 let dir: string;
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'markdown-checks-'));
+  // One level down, so that a path out of the repository's parent (`../../shared`) meets nothing of the machine's
+  // own, such as a `shared` folder beside a clone in the temporary directory.
+  scratch = mkdtempSync(join(tmpdir(), 'markdown-checks-'));
+  dir = join(scratch, 'parent');
 });
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
+afterEach(() => rmSync(scratch, { recursive: true, force: true }));
 
 const write = (name: string, text: string) => {
   const file = join(dir, name);
