@@ -36,6 +36,8 @@ export interface WebhookDispatcherDeps {
   delivery: Pick<DeliveryPolicy, 'allowHttp' | 'userAgent'> & Partial<DeliveryPolicy>;
   concurrency: number;
   perEndpoint: number;
+  /** The delay after each failed attempt, in ms (WEBHOOKS_RETRY_SCHEDULE). */
+  retryDelaysMs: readonly number[];
   /** Records read ahead and not yet queued, at most. */
   recordsInHand?: number;
   batching?: ClickBatcherOptions;
@@ -106,6 +108,7 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): ServiceMod
         metrics,
         now: deps.now,
         random: deps.random,
+        retryDelaysMs: deps.retryDelaysMs,
       });
       dispatcher = started;
       started.start();

@@ -34,6 +34,8 @@ export interface DecideInput {
   result: AttemptResult;
   now: Date;
   random: () => number;
+  /** The retry schedule's delays; the standard one by default. */
+  retryDelaysMs?: readonly number[];
 }
 
 /**
@@ -42,7 +44,7 @@ export interface DecideInput {
  * refused) is retried on the schedule, unless the endpoint has been failing
  * for 24 hours, which disables it ('failing'). Pure.
  */
-export function decideAttemptOutcome({ state, result, now, random }: DecideInput): AttemptOutcome {
+export function decideAttemptOutcome({ state, result, now, random, retryDelaysMs }: DecideInput): AttemptOutcome {
   if (result.kind === 'answered' && result.status >= 200 && result.status <= 299) {
     return { kind: 'delivered', failingSince: null };
   }
@@ -55,6 +57,7 @@ export function decideAttemptOutcome({ state, result, now, random }: DecideInput
     return { kind: 'disable', reason: 'failing', dropMessage: true, failingSince };
   }
   const at = nextAttemptAt({
+    delaysMs: retryDelaysMs,
     attempts: state.attempts + 1,
     queuedAt: state.queuedAt,
     now,

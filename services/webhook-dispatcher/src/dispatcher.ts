@@ -30,6 +30,8 @@ export interface DispatcherDeps {
   metrics: DispatcherMetrics;
   now?: () => Date;
   random?: () => number;
+  /** The delay after each failed attempt (WEBHOOKS_RETRY_SCHEDULE). */
+  retryDelaysMs?: readonly number[];
 }
 
 export interface Dispatcher {
@@ -162,6 +164,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
       result: attemptResult(result),
       now: decidedAt,
       random,
+      retryDelaysMs: deps.retryDelaysMs,
     });
     deps.metrics.attempted(result, outcome, delivery.queuedAt, decidedAt);
     if (result.kind === 'answered' && outcome.kind !== 'delivered') {

@@ -1,4 +1,5 @@
-import { MAX_RETRY_AFTER_MS, nextAttemptAt, RETRY_HORIZON_MS, retryAfterMs } from './retry-schedule';
+import { dispatchEnv } from './config';
+import { MAX_RETRY_AFTER_MS, nextAttemptAt, RETRY_DELAYS_MS, RETRY_HORIZON_MS, retryAfterMs } from './retry-schedule';
 
 const queuedAt = new Date('2026-12-01T00:00:00.000Z');
 const at = (ms: number) => new Date(queuedAt.getTime() + ms);
@@ -29,6 +30,36 @@ describe('retry schedule', () => {
       5 * S + 17 * H + 35 * MIN,
       RETRY_HORIZON_MS,
     ]);
+  });
+
+  it("given the installation's own schedule, retries once per entry, then gives up", () => {
+    const times: number[] = [];
+    let now = 0;
+    for (let attempts = 1; ; attempts++) {
+      const next = nextAttemptAt({
+        attempts,
+        queuedAt,
+        now: at(now),
+        random: middle,
+        delaysMs: [2 * S, 10 * S, 60 * S],
+      });
+      if (next === null) break;
+      now = next.getTime() - queuedAt.getTime();
+      times.push(now);
+    }
+    expect(times).toEqual([2 * S, 12 * S, 72 * S]);
+  });
+
+  it('reads WEBHOOKS_RETRY_SCHEDULE as seconds, and refuses what is not a list of them', () => {
+    expect(dispatchEnv.parse({}).WEBHOOKS_RETRY_SCHEDULE).toEqual([...RETRY_DELAYS_MS]);
+    expect(dispatchEnv.parse({ WEBHOOKS_RETRY_SCHEDULE: ' 1, 5 ,30' }).WEBHOOKS_RETRY_SCHEDULE).toEqual([
+      1 * S,
+      5 * S,
+      30 * S,
+    ]);
+    for (const bad of ['', '5,', '5s', '-1', '1.5', ',5', Array(21).fill('1').join(',')]) {
+      expect(dispatchEnv.safeParse({ WEBHOOKS_RETRY_SCHEDULE: bad }).success).toBe(false);
+    }
   });
 
   it('moves each delay by at most 20 % either way', () => {

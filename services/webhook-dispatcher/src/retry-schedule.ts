@@ -20,6 +20,8 @@ export const JITTER = 0.2;
 export const MAX_RETRY_AFTER_MS = 3_600_000;
 
 export interface RetryInput {
+  /** The delay after each attempt (the installation's WEBHOOKS_RETRY_SCHEDULE); RETRY_DELAYS_MS by default. */
+  delaysMs?: readonly number[];
   /** Attempts made so far, the one that just failed included (1 after the first). */
   attempts: number;
   /** When the message was queued: the start of its 24 hours. */
@@ -39,7 +41,7 @@ export interface RetryInput {
 export function nextAttemptAt(input: RetryInput): Date | null {
   const horizon = input.queuedAt.getTime() + RETRY_HORIZON_MS;
   const now = input.now.getTime();
-  const scheduled = RETRY_DELAYS_MS[input.attempts - 1];
+  const scheduled = (input.delaysMs ?? RETRY_DELAYS_MS)[input.attempts - 1];
   if (scheduled === undefined || now >= horizon) return null;
   const jittered = scheduled * (1 - JITTER + 2 * JITTER * input.random());
   const asked = retryAfterMs(input.retryAfter, input.now);

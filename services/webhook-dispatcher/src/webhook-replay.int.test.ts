@@ -30,6 +30,7 @@ import { MIGRATIONS_DIR, openDatabase } from '@shortlink/postgres';
 import { createScratchPostgres, eventually, infraEnv, uniqueSuffix, type ScratchDatabase } from '@shortlink/testing';
 import { sealSecret } from '@shortlink/webhooks';
 import { composeWebhookDispatcher, type WebhookDispatcherSettings } from './wiring';
+import { RETRY_DELAYS_MS } from './retry-schedule';
 
 const env = infraEnv(process.env);
 const newSecret = () => `whsec_${randomBytes(24).toString('base64')}`;
@@ -138,6 +139,7 @@ describe.each(LOGS)('webhook replays on %s (real Postgres, a real receiver)', (_
     WEBHOOKS_PER_ENDPOINT_CONCURRENCY: 4,
     PUBLIC_BASE_URL: 'https://sho.rt',
     KAFKA_SESSION_TIMEOUT_MS: 10_000,
+    WEBHOOKS_RETRY_SCHEDULE: [...RETRY_DELAYS_MS],
   };
 
   async function startDispatcher(): Promise<void> {

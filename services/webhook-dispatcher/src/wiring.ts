@@ -17,6 +17,7 @@ export type WebhookDispatcherSettings = Pick<
   | 'WEBHOOKS_ENCRYPTION_KEY'
   | 'WEBHOOKS_CONCURRENCY'
   | 'WEBHOOKS_PER_ENDPOINT_CONCURRENCY'
+  | 'WEBHOOKS_RETRY_SCHEDULE'
   | 'PUBLIC_BASE_URL'
   | 'KAFKA_SESSION_TIMEOUT_MS'
 >;
@@ -70,6 +71,7 @@ export function composeWebhookDispatcher(
     },
     concurrency: settings.WEBHOOKS_CONCURRENCY,
     perEndpoint: settings.WEBHOOKS_PER_ENDPOINT_CONCURRENCY,
+    retryDelaysMs: settings.WEBHOOKS_RETRY_SCHEDULE,
     sessionTimeoutMs: settings.KAFKA_SESSION_TIMEOUT_MS,
     batching: seams.batching,
     lookupTtlMs: seams.lookupTtlMs,
