@@ -9,3 +9,10 @@ export {
   type ScratchDatabase,
 } from './scratch';
 export { startProcess, freePort, type RunningProcess } from './processes';
+export {
+  startWebhookReceiver,
+  readReceived,
+  clearReceived,
+  type ReceivedDelivery,
+  type ReceiverProcessOptions,
+} from './webhook-receiver';
