@@ -13,6 +13,7 @@ import { FLEET_SETTINGS, fleetOptionsFrom } from '../fleet-options';
 import { formatReport } from './chaos-report';
 import { runChaos } from './chaos-run';
 import { FAULTS } from './faults';
+import { CHAOS_WEBHOOK_RETRY_SCHEDULE } from './webhook-fault';
 
 const chaosEnv = z.object({
   CHAOS_REDIRECTS_PER_SECOND: z.coerce.number().int().min(1).default(2000),
@@ -47,7 +48,13 @@ runCommand(
         `unknown fault ${unknown.join(', ')}; the faults are ${FAULTS.map((f) => f.name).join(', ')}`,
       );
     const env = loadConfig(chaosEnv, process.env);
-    const fleet = openFleet(fleetLayout(fleetOptionsFrom(process.env)));
+    // Webhooks to the webhook phase's receiver on loopback, retried within seconds (the fleet it starts keeps them).
+    const fleet = openFleet(
+      fleetLayout({
+        ...fleetOptionsFrom(process.env),
+        localWebhooks: { retrySchedule: CHAOS_WEBHOOK_RETRY_SCHEDULE },
+      }),
+    );
     const report = await runChaos(fleet, {
       faults: names.length === 0 ? FAULTS : FAULTS.filter((f) => names.includes(f.name)),
       redirectsPerSecond: env.CHAOS_REDIRECTS_PER_SECOND,
