@@ -119,8 +119,11 @@ describe('the chaos report', () => {
     const figures = {
       linkEvents: 1204,
       clicks: 340,
-      deliveriesDue: 2900,
-      deliveredInTime: 2900,
+      eventDeliveriesDue: 2400,
+      eventDeliveriesInTime: 2400,
+      eventDeliveriesAfterReturn: 900,
+      clickDeliveriesDue: 680,
+      clickDeliveriesInTime: 680,
       requests: 3300,
       answeredOk: 3010,
       duplicates: 12,
@@ -128,7 +131,8 @@ describe('the chaos report', () => {
       drainedMsAfterReturn: 34_250,
     };
     expect(describeWebhooks(figures)).toBe(
-      '1,204 link events and 340 clicks acknowledged; 2,900 of 2,900 deliveries due in time; ' +
+      '1,204 link events and 340 clicks acknowledged; 2,400 of 2,400 event deliveries due in time ' +
+        '(900 first after the receiver returned), 680 of 680 click deliveries; ' +
         '3,300 requests (3,010 2xx), 12 duplicates, 3 clicks again in another batch; drained 34.3 s after the receiver returned',
     );
     expect(describeWebhooks({ ...figures, drainedMsAfterReturn: null })).toMatch(/; not drained$/);

@@ -59,7 +59,9 @@ export function describeWebhooks(w: WebhookFigures): string {
       : `drained ${(w.drainedMsAfterReturn / 1000).toFixed(1)} s after the receiver returned`;
   return (
     `${n(w.linkEvents)} link events and ${n(w.clicks)} clicks acknowledged; ` +
-    `${n(w.deliveredInTime)} of ${n(w.deliveriesDue)} deliveries due in time; ` +
+    `${n(w.eventDeliveriesInTime)} of ${n(w.eventDeliveriesDue)} event deliveries due in time ` +
+    `(${n(w.eventDeliveriesAfterReturn)} first after the receiver returned), ` +
+    `${n(w.clickDeliveriesInTime)} of ${n(w.clickDeliveriesDue)} click deliveries; ` +
     `${n(w.requests)} requests (${n(w.answeredOk)} 2xx), ${n(w.duplicates)} duplicates, ` +
     `${n(w.clicksInAnotherBatch)} clicks again in another batch; ${drained}`
   );

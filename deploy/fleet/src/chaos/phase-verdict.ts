@@ -89,6 +89,7 @@ const MIN_REDIRECTED = 0.999;
  * link redirects afterwards; no click counted twice, none lost but what a redirector killed with `kill -9` held
  * unacknowledged; creates answered within 5 s (503 with Retry-After during a Postgres outage); every change answered
  * 200 read back at once, kept to the end and projected, each within 5 s; freshness under 2 s within 60 s of the end.
+ * A phase with webhook evidence is held to the webhook rules too (webhook-verdict.ts).
  */
 export function judgePhase(e: PhaseEvidence): PhaseVerdict {
   const expected = e.redirects.redirected + e.probeRedirects;

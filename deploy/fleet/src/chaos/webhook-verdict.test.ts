@@ -90,8 +90,11 @@ describe('judging the webhook phase', () => {
     expect(figures).toEqual({
       linkEvents: 4,
       clicks: 2,
-      deliveriesDue: 6,
-      deliveredInTime: 6,
+      eventDeliveriesDue: 4,
+      eventDeliveriesInTime: 4,
+      eventDeliveriesAfterReturn: 4,
+      clickDeliveriesDue: 2,
+      clickDeliveriesInTime: 2,
       requests: 5,
       answeredOk: 5,
       duplicates: 0,

@@ -43,9 +43,14 @@ export interface WebhookEvidence {
 export interface WebhookFigures {
   linkEvents: number;
   clicks: number;
-  /** An acknowledged event (or click) times each subscribed endpoint of its account. */
-  deliveriesDue: number;
-  deliveredInTime: number;
+  /** Each acknowledged link event times each subscribed endpoint of its account, and those answered 2xx in time. */
+  eventDeliveriesDue: number;
+  eventDeliveriesInTime: number;
+  /** Of those, first answered 2xx after the receiver returned: what its outage held back. */
+  eventDeliveriesAfterReturn: number;
+  /** Likewise each counted click. */
+  clickDeliveriesDue: number;
+  clickDeliveriesInTime: number;
   requests: number;
   answeredOk: number;
   /** Copies answered 2xx beyond the first of a message at an endpoint. */
@@ -164,6 +169,7 @@ export function judgeWebhooks(e: WebhookEvidence): { checks: Check[]; figures: W
   let neverDelivered = false;
   const missing = examples();
   let late = 0;
+  let afterReturn = 0;
   for (const endpoint of e.endpoints) {
     for (const event of e.acknowledged) {
       if (event.account !== endpoint.account || !endpoint.events.includes(event.type)) continue;
@@ -175,6 +181,7 @@ export function judgeWebhooks(e: WebhookEvidence): { checks: Check[]; figures: W
         continue;
       }
       lastDue = Math.max(lastDue, at);
+      if (at >= e.receiverBackAt) afterReturn++;
       if (at <= deadline) inTime++;
       else late++;
     }
@@ -302,8 +309,11 @@ export function judgeWebhooks(e: WebhookEvidence): { checks: Check[]; figures: W
   const figures: WebhookFigures = {
     linkEvents: e.acknowledged.length,
     clicks: e.clicks.reduce((sum, c) => sum + c.redirected, 0),
-    deliveriesDue: due + clicksDue,
-    deliveredInTime: inTime + clicksInTime,
+    eventDeliveriesDue: due,
+    eventDeliveriesInTime: inTime,
+    eventDeliveriesAfterReturn: afterReturn,
+    clickDeliveriesDue: clicksDue,
+    clickDeliveriesInTime: clicksInTime,
     requests: e.received.length,
     answeredOk: e.received.filter(ok).length,
     duplicates: [...okCopies.values()].reduce((sum, n) => sum + n - 1, 0),
