@@ -64,7 +64,8 @@ runCommand(
       : [];
     if (stale.length > 0)
       throw new UsageError(
-        `${stale.join(', ')} run without the chaos run's webhook settings (a fleet started by npm run fleet:up?); ` +
+        `${stale.join(', ')} run with other settings than the webhook phase needs ` +
+          '(a fleet started by npm run fleet:up, or with other FLEET_* settings?); ' +
           `stop it (npm run fleet:down) and run npm run chaos again, or name the faults without ${WEBHOOK_DISPATCHER_KILL.name}`,
       );
     const report = await runChaos(fleet, {
