@@ -189,17 +189,17 @@ async function run({ fleet, log }: FaultContext) {
   const http = new HttpPool(entryUrl, { connections: 16 });
   let stopLinks: (() => Promise<void>) | undefined;
   try {
-    const run = randomBytes(3).toString('hex');
+    const runId = randomBytes(3).toString('hex');
     const db = new pg.Pool({ connectionString: options.databaseUrl, max: 1 });
     const accounts: Account[] = [];
     try {
       for (const name of ['a', 'b']) {
         const { key } = await createAccountWithKey(db, {
-          accountName: `chaos-webhooks-${run}-${name}`,
+          accountName: `chaos-webhooks-${runId}-${name}`,
           keyName: 'chaos',
           plan: 'pro',
         });
-        accounts.push({ name, key, slugPrefix: `wh-${run}-${name}-` });
+        accounts.push({ name, key, slugPrefix: `wh-${runId}-${name}-` });
       }
     } finally {
       await db.end();
