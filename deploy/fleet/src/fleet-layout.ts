@@ -14,6 +14,11 @@ export interface FleetOptions {
   visitorHashSecret: string;
   /** Added to every port but the entry point's, so a second fleet (the tests') can run beside one in use. */
   portOffset?: number;
+  /**
+   * Webhooks to a receiver on this machine: plain http to loopback allowed, and failed deliveries retried on
+   * this schedule (seconds, WEBHOOKS_RETRY_SCHEDULE) instead of over hours. The chaos run's, never an installation's.
+   */
+  localWebhooks?: { retrySchedule: string };
 }
 
 export interface ServiceInstance extends Upstream {
@@ -124,6 +129,11 @@ export function fleetLayout(options: FleetOptions): FleetLayout {
     PREVIEW_ALLOW_PRIVATE_NETWORKS: 'false',
     WEBHOOKS_ALLOW_HTTP: 'false',
     WEBHOOKS_ALLOW_PRIVATE_NETWORKS: 'false',
+    ...(options.localWebhooks && {
+      WEBHOOKS_ALLOW_HTTP: 'true',
+      WEBHOOKS_ALLOW_PRIVATE_NETWORKS: 'true',
+      WEBHOOKS_RETRY_SCHEDULE: options.localWebhooks.retrySchedule,
+    }),
   };
   const serviceProcess = (instance: ServiceInstance): ProcessSpec => ({
     name: instance.name,

@@ -117,6 +117,25 @@ export class Supervisor {
     return this.stop(name, 'SIGKILL');
   }
 
+  /**
+   * Whether `spec`'s process runs with another value of a variable its spec sets (read from /proc, Linux only):
+   * a fleet started by another command, with other settings, that a start would leave as it is.
+   */
+  runsWithOtherEnv(spec: ProcessSpec): boolean {
+    const pid = this.pid(spec.name);
+    if (pid === null || spec.env === undefined) return false;
+    let environ: string;
+    try {
+      environ = readFileSync(`/proc/${pid}/environ`, 'utf8');
+    } catch {
+      return false;
+    }
+    const running = new Map(
+      environ.split('\0').map((entry) => [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)]),
+    );
+    return Object.entries(spec.env).some(([name, value]) => running.get(name) !== value);
+  }
+
   /** SIGSTOP: the process holds its sockets and answers nothing, as a machine that froze. */
   pause(name: string): void {
     const pid = this.pid(name);

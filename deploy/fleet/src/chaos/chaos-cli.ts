@@ -13,6 +13,7 @@ import { FLEET_SETTINGS, fleetOptionsFrom } from '../fleet-options';
 import { formatReport } from './chaos-report';
 import { runChaos } from './chaos-run';
 import { FAULTS } from './faults';
+import { CHAOS_WEBHOOK_RETRY_SCHEDULE, WEBHOOK_DISPATCHER_KILL } from './webhook-fault';
 
 const chaosEnv = z.object({
   CHAOS_REDIRECTS_PER_SECOND: z.coerce.number().int().min(1).default(2000),
@@ -47,9 +48,28 @@ runCommand(
         `unknown fault ${unknown.join(', ')}; the faults are ${FAULTS.map((f) => f.name).join(', ')}`,
       );
     const env = loadConfig(chaosEnv, process.env);
-    const fleet = openFleet(fleetLayout(fleetOptionsFrom(process.env)));
+    // Webhooks to the webhook phase's receiver on loopback, retried within seconds (the fleet it starts keeps them).
+    const fleet = openFleet(
+      fleetLayout({
+        ...fleetOptionsFrom(process.env),
+        localWebhooks: { retrySchedule: CHAOS_WEBHOOK_RETRY_SCHEDULE },
+      }),
+    );
+    const faults = names.length === 0 ? FAULTS : FAULTS.filter((f) => names.includes(f.name));
+    // Told now, not after the phases before it: a running fleet keeps the settings it was started with.
+    const stale = faults.includes(WEBHOOK_DISPATCHER_KILL)
+      ? ['write-api-1', 'write-api-2', 'webhook-dispatcher'].filter((name) =>
+          fleet.supervisor.runsWithOtherEnv(fleet.layout.byName.get(name)!),
+        )
+      : [];
+    if (stale.length > 0)
+      throw new UsageError(
+        `${stale.join(', ')} run with other settings than the webhook phase needs ` +
+          '(a fleet started by npm run fleet:up, or with other FLEET_* settings?); ' +
+          `stop it (npm run fleet:down) and run npm run chaos again, or name the faults without ${WEBHOOK_DISPATCHER_KILL.name}`,
+      );
     const report = await runChaos(fleet, {
-      faults: names.length === 0 ? FAULTS : FAULTS.filter((f) => names.includes(f.name)),
+      faults,
       redirectsPerSecond: env.CHAOS_REDIRECTS_PER_SECOND,
       createsPerSecond: env.CHAOS_CREATES_PER_SECOND,
       changesPerSecond: env.CHAOS_CHANGES_PER_SECOND,

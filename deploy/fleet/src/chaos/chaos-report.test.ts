@@ -1,4 +1,4 @@
-import { formatReport, type ChaosReport } from './chaos-report';
+import { describeWebhooks, formatReport, type ChaosReport } from './chaos-report';
 import { judgePhase, type PhaseEvidence } from './phase-verdict';
 import type { TrafficSecond } from './traffic';
 
@@ -113,5 +113,28 @@ describe('the chaos report', () => {
     expect(text).toContain(
       '  kafka-kill: redirects answered 302 (held): 99.900 % of 1000 (0 5xx, 1 unanswered (1 UND_ERR_HEADERS_TIMEOUT), 0 wrong Location)',
     );
+  });
+
+  it("gives the webhook phase's figures: what was due, what came, and when the last of it came", () => {
+    const figures = {
+      linkEvents: 1204,
+      clicks: 340,
+      eventDeliveriesDue: 2400,
+      eventDeliveriesInTime: 2400,
+      eventDeliveriesAfterReturn: 900,
+      clickDeliveriesDue: 680,
+      clickDeliveriesInTime: 680,
+      requests: 3300,
+      answeredOk: 3010,
+      duplicates: 12,
+      clicksInAnotherBatch: 3,
+      drainedMsAfterReturn: 34_250,
+    };
+    expect(describeWebhooks(figures)).toBe(
+      '1,204 link events and 340 clicks acknowledged; 2,400 of 2,400 event deliveries due in time ' +
+        '(900 first after the receiver returned), 680 of 680 click deliveries; ' +
+        '3,300 requests (3,010 2xx), 12 duplicates, 3 clicks again in another batch; drained 34.3 s after the receiver returned',
+    );
+    expect(describeWebhooks({ ...figures, drainedMsAfterReturn: null })).toMatch(/; not drained$/);
   });
 });

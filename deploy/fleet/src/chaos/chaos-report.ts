@@ -1,5 +1,6 @@
 import { REDIRECTS_ANSWERED, type PhaseVerdict } from './phase-verdict';
 import { describeRedirectStalls, type RedirectTimeline } from './redirect-stalls';
+import type { WebhookFigures } from './webhook-verdict';
 
 /** What a chaos run found, as `chaos-latest.json` keeps it. */
 export interface ChaosReport {
@@ -38,11 +39,30 @@ export function formatReport(report: ChaosReport): string {
     }
     return lines;
   });
+  const webhooks = report.phases.flatMap((p) => (p.webhooks ? [`  ${p.fault}: ${describeWebhooks(p.webhooks)}`] : []));
   return [
     `fault                         302 share    5xx  links ok  changes  clicks/human  twice  fresh at  verdict`,
     ...rows,
+    ...(webhooks.length > 0 ? ['', 'webhooks:', ...webhooks] : []),
     ...(failures.length > 0 ? ['', 'failed checks:', ...failures] : []),
     '',
     `${report.ok ? 'PASSED' : 'FAILED'} in ${report.seconds} s`,
   ].join('\n');
+}
+
+/** The webhook phase's figures in a line: what was due, what came, and when the last of it came. */
+export function describeWebhooks(w: WebhookFigures): string {
+  const n = (value: number) => value.toLocaleString('en-US');
+  const drained =
+    w.drainedMsAfterReturn === null
+      ? 'not drained'
+      : `drained ${(w.drainedMsAfterReturn / 1000).toFixed(1)} s after the receiver returned`;
+  return (
+    `${n(w.linkEvents)} link events and ${n(w.clicks)} clicks acknowledged; ` +
+    `${n(w.eventDeliveriesInTime)} of ${n(w.eventDeliveriesDue)} event deliveries due in time ` +
+    `(${n(w.eventDeliveriesAfterReturn)} first after the receiver returned), ` +
+    `${n(w.clickDeliveriesInTime)} of ${n(w.clickDeliveriesDue)} click deliveries; ` +
+    `${n(w.requests)} requests (${n(w.answeredOk)} 2xx), ${n(w.duplicates)} duplicates, ` +
+    `${n(w.clicksInAnotherBatch)} clicks again in another batch; ${drained}`
+  );
 }

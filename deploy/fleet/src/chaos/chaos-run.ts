@@ -8,6 +8,7 @@ import { createClickHouse } from '@shortlink/clickhouse';
 import { fleetUp, type Fleet } from '../fleet';
 import { BROWSER_AGENTS, CHECKER_AGENT } from './browser-agents';
 import type { Fault } from './faults';
+import type { WebhookEvidence } from './webhook-verdict';
 import { watchMachineBusy } from './machine-busy';
 import { judgePhase, type PhaseEvidence } from './phase-verdict';
 import type { ChaosReport } from './chaos-report';
@@ -34,6 +35,7 @@ interface Phase {
   probe: { id: string; slug: string; url: string };
   probeRedirects: number;
   notes: Record<string, number | string>;
+  webhooks?: WebhookEvidence;
   freshWithinMsOfEnd: number | null;
   /** performance.now() as the fault began and as it was undone. */
   faultStartedAt?: number;
@@ -171,7 +173,9 @@ export async function runChaos(fleet: Fleet, options: ChaosOptions): Promise<Cha
       await sleep(options.steadyMs);
       log(`${fault.name}: ${fault.description}`);
       phase.faultStartedAt = performance.now();
-      phase.notes = await fault.run({ fleet, log });
+      const outcome = await fault.run({ fleet, log });
+      phase.notes = outcome.notes ?? {};
+      phase.webhooks = outcome.webhooks;
       const end = performance.now();
       phase.faultEndedAt = end;
       log(`${fault.name}: recovered; measuring freshness`);
@@ -264,6 +268,7 @@ export async function runChaos(fleet: Fleet, options: ChaosOptions): Promise<Cha
       clickEvents: settled.get(phase)?.events ?? 0,
       freshWithinMsOfEnd: phase.freshWithinMsOfEnd,
       redirectsPerSecondPerRedirector: options.redirectsPerSecond / redirectorCount,
+      webhooks: phase.webhooks,
     };
     // Per link: the 302s answered and the slug's link id, for tracing a shortfall.
     const links = [...phase.links, phase.probe].map((l) => ({

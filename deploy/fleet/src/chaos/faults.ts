@@ -3,6 +3,8 @@ import { promisify } from 'node:util';
 import { readdirSync, readFileSync } from 'node:fs';
 import { underReplicatedPartitions } from '../kafka-cluster';
 import type { Fleet } from '../fleet';
+import { WEBHOOK_DISPATCHER_KILL } from './webhook-fault';
+import type { WebhookEvidence } from './webhook-verdict';
 
 export interface FaultContext {
   fleet: Fleet;
@@ -12,11 +14,18 @@ export interface FaultContext {
 /** What a fault did, for the report: figures it read on the way (for example clicks a killed process held). */
 export type FaultNotes = Record<string, number | string>;
 
+/** What a fault found: its notes, and for a fault that drives traffic of its own, what that traffic saw. */
+export interface FaultOutcome {
+  notes?: FaultNotes;
+  /** The webhook phase's accounts, endpoints and deliveries (webhook-verdict.ts judges them). */
+  webhooks?: WebhookEvidence;
+}
+
 export interface Fault {
   name: string;
   description: string;
   /** Injects the fault and undoes it (restart, resume); resolves once the fleet is whole again. */
-  run(context: FaultContext): Promise<FaultNotes>;
+  run(context: FaultContext): Promise<FaultOutcome>;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -107,7 +116,7 @@ export const FAULTS: Fault[] = [
       await context.fleet.supervisor.kill('kafka-2');
       await sleep(20_000);
       await context.fleet.start('kafka-2');
-      return waitForReplicas(context);
+      return { notes: await waitForReplicas(context) };
     },
   },
   {
@@ -117,7 +126,7 @@ export const FAULTS: Fault[] = [
       context.fleet.supervisor.pause('kafka-3');
       await sleep(20_000);
       context.fleet.supervisor.resume('kafka-3');
-      return waitForReplicas(context);
+      return { notes: await waitForReplicas(context) };
     },
   },
   {
@@ -142,7 +151,7 @@ export const FAULTS: Fault[] = [
         await fleet.start(name);
         await sleep(3000); // two passing health checks bring it back into rotation
       }
-      return notes;
+      return { notes };
     },
   },
   {
@@ -157,7 +166,7 @@ export const FAULTS: Fault[] = [
       const readToKillMs = Math.ceil(performance.now() - read);
       await sleep(5000);
       await fleet.start('redirector-1');
-      return { clicksHeldAtKill: held, readToKillMs };
+      return { notes: { clicksHeldAtKill: held, readToKillMs } };
     },
   },
   {
@@ -181,7 +190,7 @@ export const FAULTS: Fault[] = [
       } finally {
         thaw(frozen);
       }
-      return { postgresProcessesFrozen: frozen.length };
+      return { notes: { postgresProcessesFrozen: frozen.length } };
     },
   },
   {
@@ -205,4 +214,5 @@ export const FAULTS: Fault[] = [
       return {};
     },
   },
+  WEBHOOK_DISPATCHER_KILL,
 ];

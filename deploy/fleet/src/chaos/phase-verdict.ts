@@ -1,5 +1,6 @@
 import type { ChangeTally } from './change-traffic';
 import type { CreateTally, RedirectTally } from './traffic';
+import { judgeWebhooks, type WebhookEvidence, type WebhookFigures } from './webhook-verdict';
 
 /** What was seen of one fault, from the outside: the traffic's tallies and what ClickHouse holds. */
 export interface PhaseEvidence {
@@ -28,6 +29,8 @@ export interface PhaseEvidence {
   freshWithinMsOfEnd: number | null;
   /** The redirect rate each redirector carried, to size what a killed one can hold. */
   redirectsPerSecondPerRedirector: number;
+  /** The webhook phase's deliveries: judged by webhook-verdict.ts besides the rules every phase has. */
+  webhooks?: WebhookEvidence;
 }
 
 export interface Check {
@@ -61,6 +64,8 @@ export interface PhaseVerdict {
   clicksOfUnseenRedirects: number;
   freshWithinMsOfEnd: number | null;
   notes: Record<string, number | string>;
+  /** The webhook phase's figures: events, deliveries, duplicates, time to drain. */
+  webhooks?: WebhookFigures;
   checks: Check[];
 }
 
@@ -84,6 +89,7 @@ const MIN_REDIRECTED = 0.999;
  * link redirects afterwards; no click counted twice, none lost but what a redirector killed with `kill -9` held
  * unacknowledged; creates answered within 5 s (503 with Retry-After during a Postgres outage); every change answered
  * 200 read back at once, kept to the end and projected, each within 5 s; freshness under 2 s within 60 s of the end.
+ * A phase with webhook evidence is held to the webhook rules too (webhook-verdict.ts).
  */
 export function judgePhase(e: PhaseEvidence): PhaseVerdict {
   const expected = e.redirects.redirected + e.probeRedirects;
@@ -192,6 +198,8 @@ export function judgePhase(e: PhaseEvidence): PhaseVerdict {
     e.freshWithinMsOfEnd === null ? 'not back' : `${Math.round(e.freshWithinMsOfEnd)} ms after the end`,
     'timing',
   );
+  const webhooks = e.webhooks && judgeWebhooks(e.webhooks);
+  if (webhooks) checks.push(...webhooks.checks);
 
   return {
     fault: e.fault,
@@ -209,6 +217,7 @@ export function judgePhase(e: PhaseEvidence): PhaseVerdict {
     clicksOfUnseenRedirects: unseen,
     freshWithinMsOfEnd: e.freshWithinMsOfEnd,
     notes: e.notes,
+    ...(webhooks && { webhooks: webhooks.figures }),
     checks,
   };
 }
