@@ -63,6 +63,10 @@ const STATS: LinkStats = {
       { name: 'mobile', count: 1 },
     ],
     browser: [{ name: 'Chrome', count: 3 }],
+    trigger: [
+      { name: 'link', count: 2 },
+      { name: 'qr', count: 1 },
+    ],
   },
 };
 
@@ -148,6 +152,10 @@ describe('GET /api/v1/links/:slug/analytics', () => {
         { name: 'mobile', count: 1 },
       ],
       browsers: [{ name: 'Chrome', count: 3 }],
+      triggers: [
+        { name: 'link', count: 2 },
+        { name: 'qr', count: 1 },
+      ],
     });
     expect(statsRead).toEqual([{ linkId: summer.linkId, range: '7d' }]);
   });

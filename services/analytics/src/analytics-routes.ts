@@ -223,6 +223,10 @@ const analyticsSchema = {
     countries: buckets('Top 10 countries (ISO 3166-1 alpha-2; `XX` when unknown).', 10),
     devices: buckets('`desktop`, `mobile`, `tablet` and others.'),
     browsers: buckets('Top 10 browser families.', 10),
+    triggers: buckets(
+      'What started the clicks: `link` (the short URL followed) and `qr` (its QR code scanned), each listed, most first. An addition to the spec.',
+      2,
+    ),
   },
   required: [
     'slug',
@@ -234,6 +238,7 @@ const analyticsSchema = {
     'countries',
     'devices',
     'browsers',
+    'triggers',
   ],
   additionalProperties: false,
 } as const;
@@ -293,6 +298,10 @@ export const ANALYTICS_ROUTE: ApiRoute = {
             browsers: [
               { name: 'Chrome', count: 2 },
               { name: 'Safari', count: 1 },
+            ],
+            triggers: [
+              { name: 'link', count: 2 },
+              { name: 'qr', count: 1 },
             ],
           },
         ],

@@ -70,6 +70,7 @@ export function createAnalytics(deps: AnalyticsDeps): ServiceModule {
             countries: stats.breakdown.country,
             devices: stats.breakdown.device,
             browsers: stats.breakdown.browser,
+            triggers: stats.breakdown.trigger,
           };
         },
       );
