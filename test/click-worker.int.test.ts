@@ -31,6 +31,7 @@ function raw(link: string, n: number): RawClick {
     ip: n % 2 === 0 ? '8.8.8.8' : `10.0.${n % 200}.1`,
     userAgent: 'Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0',
     referer: n % 3 === 0 ? undefined : 'https://news.example/item?id=1',
+    scanned: n % 5 === 0,
   };
 }
 

@@ -94,6 +94,7 @@ export async function benchClickWorker(
         ip: address() ?? '127.0.0.1',
         userAgent: CHROME_UA,
         referer: undefined,
+        scanned: false,
       };
     });
   };

@@ -114,6 +114,15 @@ describe('the migrations on a cluster', () => {
     for (const s of backfills) expect(s).toMatch(/^INSERT INTO (link_visitors|link_uniques)\s[\s\S]*FROM clicks\b/);
   });
 
+  it('adds a column to the local tables first, then to the Distributed table over them, ON CLUSTER', () => {
+    expect(
+      clusterStatements("ALTER TABLE clicks ADD COLUMN IF NOT EXISTS t LowCardinality(String) DEFAULT 'link'", target),
+    ).toEqual([
+      "ALTER TABLE clicks_local ON CLUSTER analytics ADD COLUMN IF NOT EXISTS t LowCardinality(String) DEFAULT 'link'",
+      "ALTER TABLE clicks ON CLUSTER analytics ADD COLUMN IF NOT EXISTS t LowCardinality(String) DEFAULT 'link'",
+    ]);
+  });
+
   it('keeps the list of applied migrations on every server', () => {
     expect(schemaMigrationsOnCluster(target)).toMatch(
       /^CREATE TABLE IF NOT EXISTS schema_migrations ON CLUSTER analytics \(/,
@@ -124,7 +133,10 @@ describe('the migrations on a cluster', () => {
   });
 
   it('refuses a statement it cannot translate, rather than half-applying it on a cluster', () => {
-    expect(() => clusterStatements('ALTER TABLE clicks ADD COLUMN x UInt8', target)).toThrow(/no cluster form/);
+    expect(() => clusterStatements('ALTER TABLE clicks DROP COLUMN x', target)).toThrow(/no cluster form/);
+    expect(() => clusterStatements('ALTER TABLE nowhere ADD COLUMN IF NOT EXISTS x UInt8', target)).toThrow(
+      /no cluster form/,
+    );
     expect(() => clusterStatements('CREATE TABLE IF NOT EXISTS m (link_id UUID) ENGINE = Memory', target)).toThrow(
       /not on a MergeTree engine/,
     );

@@ -2,7 +2,8 @@
  * The cluster form of the migrations: on a cluster (CLICKHOUSE_CLUSTER) each statement is rewritten as applied, so the
  * files, checksums and single-server schema stay as they are. A table `t` becomes `t_local ON CLUSTER` (Replicated
  * engine) plus `t` on `Distributed`, sharded by `link_id`, so a link's clicks and aggregates share a shard; a
- * materialized view fills the local tables; an `INSERT … SELECT` runs once through the Distributed tables. Any other
+ * materialized view fills the local tables; an `INSERT … SELECT` runs once through the Distributed tables; a column
+ * is added to the local tables and to the Distributed table over them. Any other
  * shape is refused, so a migration never reaches a cluster half-translated.
  */
 
@@ -29,6 +30,7 @@ const ENGINE = /^\s*ENGINE\s*=\s*([A-Za-z]*)MergeTree\b(?:\s*\(([^()]*)\))?/;
 const CREATE_VIEW =
   /^CREATE MATERIALIZED VIEW IF NOT EXISTS ([A-Za-z_][A-Za-z0-9_]*)\s+TO\s+([A-Za-z_][A-Za-z0-9_]*)\s+AS\s+/;
 const INSERT_SELECT = /^INSERT INTO ([A-Za-z_][A-Za-z0-9_]*)\s+SELECT\b/;
+const ADD_COLUMN = /^ALTER TABLE ([A-Za-z_][A-Za-z0-9_]*) (ADD COLUMN IF NOT EXISTS [\s\S]+)$/;
 
 /** The names of the tables a migration creates. */
 export function createdTables(statements: readonly string[]): string[] {
@@ -47,6 +49,15 @@ export function clusterStatements(statement: string, target: ClusterTarget): str
   if (table) return createTable(statement, table[1]!, target);
   const view = CREATE_VIEW.exec(statement);
   if (view) return [createView(statement, view, target)];
+  const added = ADD_COLUMN.exec(statement);
+  // The local tables hold the rows; the Distributed table over them must know the column to read or write it.
+  if (added && target.tables.has(added[1]!)) {
+    const [, name, change] = added as unknown as [string, string, string];
+    return [
+      `ALTER TABLE ${name}${LOCAL_SUFFIX} ON CLUSTER ${target.cluster} ${change}`,
+      `ALTER TABLE ${name} ON CLUSTER ${target.cluster} ${change}`,
+    ];
+  }
   const insert = INSERT_SELECT.exec(statement);
   // Read from and written to through the Distributed tables: every row lands on its link's shard.
   if (insert && target.tables.has(insert[1]!)) return [statement];

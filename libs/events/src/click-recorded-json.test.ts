@@ -53,9 +53,13 @@ const anyClick = fc
     referrer: text,
     country: text,
     userAgent: fc.string({ maxLength: 300, unit: 'binary' }),
+    trigger: fc.constantFrom(undefined, 'link', 'qr'),
   })
-  .map(({ eventId, occurredAt, ...data }) =>
-    createEvent<ClickRecorded>('ClickRecorded', 1, data, { eventId, occurredAt }),
+  .map(({ eventId, occurredAt, trigger, ...data }) =>
+    createEvent<ClickRecorded>('ClickRecorded', 1, trigger === undefined ? data : { ...data, trigger }, {
+      eventId,
+      occurredAt,
+    }),
   );
 
 describe('a ClickRecorded envelope as JSON', () => {
@@ -174,6 +178,7 @@ describe('a ClickRecorded envelope as JSON', () => {
               p.referrer,
               p.country,
               p.userAgent,
+              click.data.trigger,
             );
             expect(line).toBe(asLine(click));
           });

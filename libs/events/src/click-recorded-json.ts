@@ -40,8 +40,12 @@ export const clickRecordedPiece = {
   visitorHash: (visitorHash: string): string => ',"visitorHash":' + lineJsonString(visitorHash),
   referrer: (referrer: string): string => ',"referrer":' + lineJsonString(referrer),
   country: (country: string): string => ',"country":' + lineJsonString(country),
-  userAgent: (userAgent: string): string => ',"userAgent":' + lineJsonString(userAgent) + '}}',
+  userAgent: (userAgent: string): string => ',"userAgent":' + lineJsonString(userAgent),
 };
+
+/** The end of the line: the trigger when there is one (the redirector writes only `qr`; none is a link). */
+const ending = (trigger: string | undefined): string =>
+  trigger === undefined ? '}}' : ',"trigger":' + lineJsonString(trigger) + '}}';
 
 /**
  * One click's event as JSON, from its own id, instant and time and the pieces
@@ -58,6 +62,7 @@ export function clickRecordedJson(
   referrer: string,
   country: string,
   userAgent: string,
+  trigger?: string,
 ): string {
   return (
     '{"eventId":' +
@@ -69,7 +74,8 @@ export function clickRecordedJson(
     visitorHash +
     referrer +
     country +
-    userAgent
+    userAgent +
+    ending(trigger)
   );
 }
 
@@ -85,5 +91,6 @@ export function clickRecordedJsonOf(event: ClickRecorded): string {
     clickRecordedPiece.referrer(data.referrer),
     clickRecordedPiece.country(data.country),
     clickRecordedPiece.userAgent(data.userAgent),
+    data.trigger,
   );
 }

@@ -64,6 +64,9 @@ export const linkDeleted = envelopeOf(
 );
 export type LinkDeleted = z.infer<typeof linkDeleted>;
 
+/** What started a click: a followed link, or a scan of its QR code. */
+export const CLICK_TRIGGERS = ['link', 'qr'] as const;
+
 /**
  * A human visit to a short link, already reduced at the edge: no raw IP and no
  * full referrer URL ever leave the redirector. Keyed by link id on the clicks topic.
@@ -85,9 +88,15 @@ export const clickRecorded = envelopeOf(
     country: z.string().regex(/^[A-Z]{2}$/),
     /** Raw user agent, parsed by the projector so a parser upgrade can re-process. */
     userAgent: z.string().max(1024),
+    /**
+     * What started the click: `qr` for a scan of the link's QR code (its short URL carried the `qr=1` marker).
+     * Optional, added after v1 was published: absent means `link`, as every click before it.
+     */
+    trigger: z.enum(CLICK_TRIGGERS).optional(),
   }),
 );
 export type ClickRecorded = z.infer<typeof clickRecorded>;
+export type ClickTrigger = (typeof CLICK_TRIGGERS)[number];
 
 /**
  * Which state of the link a preview outcome was fetched for. Optional (added

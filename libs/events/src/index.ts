@@ -6,6 +6,7 @@ export {
   linkPreviewFetched,
   linkPreviewFailed,
   clickRecorded,
+  CLICK_TRIGGERS,
   linkEvent,
   clickEvent,
   type LinkCreated,
@@ -14,6 +15,7 @@ export {
   type LinkPreviewFetched,
   type LinkPreviewFailed,
   type ClickRecorded,
+  type ClickTrigger,
   type LinkEvent,
   type ClickEvent,
 } from './events';

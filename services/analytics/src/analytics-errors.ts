@@ -56,3 +56,32 @@ export function rangeNeedsPro(range: string): HttpError {
     field: 'range',
   });
 }
+
+/** The QR code's image options; documented in docs/integrators.md. */
+export const QR_LIMITS = {
+  defaultSize: 300,
+  minSize: 64,
+  maxSize: 2048,
+  /** In modules: the QR standard's quiet zone is 4. */
+  defaultMargin: 4,
+  maxMargin: 16,
+} as const;
+
+export const INVALID_QR_FORMAT = new HttpError(400, 'format must be svg or png', 'invalid_qr_format', {
+  detail: 'format must be svg or png.',
+  field: 'format',
+});
+
+export const INVALID_QR_SIZE = new HttpError(
+  400,
+  `size must be a whole number of pixels from ${QR_LIMITS.minSize} to ${QR_LIMITS.maxSize}`,
+  'invalid_qr_size',
+  { detail: `size must be from ${QR_LIMITS.minSize} to ${QR_LIMITS.maxSize}.`, field: 'size' },
+);
+
+export const INVALID_QR_MARGIN = new HttpError(
+  400,
+  `margin must be a whole number of modules from 0 to ${QR_LIMITS.maxMargin}`,
+  'invalid_qr_margin',
+  { detail: `margin must be from 0 to ${QR_LIMITS.maxMargin}.`, field: 'margin' },
+);

@@ -1,3 +1,5 @@
+import jsQR from 'jsqr';
+import { PNG } from 'pngjs';
 import { generateApiKey, memoryApiKeys, memoryRateLimiter } from '@shortlink/accounts';
 import { buildProcessServer } from '@shortlink/http';
 import { createMetricsRegistry } from '@shortlink/metrics';
@@ -61,6 +63,10 @@ const STATS: LinkStats = {
       { name: 'mobile', count: 1 },
     ],
     browser: [{ name: 'Chrome', count: 3 }],
+    trigger: [
+      { name: 'link', count: 2 },
+      { name: 'qr', count: 1 },
+    ],
   },
 };
 
@@ -146,6 +152,10 @@ describe('GET /api/v1/links/:slug/analytics', () => {
         { name: 'mobile', count: 1 },
       ],
       browsers: [{ name: 'Chrome', count: 3 }],
+      triggers: [
+        { name: 'link', count: 2 },
+        { name: 'qr', count: 1 },
+      ],
     });
     expect(statsRead).toEqual([{ linkId: summer.linkId, range: '7d' }]);
   });
@@ -381,4 +391,74 @@ describe('authentication on every route', () => {
       expect(statsRead).toEqual([]);
     },
   );
+});
+
+describe('GET /api/v1/links/:slug/qr', () => {
+  /** What a phone's camera reads from the image. */
+  const decodedPng = (png: Buffer): string | undefined => {
+    const image = PNG.sync.read(png);
+    return jsQR(new Uint8ClampedArray(image.data), image.width, image.height)?.data;
+  };
+
+  it('answers an SVG by default and a PNG on asking, each encoding the short URL with the scan marker', async () => {
+    // Given the owner's link
+    await readApi([link('summer', 'account-owner')]);
+    // When its QR code is asked for, as SVG and as PNG
+    const svg = await get('/api/v1/links/summer/qr');
+    const png = await get('/api/v1/links/summer/qr?format=png&size=200&margin=2');
+    // Then the SVG is a self-contained image
+    expect(svg.statusCode).toBe(200);
+    expect(svg.headers['content-type']).toBe('image/svg+xml');
+    expect(svg.headers['content-disposition']).toBe('inline; filename="summer-qr.svg"');
+    expect(svg.body).toMatch(/^<svg [^>]*viewBox/);
+    expect(svg.body).not.toMatch(/<script|href=|on[a-z]+=/i);
+    // And the PNG is the size asked, and reads back as the short URL with the marker
+    expect(png.statusCode).toBe(200);
+    expect(png.headers['content-type']).toBe('image/png');
+    expect(png.headers['content-disposition']).toBe('inline; filename="summer-qr.png"');
+    expect(PNG.sync.read(png.rawPayload).width).toBe(200);
+    expect(decodedPng(png.rawPayload)).toBe('https://sho.rt/summer?qr=1');
+  });
+
+  it("is a 404 for another account's link, an unknown slug and no slug at all, alike", async () => {
+    await readApi([link('summer', 'account-owner')]);
+    for (const [url, key] of [
+      ['/api/v1/links/summer/qr', other.authorization],
+      ['/api/v1/links/winter/qr', owner.authorization],
+      ['/api/v1/links/a%2Fb/qr', owner.authorization],
+    ] as const) {
+      const res = await get(url, key);
+      expect(res.statusCode).toBe(404);
+      expect(res.json()).toMatchObject({ error: 'Link not found' });
+    }
+  });
+
+  it('refuses a format, size or margin it cannot draw with a 400 naming the parameter, before looking up the link', async () => {
+    await readApi([link('summer', 'account-owner')]);
+    const cases: [string, string, string][] = [
+      ['format=gif', 'invalid_qr_format', 'format'],
+      ['format=SVG', 'invalid_qr_format', 'format'],
+      ['format=svg&format=png', 'invalid_qr_format', 'format'],
+      ['size=63', 'invalid_qr_size', 'size'],
+      ['size=2049', 'invalid_qr_size', 'size'],
+      ['size=1e3', 'invalid_qr_size', 'size'],
+      ['size=', 'invalid_qr_size', 'size'],
+      ['size=0300', 'invalid_qr_size', 'size'],
+      ['margin=-1', 'invalid_qr_margin', 'margin'],
+      ['margin=17', 'invalid_qr_margin', 'margin'],
+      ['margin=2.5', 'invalid_qr_margin', 'margin'],
+    ];
+    for (const [query, code, field] of cases) {
+      const res = await get(`/api/v1/links/winter/qr?${query}`);
+      expect([query, res.statusCode, res.json()]).toMatchObject([query, 400, { code, field }]);
+      expect(res.json<{ detail: string }>().detail).toMatch(new RegExp(`^${field} `));
+    }
+    // Parameters it does not know are ignored, as the list's are
+    expect((await get('/api/v1/links/summer/qr?colour=red')).statusCode).toBe(200);
+  });
+
+  it('asks for a key', async () => {
+    await readApi([link('summer', 'account-owner')]);
+    expect((await get('/api/v1/links/summer/qr', null)).statusCode).toBe(401);
+  });
 });

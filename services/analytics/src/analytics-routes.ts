@@ -9,6 +9,7 @@ import {
   type ApiRoute,
 } from '@shortlink/http';
 import {
+  QR_SCAN_PARAMETER,
   LINK_EXAMPLE,
   LINK_NOT_FOUND,
   LINK_NOT_SETTLED,
@@ -20,6 +21,10 @@ import { RANGES } from './analytics/range';
 import {
   INVALID_CURSOR,
   INVALID_LIMIT,
+  INVALID_QR_FORMAT,
+  INVALID_QR_MARGIN,
+  INVALID_QR_SIZE,
+  QR_LIMITS,
   INVALID_RANGE,
   INVALID_SEARCH,
   INVALID_TAG_FILTER,
@@ -218,6 +223,10 @@ const analyticsSchema = {
     countries: buckets('Top 10 countries (ISO 3166-1 alpha-2; `XX` when unknown).', 10),
     devices: buckets('`desktop`, `mobile`, `tablet` and others.'),
     browsers: buckets('Top 10 browser families.', 10),
+    triggers: buckets(
+      'What started the clicks: `link` (the short URL followed) and `qr` (its QR code scanned), each listed, most first. An addition to the spec.',
+      2,
+    ),
   },
   required: [
     'slug',
@@ -229,6 +238,7 @@ const analyticsSchema = {
     'countries',
     'devices',
     'browsers',
+    'triggers',
   ],
   additionalProperties: false,
 } as const;
@@ -289,6 +299,10 @@ export const ANALYTICS_ROUTE: ApiRoute = {
               { name: 'Chrome', count: 2 },
               { name: 'Safari', count: 1 },
             ],
+            triggers: [
+              { name: 'link', count: 2 },
+              { name: 'qr', count: 1 },
+            ],
           },
         ],
       },
@@ -304,4 +318,61 @@ export const ANALYTICS_ROUTE: ApiRoute = {
   },
 };
 
-export const ANALYTICS_ROUTES: readonly ApiRoute[] = [LINK_LIST_ROUTE, LINK_READ_ROUTE, ANALYTICS_ROUTE];
+export const QR_CODE_ROUTE: ApiRoute = {
+  method: 'GET',
+  url: '/api/v1/links/:slug/qr',
+  schema: {
+    operationId: 'getLinkQrCode',
+    summary: 'The QR code of a link',
+    description: `An image of the QR code that opens the short URL. It encodes the short URL with \`?${QR_SCAN_PARAMETER}\`: the redirector takes that marker out before the query reaches the destination and counts the click as a scan (\`triggers\` in the analytics). Each parameter at most once; parameters it does not know are ignored.`,
+    tags: [API_ROUTE_TAGS.links],
+    security: API_KEY_SECURITY,
+    params: slugParams,
+    querystring: {
+      type: 'object',
+      properties: {
+        format: { type: 'string', enum: ['svg', 'png'], default: 'svg', description: 'The image format.' },
+        size: {
+          type: 'integer',
+          minimum: QR_LIMITS.minSize,
+          maximum: QR_LIMITS.maxSize,
+          default: QR_LIMITS.defaultSize,
+          description: 'Width and height in pixels, the margin included.',
+        },
+        margin: {
+          type: 'integer',
+          minimum: 0,
+          maximum: QR_LIMITS.maxMargin,
+          default: QR_LIMITS.defaultMargin,
+          description: 'The blank border, in modules (the code’s squares); readers want 4.',
+        },
+      },
+    },
+    response: {
+      200: {
+        description: 'The QR code, black on white, with error correction M (about 15 % may be damaged).',
+        headers: {
+          'Content-Disposition': {
+            type: 'string',
+            description: 'inline, with a file name to save it under: `{slug}-qr.svg` or `{slug}-qr.png`.',
+          },
+        },
+        content: {
+          'image/svg+xml': { schema: { type: 'string' } },
+          'image/png': { schema: { type: 'string', format: 'binary' } },
+        },
+      },
+      400: errorResponse('A parameter is not acceptable.', {
+        invalidFormat: INVALID_QR_FORMAT,
+        invalidSize: INVALID_QR_SIZE,
+        invalidMargin: INVALID_QR_MARGIN,
+        ...MALFORMED_REQUESTS,
+      }),
+      401: unauthorized,
+      404: linkNotFound,
+      503: linkUnavailable,
+    },
+  },
+};
+
+export const ANALYTICS_ROUTES: readonly ApiRoute[] = [LINK_LIST_ROUTE, LINK_READ_ROUTE, QR_CODE_ROUTE, ANALYTICS_ROUTE];

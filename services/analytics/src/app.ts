@@ -3,6 +3,7 @@ import { accountOf, PLANS, requireApiKey } from '@shortlink/accounts';
 import { kindOf, servedSchema, type Dependency, type ServiceModule } from '@shortlink/http';
 import { linkReadRoutes, ownedLink, type LinkReadDeps } from './links/link-route';
 import { linkListRoutes, type LinkListDeps } from './links/list-route';
+import { qrCodeRoutes } from './links/qr-route';
 import type { LinkStats } from './analytics/queries';
 import { isRange, RANGES, type Range, type RangeDays } from './analytics/range';
 import { INVALID_RANGE, rangeNeedsPro } from './analytics-errors';
@@ -35,6 +36,7 @@ export function createAnalytics(deps: AnalyticsDeps): ServiceModule {
       app.decorateRequest('account', null);
       await linkReadRoutes(app, deps);
       await linkListRoutes(app, deps);
+      await qrCodeRoutes(app, deps);
       app.get<{ Params: { slug: string }; Querystring: { range?: unknown } }>(
         ANALYTICS_ROUTE.url,
         // Any query reaches the handler, so a repeated or odd `range` is named: `Invalid range`.
@@ -68,6 +70,7 @@ export function createAnalytics(deps: AnalyticsDeps): ServiceModule {
             countries: stats.breakdown.country,
             devices: stats.breakdown.device,
             browsers: stats.breakdown.browser,
+            triggers: stats.breakdown.trigger,
           };
         },
       );

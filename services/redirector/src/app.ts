@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { SLUG_PATTERN } from '@shortlink/events';
+import { takeQrScanMarker } from '@shortlink/links';
 import { servedSchema, type Dependency, type ServiceModule } from '@shortlink/http';
 import { FAVICON_SVG, LANDING_PAGE, NOT_FOUND_PAGE, prefersHtml, robotsTxt, sendPage } from './browser-pages';
 import type { ClickQueueStats } from './clicks/click-queue';
@@ -42,12 +43,15 @@ export interface RedirectorDeps {
 function answer(request: FastifyRequest, reply: FastifyReply, link: ResolvedLink | null): FastifyReply {
   if (link === null) return notFound(request, reply);
   // A cached redirect would be a click nobody counts.
-  return reply
-    .code(302)
-    .header('location', passQueryThrough(link.location, request.url))
-    .header('cache-control', 'private, no-store')
-    .header('x-robots-tag', 'noindex')
-    .send();
+  return (
+    reply
+      .code(302)
+      // A QR code's scan marker is the redirector's to read (the click's trigger), never the destination's.
+      .header('location', passQueryThrough(link.location, takeQrScanMarker(request.url).url))
+      .header('cache-control', 'private, no-store')
+      .header('x-robots-tag', 'noindex')
+      .send()
+  );
 }
 
 /** Answers GET and HEAD /:slug with a 302 from the in-process cache. */

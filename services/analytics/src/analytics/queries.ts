@@ -1,17 +1,15 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import { rangeDays, type ClickDays, type Range, type RangeDays } from './range';
+import { triggerBuckets, type Bucket } from './trigger-buckets';
 
-export interface Bucket {
-  name: string;
-  count: number;
-}
+export type { Bucket };
 
 export interface LinkStats {
   totalClicks: number;
   uniqueVisitors: number;
   /** Clicks per UTC day: the range's days, any later, and any earlier when it holds the whole life (readLinkStats). */
   daily: Map<string, number>;
-  breakdown: { referrer: Bucket[]; country: Bucket[]; device: Bucket[]; browser: Bucket[] };
+  breakdown: { referrer: Bucket[]; country: Bucket[]; device: Bucket[]; browser: Bucket[]; trigger: Bucket[] };
 }
 
 const TOP = 10;
@@ -76,7 +74,7 @@ export async function readLinkStats(
                 SELECT dimension, value, toUInt64(sum(clicks)) AS clicks
                   FROM link_daily_breakdown
                  WHERE link_id = {link:UUID} AND day BETWEEN {from:Date} AND {to:Date}
-                   AND dimension IN ('referrer', 'country', 'device', 'browser')
+                   AND dimension IN ('referrer', 'country', 'device', 'browser', 'trigger')
                  GROUP BY dimension, value
                  ORDER BY dimension, clicks DESC, value ASC
                  LIMIT ${TOP} BY dimension, if(dimension = 'device', value, '')
@@ -95,7 +93,7 @@ export async function readLinkStats(
     totalClicks: 0,
     uniqueVisitors: 0,
     daily: new Map(),
-    breakdown: { referrer: [], country: [], device: [], browser: [] },
+    breakdown: { referrer: [], country: [], device: [], browser: [], trigger: [] },
   };
   for (const { kind, name, n } of rows) {
     const count = Number(n);
@@ -105,6 +103,7 @@ export async function readLinkStats(
       if (name >= from && name <= to) stats.totalClicks += count;
     } else stats.breakdown[kind]?.push({ name, count });
   }
+  stats.breakdown.trigger = triggerBuckets(stats.totalClicks, stats.breakdown.trigger);
   return stats;
 }
 

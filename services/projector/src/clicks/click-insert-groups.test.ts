@@ -16,6 +16,7 @@ const row = (partition: number, n: number): ClickRow => ({
   os: 'Linux',
   source_partition: partition,
   source_offset: String(n),
+  trigger: 'link',
 });
 
 const batch = (partition: number, clicks: number, extra: Partial<ReadyBatch> = {}): ReadyBatch => ({

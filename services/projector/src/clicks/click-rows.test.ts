@@ -63,9 +63,16 @@ describe('projecting a click', () => {
           os: 'iOS',
           source_partition: 3,
           source_offset: '1234567',
+          trigger: 'link',
         },
         clickedAt: Date.UTC(2026, 10, 23, 17, 4, 5, 678),
       });
+  });
+
+  it("keeps a QR code's scan as its trigger", () => {
+    given(encodeEvent(clickRecorded({ trigger: 'qr' })))
+      .when(0)
+      .then((outcome) => expect(outcome).toMatchObject({ ok: true, row: { trigger: 'qr' } }));
   });
 
   it('keeps an unknown user agent countable, under Unknown', () => {
@@ -142,6 +149,7 @@ describe('the rows kept for an insert', () => {
             os: fc.string(),
             source_partition: fc.nat(),
             source_offset: fc.bigInt({ min: 0n }).map(String),
+            trigger: fc.constantFrom('link', 'qr'),
           }),
         ),
         (rows) => {
@@ -167,8 +175,13 @@ describe('the rows kept for an insert', () => {
         os: 'o',
         source_partition: 3,
         source_offset: '9',
+        trigger: 'qr',
       },
     ]);
-    expect(text).toBe('[["e","l","a","s","t","v","r","c","d","b","o",3,"9"]]');
+    expect(text).toBe('[["e","l","a","s","t","v","r","c","d","b","o",3,"9","qr"]]');
+  });
+
+  it('read a followed link where a version before the trigger column kept a row without it', () => {
+    expect(clickRowsFromText('[["e","l","a","s","t","v","r","c","d","b","o",3,"9"]]')[0]?.trigger).toBe('link');
   });
 });

@@ -17,6 +17,8 @@ export interface ClickRow {
   os: string;
   source_partition: number;
   source_offset: string;
+  /** 'qr' for a scan of the link's QR code, 'link' otherwise (the event's `trigger`, absent for a link). */
+  trigger: string;
 }
 
 /** The columns a click row fills, in the order each row's values are sent: every field of ClickRow, once. */
@@ -34,6 +36,7 @@ export const CLICK_COLUMNS = Object.keys({
   os: true,
   source_partition: true,
   source_offset: true,
+  trigger: true,
 } satisfies Record<keyof ClickRow, true>) as [keyof ClickRow, ...(keyof ClickRow)[]];
 
 /**
@@ -52,9 +55,12 @@ export function clickRowValues(rows: readonly ClickRow[]): ClickRow[keyof ClickR
 
 /** The rows `clickRowsText` wrote, field for field. */
 export function clickRowsFromText(text: string): ClickRow[] {
-  return (JSON.parse(text) as unknown[][]).map(
-    (values) => Object.fromEntries(CLICK_COLUMNS.map((column, i) => [column, values[i]])) as unknown as ClickRow,
-  );
+  return (JSON.parse(text) as unknown[][]).map((values) => {
+    const row = Object.fromEntries(CLICK_COLUMNS.map((column, i) => [column, values[i]])) as unknown as ClickRow;
+    // Kept by a version before the column: every click then was a followed link.
+    row.trigger ??= 'link';
+    return row;
+  });
 }
 
 /** `YYYY-MM-DD hh:mm:ss.sss` in UTC, the form DateTime64(3, 'UTC') reads. */
@@ -95,6 +101,7 @@ export function clickRows(message: LogRecord, partition: number): RowOutcome[] {
         os: ua.os,
         source_partition: partition,
         source_offset: message.offset,
+        trigger: data.trigger ?? 'link',
       },
       clickedAt: data.clickedAt,
     };

@@ -17,6 +17,7 @@ function fromClickColumns(columns: ClickColumns): RawClick[] {
       ip: columns.ips[columns.ipIndex[i]!]!,
       userAgent: columns.userAgents[columns.userAgentIndex[i]!]!,
       referer: columns.referers[columns.refererIndex[i]!] ?? undefined,
+      scanned: columns.scanned[i] === 1,
     };
   });
 }
@@ -30,6 +31,7 @@ const rawClick = fc.record({
   ip: fc.oneof(fc.ipV4(), fc.ipV6(), fc.string()),
   userAgent: fc.oneof(fc.constantFrom('Mozilla/5.0 A', 'Mozilla/5.0 B'), fc.string({ maxLength: 300, unit: 'binary' })),
   referer: fc.option(fc.string({ maxLength: 200 }), { nil: undefined }),
+  scanned: fc.boolean(),
 }) as fc.Arbitrary<RawClick>;
 
 describe('clicks crossing to the worker as columns', () => {

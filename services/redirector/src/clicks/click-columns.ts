@@ -22,6 +22,8 @@ export interface ClickColumns {
   /** The batch's distinct referers, `null` for a request without one; `refererIndex[i]` is click i's. */
   referers: (string | null)[];
   refererIndex: Uint32Array;
+  /** 1 where the click was a QR code's scan. */
+  scanned: Uint8Array;
 }
 
 /** Each distinct value once, in order of first use, and the index of each use. */
@@ -53,6 +55,7 @@ export function toClickColumns(clicks: readonly RawClick[]): ClickColumns {
   const ips = dictionary<string>(n);
   const userAgents = dictionary<string>(n);
   const referers = dictionary<string | null>(n);
+  const scanned = new Uint8Array(n);
   for (let i = 0; i < n; i++) {
     const click = clicks[i]!;
     sequence[i] = click.sequence;
@@ -69,6 +72,7 @@ export function toClickColumns(clicks: readonly RawClick[]): ClickColumns {
     ips.add(i, click.ip);
     userAgents.add(i, click.userAgent);
     referers.add(i, click.referer ?? null);
+    if (click.scanned) scanned[i] = 1;
   }
   return {
     sequence,
@@ -81,5 +85,6 @@ export function toClickColumns(clicks: readonly RawClick[]): ClickColumns {
     userAgentIndex: userAgents.indexes,
     referers: referers.values,
     refererIndex: referers.indexes,
+    scanned,
   };
 }

@@ -29,6 +29,7 @@ const click = (ip: string): RawClick => ({
   ip,
   userAgent: 'Mozilla/5.0',
   referer: undefined,
+  scanned: false,
 });
 
 const linesOf = (clicks: RawClick[]) => clickEventLines(toClickColumns(clicks), context);
@@ -49,6 +50,7 @@ describe('clicks as their events', () => {
         fc.oneof(fc.constantFrom('https://news.example/a?q=1', 'android-app://com.slack'), fc.webUrl(), fc.string()),
         { nil: undefined },
       ),
+      scanned: fc.boolean(),
     }) as fc.Arbitrary<RawClick>;
     fc.assert(
       fc.property(fc.array(raw, { maxLength: 40 }), (clicks) => {
@@ -72,6 +74,7 @@ describe('clicks as their events', () => {
               ),
               country: ip === '203.0.113.77' ? 'GB' : 'XX',
               userAgent: storablePrefix(headerText(c.userAgent), 1024),
+              ...(c.scanned ? { trigger: 'qr' } : {}),
             },
           };
         });

@@ -116,6 +116,7 @@ export function clickEventLines(
         referrerPiece,
         countryPiece,
         agentPiece,
+        columns.scanned[i] === 1 ? 'qr' : undefined,
       );
       linkIndex[lines.length] = link;
       lines.push(line);

@@ -15,9 +15,10 @@ function recorder() {
 }
 
 /** A GET as fastify hands it over after the redirect was answered; `ip` is what Node knew of the socket. */
-const request = (ip: string | undefined, socketDestroyed = false) =>
+const request = (ip: string | undefined, socketDestroyed = false, url = '/launch') =>
   ({
     method: 'GET',
+    url,
     headers: { 'user-agent': FIREFOX, referer: 'https://news.example/a' },
     ip,
     raw: { socket: { destroyed: socketDestroyed } },
@@ -37,8 +38,17 @@ describe('the click recorder', () => {
         ip: '203.0.113.7',
         userAgent: FIREFOX,
         referer: 'https://news.example/a',
+        scanned: false,
       },
     ]);
+  });
+
+  it("tells a scan of the link's QR code by its marker, wherever it stands in the query", () => {
+    const { taken, onRedirect } = recorder();
+    onRedirect(request('203.0.113.7', false, '/launch?qr=1'), link);
+    onRedirect(request('203.0.113.7', false, '/launch?utm_source=flyer&qr=1'), link);
+    onRedirect(request('203.0.113.7', false, '/launch?qr=2'), link);
+    expect(taken.map((click) => click.scanned)).toEqual([true, true, false]);
   });
 
   it('takes no click from a visitor whose connection closed while the link was looked up', () => {

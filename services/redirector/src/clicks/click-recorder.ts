@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import { takeQrScanMarker } from '@shortlink/links';
 import type { ResolvedLink } from '../resolved-link';
 import type { ClickSink } from './click-sink';
 import { isCountable } from './countable-click';
@@ -41,6 +42,7 @@ export function createClickRecorder({ sink, nextSequence, now }: ClickRecorderOp
       ip,
       userAgent: userAgent ?? '',
       referer: header(request.headers.referer),
+      scanned: takeQrScanMarker(request.url).scanned,
     });
   };
 }

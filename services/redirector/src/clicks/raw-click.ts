@@ -9,4 +9,6 @@ export interface RawClick {
   ip: string;
   userAgent: string;
   referer: string | undefined;
+  /** A scan of the link's QR code (the short URL carried the `qr=1` marker), not a followed link. */
+  scanned: boolean;
 }
