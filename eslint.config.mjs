@@ -29,6 +29,17 @@ export default tseslint.config(
       'no-console': ['error', { allow: ['error'] }],
     },
   },
+  // The dashboard runs in the browser, built by its own project (DOM types, ES modules).
+  {
+    files: ['services/analytics/dashboard/src/**/*.ts'],
+    languageOptions: {
+      globals: { ...globals.browser },
+      parserOptions: {
+        project: ['./services/analytics/dashboard/tsconfig.json'],
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
+  },
   // Entry points and command-line tools talk to a terminal.
   {
     files: ['**/src/main.ts', '**/src/**/*-cli.ts', '**/src/cli.ts', 'test/**/*.ts', 'bench/**/*.ts'],

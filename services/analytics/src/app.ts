@@ -4,6 +4,7 @@ import { kindOf, servedSchema, type Dependency, type ServiceModule } from '@shor
 import { linkReadRoutes, ownedLink, type LinkReadDeps } from './links/link-route';
 import { linkListRoutes, type LinkListDeps } from './links/list-route';
 import { qrCodeRoutes } from './links/qr-route';
+import { dashboardRoutes } from './dashboard/dashboard-routes';
 import type { LinkStats } from './analytics/queries';
 import { isRange, RANGES, type Range, type RangeDays } from './analytics/range';
 import { INVALID_RANGE, rangeNeedsPro } from './analytics-errors';
@@ -37,6 +38,7 @@ export function createAnalytics(deps: AnalyticsDeps): ServiceModule {
       await linkReadRoutes(app, deps);
       await linkListRoutes(app, deps);
       await qrCodeRoutes(app, deps);
+      await dashboardRoutes(app);
       app.get<{ Params: { slug: string }; Querystring: { range?: unknown } }>(
         ANALYTICS_ROUTE.url,
         // Any query reaches the handler, so a repeated or odd `range` is named: `Invalid range`.

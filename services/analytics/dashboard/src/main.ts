@@ -1,0 +1,29 @@
+import { el } from './dom.js';
+import { linksView } from './links-view.js';
+import { session } from './session.js';
+import { signInView } from './sign-in-view.js';
+
+/** Shows the page the session allows: sign-in without a key, the links with one. */
+function render(): void {
+  const app = document.getElementById('app');
+  const account = document.getElementById('account');
+  if (!app || !account) return;
+  const key = session.key();
+  const signOut = (): void => {
+    session.signOut();
+    render();
+  };
+  if (key === null) {
+    account.replaceChildren();
+    app.replaceChildren(signInView(render));
+  } else {
+    account.replaceChildren(
+      el('button', { className: 'quiet', props: { type: 'button' }, on: { click: signOut } }, 'Sign out'),
+    );
+    app.replaceChildren(linksView(key, signOut));
+  }
+  app.focus();
+}
+
+window.addEventListener('hashchange', render);
+render();
