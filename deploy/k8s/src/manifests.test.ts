@@ -280,9 +280,14 @@ describe('the Kubernetes manifests (deploy/k8s)', () => {
       const prefix = /acl api_docs path_beg (\S+)/.exec(template)![1]!;
       return exact.includes(path) || path.startsWith(prefix);
     };
+    const dashboard = (path: string): boolean =>
+      (/acl dashboard path (.+)/.exec(template)![1]!.split(' ').includes(path) ||
+        path.startsWith(/acl dashboard path_beg (\S+)/.exec(template)![1]!)) &&
+      template.includes('use_backend analytics if dashboard');
     const haproxy = (method: string, path: string): string => {
       if (apiDocs(path)) return 'api-docs';
       if (acl('analytics').test(path)) return 'analytics';
+      if (dashboard(path)) return 'analytics';
       if (acl('link_read').test(path) && ['GET', 'HEAD'].includes(method)) return 'analytics';
       if (path.startsWith('/api/')) return 'write-api';
       return 'redirector';
@@ -303,6 +308,11 @@ describe('the Kubernetes manifests (deploy/k8s)', () => {
       '/api/v1/links/abc123/',
       '/api/v1/links/abc123/analytics',
       '/api/v1/links/abc123/analytics/x',
+      '/api/v1/links/abc123/qr',
+      '/api/v1/links/abc123/qrx',
+      '/dashboard',
+      '/dashboard/main.js',
+      '/dashboardx',
       '/api/v1/links/abc123/other',
       '/api/v1/links/bulk',
       '/api/v1/linksx',
@@ -318,6 +328,14 @@ describe('the Kubernetes manifests (deploy/k8s)', () => {
     ];
     it.each(methods.flatMap((m) => paths.map((p) => [m, p])))('%s %s', (method, path) => {
       expect(gateway(method, path)).toBe(haproxy(method, path));
+    });
+
+    it("sends a link's QR code and the dashboard to the read API, and no look-alike path", () => {
+      for (const path of ['/api/v1/links/abc123/qr', '/dashboard', '/dashboard/main.js']) {
+        expect([path, haproxy('GET', path), gateway('GET', path)]).toEqual([path, 'analytics', 'analytics']);
+      }
+      expect(haproxy('GET', '/dashboardx')).toBe('redirector');
+      expect(haproxy('GET', '/api/v1/links/abc123/qrx')).toBe('write-api');
     });
   });
 });

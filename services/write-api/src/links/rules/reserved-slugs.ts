@@ -11,10 +11,10 @@ export const RESERVED_SLUGS: ReadonlySet<string> = new Set([
   'metrics',
   'readyz',
   'livez',
+  'dashboard',
   // Product and account pages a short-link product has or will have.
   'admin',
   'app',
-  'dashboard',
   'docs',
   'help',
   'login',

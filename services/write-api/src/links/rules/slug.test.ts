@@ -41,7 +41,7 @@ describe('generateSlug', () => {
 
 describe('reserved slugs', () => {
   it('include every top-level path the service serves and the spec examples', () => {
-    for (const slug of ['api', 'admin', 'docs', 'healthz', 'metrics', 'favicon.ico', 'robots.txt']) {
+    for (const slug of ['api', 'admin', 'dashboard', 'docs', 'healthz', 'metrics', 'favicon.ico', 'robots.txt']) {
       expect(RESERVED_SLUGS.has(slug)).toBe(true);
     }
   });
