@@ -136,6 +136,7 @@ describe('GET /api/v1/links/:slug/analytics, end to end', () => {
         'referrers',
         'slug',
         'totalClicks',
+        'triggers',
         'uniqueVisitors',
       ].sort(),
     );
@@ -170,6 +171,10 @@ describe('GET /api/v1/links/:slug/analytics, end to end', () => {
       { name: 'Safari', count: 3 },
       { name: 'Edge', count: 1 },
       { name: 'Firefox', count: 1 },
+    ]);
+    expect(body.triggers).toEqual([
+      { name: 'link', count: 9 },
+      { name: 'qr', count: 0 },
     ]);
   });
 
