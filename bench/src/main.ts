@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- redirect|click-cost|click-worker|create|bulk|ingestion|analytics|list|previews|preview-shares|preview-memory|rebuild|embedded|cold-cache ...] [--quick] [--node-arg=<flag> ...] [--addresses=zipf|distinct|loopback]`
+ * `npm run bench [-- redirect|click-cost|click-worker|create|bulk|ingestion|analytics|list|previews|preview-shares|preview-memory|rebuild|embedded|cold-cache|webhooks ...] [--quick] [--node-arg=<flag> ...] [--addresses=zipf|distinct|loopback]`
  *
  * Runs each benchmark against the local stack (`npm run infra:up`), each in scratch databases and topics, prints a
  * table and writes it as JSON under bench/results/. `--quick` runs every part for about a second (the smoke test's
@@ -27,6 +27,7 @@ import { benchPreviewShares } from './preview-shares';
 import { benchRebuild } from './rebuild';
 import { benchRedirect } from './redirect';
 import { openBenchStack } from './stack';
+import { benchWebhooks } from './webhooks';
 import { formatReport, type Report } from './report';
 
 const PARTS = [
@@ -44,6 +45,7 @@ const PARTS = [
   'rebuild',
   'embedded',
   'cold-cache',
+  'webhooks',
 ] as const;
 type Part = (typeof PARTS)[number];
 const ROOT = join(__dirname, '..', '..');
@@ -210,6 +212,18 @@ runCommand(command, async ({ values, positionals }) => {
           bursts: quick ? 3 : 30,
           linksPerBurst: quick ? 20 : 100,
           intervalMs: 2000,
+        });
+      } else if (part === 'webhooks') {
+        report.results.webhooks = await benchWebhooks(ROOT, stack, {
+          accounts: quick ? 10 : 500,
+          endpointsPerAccount: 2,
+          linksPerAccount: 20,
+          linkEventsPerSecond: quick ? 100 : 2000,
+          clicksPerSecond: quick ? 1000 : 20_000,
+          warmUpSeconds: quick ? 0 : 5,
+          durationSeconds: quick ? 1 : 30,
+          deadEndpoints: quick ? 2 : 100,
+          drainLimitSeconds: quick ? 30 : 60,
         });
       } else if (part === 'rebuild') {
         report.results.rebuild = await benchRebuild(ROOT, stack, { links: quick ? 2000 : 1_000_000 });
