@@ -35,6 +35,8 @@ export interface WebhooksRun {
   /** Deliveries answered 2xx a second while the load ran (warm-up left out), and what the load asked for. */
   deliveriesPerSecond: number;
   offeredDeliveriesPerSecond: number;
+  /** Deliveries answered 2xx a second after the load stopped, while the backlog drained: the sending side alone. */
+  drainDeliveriesPerSecond: number;
   /** Link-event deliveries owed to healthy endpoints that never arrived. */
   missing: number;
   /** How long after the load stopped the healthy endpoints' queue was empty (or the limit, with `backlog` left). */
@@ -305,8 +307,10 @@ async function run(
   const clickLatency: number[] = [];
   const comparableLatency: number[] = [];
   let answeredInWindow = 0;
+  let answeredAfter = 0;
   for (const r of received) {
     if (r.at >= measureFrom && r.at < until) answeredInWindow++;
+    if (r.at >= produced && r.at < drained) answeredAfter++;
     if (!inWindow(r)) continue;
     // At least once: a message received twice counts once, at its first receipt.
     const key = `${r.path} ${r.headers['webhook-id']}`;
@@ -335,6 +339,7 @@ async function run(
       clicks: { p50Ms: click.p50, p99Ms: click.p99, maxMs: click.max, deliveries: click.n },
       deliveriesPerSecond: round(answeredInWindow / seconds),
       offeredDeliveriesPerSecond: round(offered),
+      drainDeliveriesPerSecond: drained > produced ? round(answeredAfter / ((drained - produced) / 1000)) : 0,
       missing: Math.max(0, owed - link.n),
       drainSeconds: round((drained - produced) / 1000),
       backlog: left,
