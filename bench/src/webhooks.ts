@@ -192,7 +192,10 @@ async function run(
   const dead = deadPaths.now;
   const producer = stack.kafka.producer();
   await producer.connect();
-  const links = accounts.flatMap((account) => account.links.map((link) => ({ account, link })));
+  // Link-major: taken in turn, events and clicks go round every account (each account's share of the rates).
+  const links = (accounts[0]?.links ?? []).flatMap((_, l) =>
+    accounts.flatMap((account) => (account.links[l] ? [{ account, link: account.links[l] }] : [])),
+  );
   const visitors = Array.from({ length: 1000 }, () => randomBytes(32).toString('hex'));
   const started = Date.now();
   const measureFrom = started + options.warmUpSeconds * 1000;
