@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- redirect|click-cost|click-worker|create|bulk|ingestion|analytics|list|previews|preview-shares|preview-memory|rebuild|embedded|cold-cache ...] [--quick] [--node-arg=<flag> ...] [--addresses=zipf|distinct|loopback]`
+ * `npm run bench [-- redirect|click-cost|click-worker|create|bulk|ingestion|analytics|list|previews|preview-shares|preview-memory|rebuild|embedded|cold-cache|webhooks ...] [--quick] [--node-arg=<flag> ...] [--addresses=zipf|distinct|loopback] [--webhook-load=<x>]`
  *
  * Runs each benchmark against the local stack (`npm run infra:up`), each in scratch databases and topics, prints a
  * table and writes it as JSON under bench/results/. `--quick` runs every part for about a second (the smoke test's
@@ -27,6 +27,7 @@ import { benchPreviewShares } from './preview-shares';
 import { benchRebuild } from './rebuild';
 import { benchRedirect } from './redirect';
 import { openBenchStack } from './stack';
+import { benchWebhooks } from './webhooks';
 import { formatReport, type Report } from './report';
 
 const PARTS = [
@@ -44,11 +45,12 @@ const PARTS = [
   'rebuild',
   'embedded',
   'cold-cache',
+  'webhooks',
 ] as const;
 type Part = (typeof PARTS)[number];
 const ROOT = join(__dirname, '..', '..');
 
-const HELP = `usage: npm run bench [-- <part> ...] [--quick] [--out <file>] [--node-arg=<flag> ...] [--addresses=${CLIENT_ADDRESSES.join('|')}]
+const HELP = `usage: npm run bench [-- <part> ...] [--quick] [--out <file>] [--node-arg=<flag> ...] [--addresses=${CLIENT_ADDRESSES.join('|')}] [--webhook-load=<x>]
 
 Starts the local infrastructure (npm run infra:up), runs each part (every part unless
 named) in scratch databases and topics, prints a table and writes it as JSON under
@@ -60,6 +62,7 @@ parts: ${PARTS.join(', ')}
   --out <file>         where the JSON report goes
   --node-arg=<flag>    a Node or V8 flag for every process the bench starts (repeatable)
   --addresses=<kind>   where redirect and click-cost clicks come from (default zipf)
+  --webhook-load=<x>   the webhooks part's event rates times x (default 1: 2,000 link events/s, 20,000 clicks/s)
 
 settings (environment):
   KAFKA_BROKERS, DATABASE_URL, CLICKHOUSE_URL, CLICKHOUSE_USER, CLICKHOUSE_PASSWORD, REDIS_URL
@@ -93,6 +96,8 @@ const command = {
     'node-arg': { type: 'string', multiple: true, default: [] as string[] },
     // `--addresses=distinct`: where redirect and click-cost clicks come from (client-addresses.ts).
     addresses: { type: 'string', default: 'zipf' },
+    // `--webhook-load=0.2`: the webhooks part's event rates scaled, to find the load the dispatcher keeps up with.
+    'webhook-load': { type: 'string', default: '1' },
   },
 } as const;
 
@@ -100,6 +105,10 @@ runCommand(command, async ({ values, positionals }) => {
   const addresses = values.addresses as ClientAddresses;
   if (!CLIENT_ADDRESSES.includes(addresses)) {
     throw new UsageError(`unknown --addresses=${values.addresses}; choose from ${CLIENT_ADDRESSES.join(', ')}`);
+  }
+  const webhookLoad = Number(values['webhook-load']);
+  if (!(webhookLoad > 0 && webhookLoad <= 10)) {
+    throw new UsageError(`--webhook-load=${values['webhook-load']}: expected a fraction of the goal's load, above 0`);
   }
   const unknown = positionals.filter((p) => !(PARTS as readonly string[]).includes(p));
   if (unknown.length > 0) throw new UsageError(`unknown part ${unknown.join(', ')}; the parts are ${PARTS.join(', ')}`);
@@ -210,6 +219,18 @@ runCommand(command, async ({ values, positionals }) => {
           bursts: quick ? 3 : 30,
           linksPerBurst: quick ? 20 : 100,
           intervalMs: 2000,
+        });
+      } else if (part === 'webhooks') {
+        report.results.webhooks = await benchWebhooks(ROOT, stack, {
+          accounts: quick ? 10 : 500,
+          endpointsPerAccount: 2,
+          linksPerAccount: 20,
+          linkEventsPerSecond: Math.round((quick ? 100 : 2000) * webhookLoad),
+          clicksPerSecond: Math.round((quick ? 1000 : 20_000) * webhookLoad),
+          warmUpSeconds: quick ? 0 : 5,
+          durationSeconds: quick ? 1 : 30,
+          deadEndpoints: quick ? 2 : 100,
+          drainLimitSeconds: quick ? 30 : 60,
         });
       } else if (part === 'rebuild') {
         report.results.rebuild = await benchRebuild(ROOT, stack, { links: quick ? 2000 : 1_000_000 });

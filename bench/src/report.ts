@@ -12,6 +12,7 @@ import type { PreviewsResult } from './previews';
 import type { PreviewSharesResult } from './preview-shares';
 import type { RebuildResult } from './rebuild';
 import type { RedirectResult } from './redirect';
+import type { WebhooksResult } from './webhooks';
 
 export interface Report {
   date: string;
@@ -34,6 +35,7 @@ export interface Report {
     rebuild?: RebuildResult;
     embedded?: EmbeddedResult;
     coldCache?: ColdCacheResult;
+    webhooks?: WebhooksResult;
   };
 }
 
@@ -63,6 +65,10 @@ const GOALS = {
   coldRedirectRatio: 0.5,
   coldRedirectP99Ms: 10,
   cachedLinkBytes: 200,
+  webhookP99Ms: 1000,
+  /** The healthy endpoints' p99 with 100 dead endpoints about, against the all-healthy run's. */
+  webhookDeadP99Ratio: 1.2,
+  webhookDeliveriesPerSecond: 5000,
 };
 
 const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
@@ -85,6 +91,7 @@ export function formatReport(report: Report): string {
     rebuild,
     embedded,
     coldCache,
+    webhooks,
   } = report.results;
   if (redirect) {
     rows.push([
@@ -316,6 +323,30 @@ export function formatReport(report: Report): string {
       `${n(c.memory.bytesPerLink)} bytes (goal ≤ ${GOALS.cachedLinkBytes})`,
       `${n(c.memory.entries)} links of ${n(c.memory.meanDestinationLength)}-character destinations, after as many evictions (${n(c.memory.bytesPerLinkFilled)} just filled); the redirector holding ${n(c.memory.cachedEntries)}: RSS ${n(c.memory.redirectorRssMiB)} MiB, heap used ${n(c.memory.redirectorHeapUsedMiB)} MiB`,
       verdict(c.memory.bytesPerLink <= GOALS.cachedLinkBytes),
+    ]);
+  }
+  if (webhooks) {
+    const w = webhooks;
+    const load = `${n(w.endpoints)} endpoints, ${n(w.linkEventsPerSecond)} link events/s + ${n(w.clicksPerSecond)} clicks/s`;
+    const detail = (r: typeof w.healthy) =>
+      `produced ${n(r.producedLinkEventsPerSecond)} link events/s, ${n(r.producedClicksPerSecond)} clicks/s; max ${n(r.links.maxMs)} ms over ${n(r.links.deliveries)} link-event deliveries, ${n(r.missing)} missing; click batches (newest click → receipt) p50 ${n(r.clicks.p50Ms)} ms, p99 ${n(r.clicks.p99Ms)} ms over ${n(r.clicks.deliveries)}; ${r.backlog === 0 ? `queue empty ${n(r.drainSeconds)} s after the load` : `${n(r.backlog)} still queued ${n(r.drainSeconds)} s after the load`}`;
+    rows.push([
+      `Webhooks: every endpoint healthy (${load})`,
+      `link event → receipt p50 ${n(w.healthy.links.p50Ms)} ms, p99 ${n(w.healthy.links.p99Ms)} ms (goal ≤ ${n(GOALS.webhookP99Ms)})`,
+      detail(w.healthy),
+      verdict(w.healthy.links.p99Ms <= GOALS.webhookP99Ms && w.healthy.missing === 0 && w.healthy.backlog === 0),
+    ]);
+    rows.push([
+      `Webhooks: ${n(w.deadEndpoints)} endpoints dead (never answer)`,
+      `healthy endpoints' p99 ${n(w.dead.links.p99Ms)} ms, ${n(w.p99Ratio)}× the healthy run's (goal ≤ ${GOALS.webhookDeadP99Ratio}×)`,
+      detail(w.dead),
+      verdict(w.p99Ratio <= GOALS.webhookDeadP99Ratio && w.dead.missing === 0),
+    ]);
+    rows.push([
+      'Webhooks: deliveries',
+      `${n(w.healthy.deliveriesPerSecond)}/s (goal ≥ ${n(GOALS.webhookDeliveriesPerSecond)})`,
+      `${n(w.healthy.offeredDeliveriesPerSecond)}/s asked for; ${n(w.healthy.drainDeliveriesPerSecond)}/s draining the backlog after the load; ${n(w.dead.deliveriesPerSecond)}/s with dead endpoints; dispatcher concurrency ${w.dispatcher.concurrency}, ${w.dispatcher.perEndpoint} an endpoint`,
+      verdict(w.healthy.deliveriesPerSecond >= GOALS.webhookDeliveriesPerSecond),
     ]);
   }
   const header = ['Benchmark', 'Result', 'Detail', 'Goal'];

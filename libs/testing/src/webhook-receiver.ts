@@ -9,6 +9,7 @@ import { startProcess, type RunningProcess } from './processes';
  * - `…/flaky` answers 500 to a share of requests (`failRate`, chosen at random per request) and 204 to the rest;
  * - `…/slow` answers 204 after `slowMs`;
  * - `…/gone` answers 410;
+ * - `…/dead` never answers: the request is logged (status 0) and the connection held until the sender gives up;
  * - anything else answers 204.
  *
  * Each request is appended to the log file (NDJSON, one `ReceivedDelivery` a line) before it is answered, so a
@@ -33,11 +34,18 @@ export interface ReceivedDelivery {
   body: string;
   /** The payload's `type`, read by the receiver. */
   type: string;
+  /** The payload's `timestamp` (its event's time), read by the receiver; '' when it has none. */
+  timestamp: string;
 }
 
-export function behaviourFor(path: string, behaviour: ReceiverBehaviour, random: () => number): number | 'slow' {
+export function behaviourFor(
+  path: string,
+  behaviour: ReceiverBehaviour,
+  random: () => number,
+): number | 'slow' | 'dead' {
   const last = path.split('?')[0]?.split('/').pop() ?? '';
   if (last === 'gone') return 410;
+  if (last === 'dead') return 'dead';
   if (last === 'slow') return 'slow';
   if (last === 'flaky' && random() < behaviour.failRate) return 500;
   return 204;
@@ -57,13 +65,15 @@ export function createWebhookReceiver(logFile: string, behaviour: ReceiverBehavi
         if (name.startsWith('webhook-') && typeof value === 'string') headers[name] = value;
       }
       let type = '';
+      let timestamp = '';
       try {
-        const sent = (JSON.parse(body) as { type?: unknown }).type;
-        type = typeof sent === 'string' ? sent : '';
+        const sent = JSON.parse(body) as { type?: unknown; timestamp?: unknown };
+        type = typeof sent.type === 'string' ? sent.type : '';
+        timestamp = typeof sent.timestamp === 'string' ? sent.timestamp : '';
       } catch {
         // Not JSON: logged with no type, and the test that reads the log says so.
       }
-      const answer = (status: number) => {
+      const log = (status: number) => {
         const line: ReceivedDelivery = {
           path,
           status,
@@ -71,12 +81,18 @@ export function createWebhookReceiver(logFile: string, behaviour: ReceiverBehavi
           headers,
           body: behaviour.bodies ? body : '',
           type,
+          timestamp,
         };
         appendFileSync(logFile, `${JSON.stringify(line)}\n`);
+      };
+      const answer = (status: number) => {
+        log(status);
         res.writeHead(status).end();
       };
       const decided = behaviourFor(path, behaviour, Math.random);
       if (decided === 'slow') setTimeout(() => answer(204), behaviour.slowMs);
+      // A dead endpoint: the sender waits for an answer that never comes, holding its connection until its timeout.
+      else if (decided === 'dead') log(0);
       else answer(decided);
     });
   });

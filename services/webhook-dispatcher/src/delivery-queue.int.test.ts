@@ -240,6 +240,27 @@ describe('the delivery queue (real Postgres)', () => {
     expect(await claim()).toEqual([]);
   });
 
+  it('writes an endpoint only when its state changes: a healthy endpoint’s rounds leave its row as it was', async () => {
+    const [healthy, newlyFailing] = [await endpoint(), await endpoint()];
+    const version = async (id: string) =>
+      (await pool.query(`SELECT xmin::text AS v, failing_since FROM webhooks WHERE webhook_id = $1`, [id])).rows[0];
+    const before = await version(healthy);
+    const failedAt = new Date('2026-12-02T00:00:00Z');
+
+    await recordOutcomes(pool, {
+      remove: [],
+      reschedule: [],
+      attempts: [],
+      endpoints: [
+        { webhookId: healthy, failingSince: null, disable: null },
+        { webhookId: newlyFailing, failingSince: failedAt, disable: null },
+      ],
+    });
+
+    expect(await version(healthy)).toEqual(before);
+    expect((await version(newlyFailing)).failing_since).toEqual(failedAt);
+  });
+
   it('gives claimed messages back at a stop, and purges attempts older than 7 days', async () => {
     const a = await endpoint();
     await enqueueDeliveries(pool, [{ message: message('r1'), webhookIds: [a] }]);

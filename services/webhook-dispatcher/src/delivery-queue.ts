@@ -107,10 +107,10 @@ export async function claimDueDeliveries(db: Queryable, options: ClaimOptions): 
                   row_number() OVER (ORDER BY d.next_attempt_at, d.delivery_id) AS turn
              FROM webhook_deliveries d
             WHERE d.webhook_id = w.webhook_id AND d.next_attempt_at <= now()
-              AND NOT EXISTS (
-                SELECT 1 FROM webhook_deliveries e
-                 WHERE e.webhook_id = d.webhook_id AND e.ordering_key = d.ordering_key
-                   AND e.delivery_id < d.delivery_id)
+              -- The head of its link's line: one index probe (the line's first id), not a search of the line.
+              AND (d.ordering_key IS NULL OR d.delivery_id = (
+                SELECT min(e.delivery_id) FROM webhook_deliveries e
+                 WHERE e.webhook_id = d.webhook_id AND e.ordering_key = d.ordering_key))
             ORDER BY d.next_attempt_at, d.delivery_id
             LIMIT greatest(0, $3 - coalesce(b.in_flight, 0))
          ) c
@@ -208,7 +208,11 @@ export async function recordOutcomes(db: Queryable, outcomes: Outcomes): Promise
             disabled_at = CASE WHEN w.enabled AND h.disable IS NOT NULL THEN now() ELSE w.disabled_at END,
             updated_at = CASE WHEN w.enabled AND h.disable IS NOT NULL THEN now() ELSE w.updated_at END
        FROM unnest($13::uuid[], $14::timestamptz[], $15::text[]) AS h(webhook_id, failing_since, disable)
-      WHERE w.webhook_id = h.webhook_id`,
+      WHERE w.webhook_id = h.webhook_id
+        -- Only an endpoint whose state changes is written: a healthy endpoint's every round would leave a dead row
+        -- version behind, and the claim reads this table each time.
+        AND ((w.enabled AND h.disable IS NOT NULL)
+             OR (h.failing_since IS NULL) <> (w.failing_since IS NULL))`,
     [
       remove,
       reschedule.map((r) => r.deliveryId),
