@@ -55,7 +55,8 @@ export async function benchAnalytics(
          'DuckDuckGo', 'Arc'][1 + intDiv(number, 3) % 12] AS browser,
         ['Windows', 'iOS', 'Android', 'macOS', 'Linux'][1 + number % 5] AS os,
         0 AS source_partition,
-        number AS source_offset
+        number AS source_offset,
+        if(number % 10 = 0, 'qr', 'link') AS trigger
       FROM numbers({clicks:UInt64})`,
     query_params: {
       link: link.id,
