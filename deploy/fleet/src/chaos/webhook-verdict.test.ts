@@ -50,6 +50,7 @@ function delivery(
     },
     body,
     type: (JSON.parse(body) as { type: string }).type,
+    timestamp: (JSON.parse(body) as { timestamp?: string }).timestamp ?? '',
   };
 }
 
