@@ -1,6 +1,7 @@
 import { createServer, processRoutes } from '@shortlink/http';
 import { createMetricsRegistry } from '@shortlink/metrics';
 import { BROWSER_PAGE_PATHS } from '@shortlink/service-redirector';
+import { DASHBOARD_PATHS } from '@shortlink/service-analytics';
 import {
   API_ROUTES,
   API_VERSION,
@@ -55,8 +56,9 @@ describe('the API document', () => {
     const served: string[] = [];
     const app = createServer({ logger: false, trustProxy: false });
     app.addHook('onRoute', (route) => {
-      // The document and its reference page, and the pages for browsers and crawlers, are no API.
-      if (route.url === '/openapi.json' || route.url.startsWith('/docs') || BROWSER_PAGE_PATHS.includes(route.url)) {
+      // The document and its reference page, the dashboard, and the pages for browsers and crawlers are no API.
+      const page = BROWSER_PAGE_PATHS.includes(route.url) || DASHBOARD_PATHS.includes(route.url);
+      if (route.url === '/openapi.json' || route.url.startsWith('/docs') || page) {
         return;
       }
       for (const method of [route.method].flat()) {

@@ -3,3 +3,4 @@ export * from './app';
 export { ANALYTICS_ROUTES } from './analytics-routes';
 export { composeAnalytics, type AnalyticsSettings, type AnalyticsStores } from './wiring';
 export { analyticsConfig, type AnalyticsConfig } from './config';
+export { DASHBOARD_PATHS } from './dashboard/dashboard-routes';

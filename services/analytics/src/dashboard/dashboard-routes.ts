@@ -17,6 +17,11 @@ export const DASHBOARD_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
+/** The dashboard's paths: pages for browsers, not routes of the API document. */
+const PAGE_PATH = '/dashboard';
+const FILE_PATH = '/dashboard/:file';
+export const DASHBOARD_PATHS: readonly string[] = [PAGE_PATH, FILE_PATH];
+
 const HEADERS = {
   'content-security-policy': DASHBOARD_CSP,
   'x-content-type-options': 'nosniff',
@@ -35,12 +40,12 @@ const send = (reply: FastifyReply, file: DashboardFile): FastifyReply =>
  */
 export async function dashboardRoutes(app: FastifyInstance, files = readDashboardFiles()): Promise<void> {
   const page = files.get('index.html');
-  app.get('/dashboard', (_request, reply) =>
+  app.get(PAGE_PATH, (_request, reply) =>
     page
       ? send(reply, page)
       : reply.code(503).type('text/plain; charset=utf-8').send('The dashboard is not built: run npm run build.'),
   );
-  app.get<{ Params: { file: string } }>('/dashboard/:file', (request, reply) => {
+  app.get<{ Params: { file: string } }>(FILE_PATH, (request, reply) => {
     const file = files.get(request.params.file);
     if (!file) throw httpError({ ...HTTP_ERRORS.notFound, detail: 'The dashboard has no such file.' });
     return send(reply, file);
