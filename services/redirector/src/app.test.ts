@@ -115,22 +115,29 @@ describe('a lookup that fails', () => {
 });
 
 describe("a QR code's scan", () => {
-  it('is redirected without its marker, the rest of the query passed on, and handed to the recorder as it came', async () => {
+  it('is redirected without its marker, the rest of the query passed on, and handed to the recorder as a scan', async () => {
     const cache = new LinkCache({
       lookup: async (slug) => ({ slug, location: 'https://example.com/menu?lang=en', linkId: 'l', accountId: 'a' }),
       maxEntries: 10,
       negativeTtlMs: 60_000,
     });
-    const seen: string[] = [];
+    const seen: [string, boolean][] = [];
     const app = createServer({ logger: false, trustProxy: false });
-    await app.register(createRedirector({ cache, onRedirect: (request) => void seen.push(request.url) }).routes!);
+    const onRedirect = (request: { url: string }, _link: unknown, scanned: boolean) =>
+      void seen.push([request.url, scanned]);
+    await app.register(createRedirector({ cache, onRedirect }).routes!);
     const location = async (url: string) => (await app.inject({ method: 'GET', url })).headers.location;
     expect(await location('/abc12?qr=1')).toBe('https://example.com/menu?lang=en');
     expect(await location('/abc12?qr=1&table=4')).toBe('https://example.com/menu?lang=en&table=4');
     expect(await location('/abc12?table=4&qr=1&lang=de')).toBe('https://example.com/menu?table=4&lang=de');
     // Any other qr is the visitor's, and the destination's
     expect(await location('/abc12?qr=2')).toBe('https://example.com/menu?lang=en&qr=2');
-    expect(seen).toEqual(['/abc12?qr=1', '/abc12?qr=1&table=4', '/abc12?table=4&qr=1&lang=de', '/abc12?qr=2']);
+    expect(seen).toEqual([
+      ['/abc12?qr=1', true],
+      ['/abc12?qr=1&table=4', true],
+      ['/abc12?table=4&qr=1&lang=de', true],
+      ['/abc12?qr=2', false],
+    ]);
     await app.close();
   });
 });

@@ -23,8 +23,8 @@ export const SERVICE_NAME = 'redirector';
 
 export interface RedirectorDeps {
   cache: LinkCache;
-  /** Called after a redirect was answered; must not throw or wait. */
-  onRedirect?: (request: FastifyRequest, link: ResolvedLink) => void;
+  /** Called after a redirect was answered, with whether it was a QR code's scan; must not throw or wait. */
+  onRedirect?: (request: FastifyRequest, link: ResolvedLink, scanned: boolean) => void;
   /** The queue of clicks not yet acknowledged by Kafka, for tests and metrics. */
   clickQueue?: {
     depth: number;
@@ -40,26 +40,24 @@ export interface RedirectorDeps {
   robotsAllowRedirects?: boolean;
 }
 
-function answer(request: FastifyRequest, reply: FastifyReply, link: ResolvedLink | null): FastifyReply {
-  if (link === null) return notFound(request, reply);
-  // A cached redirect would be a click nobody counts.
-  return (
-    reply
-      .code(302)
-      // A QR code's scan marker is the redirector's to read (the click's trigger), never the destination's.
-      .header('location', passQueryThrough(link.location, takeQrScanMarker(request.url).url))
-      .header('cache-control', 'private, no-store')
-      .header('x-robots-tag', 'noindex')
-      .send()
-  );
-}
+/** A cached redirect would be a click nobody counts. */
+const found = (reply: FastifyReply, location: string): FastifyReply =>
+  reply
+    .code(302)
+    .header('location', location)
+    .header('cache-control', 'private, no-store')
+    .header('x-robots-tag', 'noindex')
+    .send();
 
 /** Answers GET and HEAD /:slug with a 302 from the in-process cache. */
 export function createRedirector(deps: RedirectorDeps): ServiceModule {
   const redirect = (request: FastifyRequest, reply: FastifyReply, link: ResolvedLink | null): FastifyReply => {
-    answer(request, reply, link);
+    if (link === null) return notFound(request, reply);
+    // A QR code's scan marker is the redirector's to read (the click's trigger), never the destination's.
+    const { url, scanned } = takeQrScanMarker(request.url);
+    found(reply, passQueryThrough(link.location, url));
     // After the response is written: recording a click never delays a redirect.
-    if (link !== null) deps.onRedirect?.(request, link);
+    deps.onRedirect?.(request, link, scanned);
     return reply;
   };
   return {

@@ -27,7 +27,7 @@ const request = (ip: string | undefined, socketDestroyed = false, url = '/launch
 describe('the click recorder', () => {
   it('takes a person’s redirect with its facts', () => {
     const { taken, onRedirect } = recorder();
-    onRedirect(request('203.0.113.7'), link);
+    onRedirect(request('203.0.113.7'), link, false);
     expect(taken).toEqual([
       {
         sequence: 1,
@@ -43,21 +43,20 @@ describe('the click recorder', () => {
     ]);
   });
 
-  it("tells a scan of the link's QR code by its marker, wherever it stands in the query", () => {
+  it("records a scan of the link's QR code as the redirect told it", () => {
     const { taken, onRedirect } = recorder();
-    onRedirect(request('203.0.113.7', false, '/launch?qr=1'), link);
-    onRedirect(request('203.0.113.7', false, '/launch?utm_source=flyer&qr=1'), link);
-    onRedirect(request('203.0.113.7', false, '/launch?qr=2'), link);
-    expect(taken.map((click) => click.scanned)).toEqual([true, true, false]);
+    onRedirect(request('203.0.113.7', false, '/launch?qr=1'), link, true);
+    onRedirect(request('203.0.113.7', false, '/launch'), link, false);
+    expect(taken.map((click) => click.scanned)).toEqual([true, false]);
   });
 
   it('takes no click from a visitor whose connection closed while the link was looked up', () => {
     // Node does not know the address of a socket that is gone; the redirect never reached anyone.
     const { taken, onRedirect } = recorder();
-    onRedirect(request(undefined, true), link);
-    onRedirect(request('203.0.113.7', true), link);
-    onRedirect(request(undefined), link);
-    onRedirect(request(''), link);
+    onRedirect(request(undefined, true), link, false);
+    onRedirect(request('203.0.113.7', true), link, false);
+    onRedirect(request(undefined), link, false);
+    onRedirect(request(''), link, false);
     expect(taken).toEqual([]);
   });
 });

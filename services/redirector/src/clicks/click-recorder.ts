@@ -1,5 +1,4 @@
 import type { FastifyRequest } from 'fastify';
-import { takeQrScanMarker } from '@shortlink/links';
 import type { ResolvedLink } from '../resolved-link';
 import type { ClickSink } from './click-sink';
 import { isCountable } from './countable-click';
@@ -20,7 +19,7 @@ const header = (value: string | string[] | undefined): string | undefined => (Ar
  * on every retry.
  */
 export function createClickRecorder({ sink, nextSequence, now }: ClickRecorderOptions) {
-  return function onRedirect(request: FastifyRequest, link: ResolvedLink): void {
+  return function onRedirect(request: FastifyRequest, link: ResolvedLink, scanned: boolean): void {
     if (request.raw.socket.destroyed) return;
     const ip = request.ip;
     if (typeof ip !== 'string' || ip === '') return;
@@ -42,7 +41,7 @@ export function createClickRecorder({ sink, nextSequence, now }: ClickRecorderOp
       ip,
       userAgent: userAgent ?? '',
       referer: header(request.headers.referer),
-      scanned: takeQrScanMarker(request.url).scanned,
+      scanned,
     });
   };
 }
