@@ -40,7 +40,7 @@ export interface RedirectorDeps {
   robotsAllowRedirects?: boolean;
 }
 
-/** A cached redirect would be a click nobody counts. */
+/** The 302; `no-store`, because a redirect a browser kept would be a click nobody counts. */
 const found = (reply: FastifyReply, location: string): FastifyReply =>
   reply
     .code(302)
