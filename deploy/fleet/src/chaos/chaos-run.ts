@@ -6,6 +6,7 @@ import { Pool as HttpPool } from 'undici';
 import { createAccountWithKey } from '@shortlink/accounts';
 import { createClickHouse } from '@shortlink/clickhouse';
 import { fleetUp, type Fleet } from '../fleet';
+import { apiCaller } from './api-caller';
 import { BROWSER_AGENTS, CHECKER_AGENT } from './browser-agents';
 import type { Fault } from './faults';
 import type { WebhookEvidence } from './webhook-verdict';
@@ -94,22 +95,9 @@ export async function runChaos(fleet: Fleet, options: ChaosOptions): Promise<Cha
     changesPerSecond: options.changesPerSecond,
   });
 
-  const api = async (method: 'GET' | 'POST', path: string, body?: unknown, idempotencyKey?: string) => {
-    const headers: Record<string, string> = {
-      authorization: `Bearer ${key}`,
-      'content-type': 'application/json',
-      'user-agent': CHECKER_AGENT,
-    };
-    if (idempotencyKey) headers['idempotency-key'] = idempotencyKey;
-    const res = await http.request({
-      method,
-      path,
-      headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
-      headersTimeout: 10_000,
-    });
-    return { status: res.statusCode, body: (await res.body.json()) as Record<string, unknown> };
-  };
+  const call = apiCaller(http, CHECKER_AGENT);
+  const api = (method: 'GET' | 'POST', path: string, body?: unknown, idempotencyKey?: string) =>
+    call(key, method, path, body, idempotencyKey);
   const redirectsTo = async (slug: string, agent = CHECKER_AGENT) => {
     const res = await http.request({ method: 'GET', path: `/${slug}`, headers: { 'user-agent': agent } });
     await res.body.dump();

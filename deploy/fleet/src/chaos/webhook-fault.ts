@@ -5,6 +5,7 @@ import { Pool as HttpPool } from 'undici';
 import { createAccountWithKey } from '@shortlink/accounts';
 import { clearReceived, readReceived, startWebhookReceiver, type RunningProcess } from '@shortlink/testing';
 import type { Fleet } from '../fleet';
+import { apiCaller, type ApiAnswer } from './api-caller';
 import { BROWSER_AGENTS } from './browser-agents';
 import type { Fault, FaultContext } from './faults';
 import {
@@ -57,28 +58,13 @@ type Api = (
   path: string,
   body?: unknown,
   idempotencyKey?: string,
-) => Promise<{ status: number; body: Record<string, unknown> } | null>;
+) => Promise<ApiAnswer | null>;
 
+/** The account's request, or null when it got no answer or no JSON: the phase asks again or counts it. */
 function apiOf(http: HttpPool): Api {
-  return async (account, method, path, body, idempotencyKey) => {
-    const headers: Record<string, string> = { authorization: `Bearer ${account.key}` };
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    if (idempotencyKey) headers['idempotency-key'] = idempotencyKey;
-    try {
-      const res = await http.request({
-        method,
-        path,
-        headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
-        headersTimeout: 10_000,
-        bodyTimeout: 10_000,
-      });
-      const text = await res.body.text();
-      return { status: res.statusCode, body: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>) };
-    } catch {
-      return null;
-    }
-  };
+  const call = apiCaller(http);
+  return (account, method, path, body, idempotencyKey) =>
+    call(account.key, method, path, body, idempotencyKey).catch(() => null);
 }
 
 /** One link's life: created (under an Idempotency-Key, asked again until answered), clicked, changed twice, maybe deleted. */
