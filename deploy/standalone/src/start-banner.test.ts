@@ -2,10 +2,11 @@ import { logFormatFor } from '@shortlink/http';
 import { localUrl, showsBanner, startBanner } from './start-banner';
 
 describe('the start banner', () => {
-  it('says where it runs, the API reference, how to create a key and where the data is', () => {
+  it('says where it runs, the dashboard, the API reference, how to create a key and where the data is', () => {
     expect(startBanner({ url: 'http://localhost:3000', dataDir: '/home/me/shortlink/data' })).toBe(
       [
         'shortlink is ready at http://localhost:3000',
+        '  dashboard      http://localhost:3000/dashboard',
         '  API reference  http://localhost:3000/docs',
         '  create a key   npm run apikey -- create --name me --plan pro',
         '  data           /home/me/shortlink/data (embedded mode)',

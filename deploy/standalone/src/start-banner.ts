@@ -8,11 +8,11 @@ export interface StartFacts {
   dataDir?: string;
 }
 
-/**
- * The pages a person opens first, by path. A page the process serves is one
- * entry here (the dashboard joins when it exists).
- */
-const PAGES: readonly { label: string; path: string }[] = [{ label: 'API reference', path: '/docs' }];
+/** The pages a person opens first, by path. A page the process serves is one entry here. */
+const PAGES: readonly { label: string; path: string }[] = [
+  { label: 'dashboard', path: '/dashboard' },
+  { label: 'API reference', path: '/docs' },
+];
 
 /** The banner: where it runs, what to open, how to get a key, where the data is. */
 export function startBanner(facts: StartFacts): string {

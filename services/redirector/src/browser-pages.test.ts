@@ -86,6 +86,7 @@ describe('pages for browsers', () => {
     expect(page.headers.vary).toBe('Accept');
     expect(page.headers['content-security-policy']).toBe(PAGE_CSP);
     expect(page.body).toContain('href="/docs"');
+    expect(page.body).toContain('href="/dashboard"');
     expect(page.body).not.toContain('<script');
     // The one inline style is the one the policy allows, by its hash.
     const style = /<style>(.*)<\/style>/.exec(page.body)?.[1] ?? '';

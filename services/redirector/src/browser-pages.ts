@@ -47,7 +47,8 @@ const page = (title: string, body: string): string =>
 export const LANDING_PAGE = page(
   'shortlink',
   '<h1>shortlink</h1><p>A short-link service: its API creates short links, redirects them and counts their clicks.</p>' +
-    '<p>The <a href="/docs">API reference</a> lists every operation and lets you try each one; ' +
+    '<p>The <a href="/dashboard">dashboard</a> shows your links and their clicks once you sign in with an API key. ' +
+    'The <a href="/docs">API reference</a> lists every operation and lets you try each one; ' +
     'the <a href="/openapi.json">OpenAPI document</a> describes them for tools. ' +
     'Every <code>/api/</code> request needs an API key.</p>',
 );
@@ -82,7 +83,7 @@ export const sendPage = (reply: FastifyReply, status: number, html: string, cach
  */
 export function robotsTxt(allowRedirects: boolean): string {
   return allowRedirects
-    ? 'User-agent: *\nDisallow: /api/\nDisallow: /docs\nDisallow: /openapi.json\nAllow: /\n'
+    ? 'User-agent: *\nDisallow: /api/\nDisallow: /dashboard\nDisallow: /docs\nDisallow: /openapi.json\nAllow: /\n'
     : 'User-agent: *\nDisallow: /api/\nDisallow: /\n';
 }
 
