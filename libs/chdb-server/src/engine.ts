@@ -49,7 +49,52 @@ export class ChdbEngine {
     return next;
   }
 
-  async #runExclusive({ sql, format, database, settings, params }: QueryRequest): Promise<EngineResult> {
+  /**
+   * A query's result chunk by chunk, each in `format` on its own (a `WithNames` format repeats its header in every
+   * chunk). The engine is held from the first chunk asked for until the iteration ends (done, `return()`, a throw or
+   * `signal`), so the consumer must end it; the next query waits until then, as for `run`.
+   */
+  async *stream(request: QueryRequest, signal?: AbortSignal): AsyncGenerator<Uint8Array> {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const turn = this.#tail;
+    this.#tail = turn.then(() => held);
+    await turn;
+    try {
+      await this.#prepare(request);
+      const { sql, params, format } = request;
+      const chunks =
+        Object.keys(params).length > 0
+          ? this.#session.queryStreamBind(sql, params, { format, signal })
+          : this.#session.queryStream(sql, { format, signal });
+      // Breaking out of the loop (or a throw) cancels the chdb stream.
+      for await (const chunk of chunks) yield chunk.raw();
+    } finally {
+      release();
+    }
+  }
+
+  async #runExclusive(request: QueryRequest): Promise<EngineResult> {
+    const { sql, format, params } = request;
+    await this.#prepare(request);
+    try {
+      const result =
+        Object.keys(params).length > 0
+          ? await this.#session.queryBindAsync(sql, params, { format })
+          : await this.#session.queryAsync(sql, { format });
+      return {
+        body: result.bytes(),
+        rowsRead: result.rowsRead,
+        bytesRead: result.bytesRead,
+        elapsedSeconds: result.elapsed,
+      };
+    } finally {
+      if (STATEFUL_STATEMENT.test(sql)) await this.#forgetSessionState(sql);
+    }
+  }
+
+  /** Brings the session to the request's database and settings. */
+  async #prepare({ database, settings }: QueryRequest): Promise<void> {
     if (!IDENTIFIER.test(database))
       throw new Error(`Code: 81. DB::Exception: Database ${database} does not exist. (UNKNOWN_DATABASE)`);
     // The session keeps USE and SET between calls, where a server applies them to
@@ -73,20 +118,6 @@ export class ChdbEngine {
     }
     for (const [name, literal] of wanted) {
       if (this.#applied.get(name) !== literal) await this.#set(name, literal);
-    }
-    try {
-      const result =
-        Object.keys(params).length > 0
-          ? await this.#session.queryBindAsync(sql, params, { format })
-          : await this.#session.queryAsync(sql, { format });
-      return {
-        body: result.bytes(),
-        rowsRead: result.rowsRead,
-        bytesRead: result.bytesRead,
-        elapsedSeconds: result.elapsed,
-      };
-    } finally {
-      if (STATEFUL_STATEMENT.test(sql)) await this.#forgetSessionState(sql);
     }
   }
 

@@ -113,6 +113,53 @@ describe('chdb HTTP endpoint', () => {
     expect((await sql('SELECT 1')).body).toBe('1\n');
   });
 
+  it('streams a SELECT that ends in a FORMAT clause: one header, every row, parameters and settings applied', async () => {
+    // Larger than one engine chunk (about 65,000 rows), so the endpoint joins several.
+    const rows = 200_000;
+    const csv = await sql(
+      `SELECT number AS n, getSetting('max_threads') AS t FROM numbers({rows:UInt64}) FORMAT CSVWithNames`,
+      `param_rows=${rows}&max_threads=3`,
+    );
+    expect(csv.status).toBe(200);
+    const lines = csv.body.trimEnd().split('\n');
+    expect(lines[0]).toBe('"n","t"');
+    expect(lines.filter((l) => l.startsWith('"n"'))).toHaveLength(1);
+    expect(lines).toHaveLength(rows + 1);
+    expect(lines[rows]).toBe(`${rows - 1},3`);
+
+    const ndjson = await sql('SELECT number AS n FROM numbers(150000) FORMAT JSONEachRow');
+    const parsed = ndjson.body
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { n: number });
+    expect(parsed.map((r) => r.n)).toEqual([...Array(150_000).keys()]);
+
+    const parquet = await fetch(`${base}/`, {
+      method: 'POST',
+      body: 'SELECT number AS n FROM numbers(300000) FORMAT Parquet',
+    });
+    const file = Buffer.from(await parquet.arrayBuffer());
+    expect(parquet.status).toBe(200);
+    // One file: its magic at both ends and nowhere else at a chunk's start.
+    expect([file.subarray(0, 4).toString(), file.subarray(-4).toString()]).toEqual(['PAR1', 'PAR1']);
+    expect(file.indexOf('PAR1', 4)).toBe(file.length - 4);
+  });
+
+  it('ends a streamed query whose client went away, and answers the next', async () => {
+    const abort = new AbortController();
+    const res = await fetch(`${base}/`, {
+      method: 'POST',
+      body: 'SELECT number AS n FROM numbers(100000000) FORMAT JSONEachRow',
+      signal: abort.signal,
+    });
+    const reader = res.body!.getReader();
+    await reader.read();
+    abort.abort();
+    const started = Date.now();
+    expect((await sql('SELECT 1')).body).toBe('1\n');
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
   it('runs concurrent requests one at a time without mixing their settings', async () => {
     const answers = await Promise.all(
       [1, 2, 3, 4, 5, 6].map(async (n) =>

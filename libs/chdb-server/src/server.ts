@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { promisify } from 'node:util';
 import { brotliDecompress, deflate, gunzip, gzip, inflate } from 'node:zlib';
 import { ChdbEngine } from './engine';
+import { streamedQuery, streamResult } from './streamed-result';
 import { decodeParams, ParamError } from './params';
 
 /**
@@ -60,6 +61,8 @@ export interface ChdbHttpServerOptions {
   password?: string;
   /** Called once per failed query, for logging. */
   onError?: (error: Error, sql: string) => void;
+  /** Where a streamed Parquet (or other whole-file format) result is written before it is sent; the OS's default. */
+  tempDir?: string;
 }
 
 export interface ChdbHttpServer {
@@ -199,6 +202,13 @@ export async function startChdbHttpServer(
     } catch (e) {
       if (e instanceof ParamError) throw new HttpFailure(400, exceptionText(457, e.message, 'BAD_QUERY_PARAMETER'));
       throw e;
+    }
+
+    // A SELECT ending in a FORMAT clause is answered as the engine produces it, so memory stays flat however large.
+    const streamed = streamedQuery(sql);
+    if (streamed) {
+      await streamResult(engine, streamed, { database, settings, params, queryId, tempDir: options.tempDir }, req, res);
+      return;
     }
 
     const result = await engine.run({ sql, format, database, settings, params });
