@@ -35,5 +35,6 @@ export {
   type RateLimitSettings,
   type RateLimitLogger,
   type PlanRateLimits,
+  type RateLimitPolicy,
   type RedisRateLimiterOptions,
 } from './rate-limit';

@@ -31,7 +31,20 @@ export interface RateLimitDecision {
 export interface RateLimiter {
   /** Counts one request of the key. Never fails for the store's sake: see redisRateLimiter. */
   take(keyId: string, plan: Plan): Promise<RateLimitDecision>;
+  /**
+   * A limiter of something rarer than requests (exports), counted the same way in the same store under its own name
+   * and window. Closing the parent closes it.
+   */
+  withPolicy(policy: RateLimitPolicy): RateLimiter;
   close(): Promise<void>;
+}
+
+/** What a `withPolicy` limiter counts: `limits[plan]` per `windowSeconds`, apart from every other count. */
+export interface RateLimitPolicy {
+  /** Part of the store's key: `[a-z-]+`. */
+  name: string;
+  windowSeconds: number;
+  limits: PlanRateLimits;
 }
 
 /**
@@ -94,13 +107,11 @@ async function consumeOne(limiter: RateLimiterAbstract, limit: number, keyId: st
 }
 
 /** Counts in this process's memory: right for one process (`npm start`), and the fallback of the Redis one. */
-export function memoryRateLimiter(limits: PlanRateLimits): RateLimiter {
-  const limiters = perPlan(
-    limits,
-    (_plan, points) => new RateLimiterMemory({ points, duration: RATE_LIMIT_WINDOW_SECONDS }),
-  );
+export function memoryRateLimiter(limits: PlanRateLimits, windowSeconds = RATE_LIMIT_WINDOW_SECONDS): RateLimiter {
+  const limiters = perPlan(limits, (_plan, points) => new RateLimiterMemory({ points, duration: windowSeconds }));
   return {
     take: (keyId, plan) => consumeOne(limiters[plan], limits[plan], keyId),
+    withPolicy: (policy) => memoryRateLimiter(policy.limits, policy.windowSeconds),
     close: async () => undefined,
   };
 }
@@ -113,6 +124,8 @@ export interface RedisRateLimiterOptions {
   /** After a store error, how long requests are counted in memory before Redis is tried again. */
   retryAfterMs?: number;
   now?: () => number;
+  /** Another count than the requests' (see RateLimiter.withPolicy); the requests' when unset. */
+  policy?: RateLimitPolicy;
 }
 
 /** Where the shared counts live in Redis: one key per API key and plan, gone when its window ends. */
@@ -125,7 +138,9 @@ export const REDIS_KEY_PREFIX = 'shortlink:ratelimit';
  * tried again after `retryAfterMs`: a hung Redis costs one timeout a second, not one a request.
  */
 export function redisRateLimiter(options: RedisRateLimiterOptions): RateLimiter {
-  const { redis, limits, onStoreError } = options;
+  const { redis, onStoreError, policy } = options;
+  const limits = policy?.limits ?? options.limits;
+  const windowSeconds = policy?.windowSeconds ?? RATE_LIMIT_WINDOW_SECONDS;
   const retryAfterMs = options.retryAfterMs ?? 1000;
   const now = options.now ?? Date.now;
   const shared = perPlan(
@@ -133,16 +148,16 @@ export function redisRateLimiter(options: RedisRateLimiterOptions): RateLimiter 
     (plan, points) =>
       new RateLimiterRedis({
         storeClient: redis,
-        keyPrefix: `${REDIS_KEY_PREFIX}:${plan}`,
+        keyPrefix: policy ? `${REDIS_KEY_PREFIX}:${policy.name}:${plan}` : `${REDIS_KEY_PREFIX}:${plan}`,
         points,
-        duration: RATE_LIMIT_WINDOW_SECONDS,
+        duration: windowSeconds,
         // Fail at once rather than queue while the connection is down.
         rejectIfRedisNotReady: true,
         // A key over its limit is refused from memory until its window ends: a flood costs Redis nothing.
         inMemoryBlockOnConsumed: points + 1,
       }),
   );
-  const local = memoryRateLimiter(limits);
+  const local = memoryRateLimiter(limits, windowSeconds);
   let localUntil = 0;
   return {
     async take(keyId, plan) {
@@ -154,6 +169,12 @@ export function redisRateLimiter(options: RedisRateLimiterOptions): RateLimiter 
         onStoreError(err);
         return local.take(keyId, plan);
       }
+    },
+    withPolicy: (other) => {
+      if (!/^[a-z-]+$/.test(other.name)) throw new Error(`Invalid rate-limit policy name: ${other.name}`);
+      const sibling = redisRateLimiter({ ...options, policy: other });
+      // The connection is the parent's: closed with it, not with the sibling.
+      return { ...sibling, close: async () => undefined };
     },
     async close() {
       redis.disconnect();

@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import jsQR from 'jsqr';
 import { PNG } from 'pngjs';
 import { generateApiKey, memoryApiKeys, memoryRateLimiter } from '@shortlink/accounts';
@@ -81,6 +82,8 @@ async function readApi(links: LinkRecord[], more: Partial<AnalyticsDeps> & { pen
   const deps: AnalyticsDeps = {
     authenticate: keyTable.authenticate,
     rateLimiter: memoryRateLimiter({ free: 100, pro: 1000 }),
+    exportLimiter: memoryRateLimiter({ free: 100, pro: 1000 }),
+    exportClicks: async () => Readable.from([]),
     findLink: async (slug) => links.find((l) => l.slug === slug) ?? null,
     findUnsettledOwner: async (slug) => pending.get(slug) ?? null,
     findPreview: async (linkId) => previews.get(linkId) ?? null,

@@ -18,6 +18,7 @@ import {
   linkSchema,
 } from '@shortlink/links';
 import { RANGES } from './analytics/range';
+import { CLICK_EXPORT_ROUTE } from './clicks/export-api-route';
 import {
   INVALID_CURSOR,
   INVALID_LIMIT,
@@ -375,4 +376,10 @@ export const QR_CODE_ROUTE: ApiRoute = {
   },
 };
 
-export const ANALYTICS_ROUTES: readonly ApiRoute[] = [LINK_LIST_ROUTE, LINK_READ_ROUTE, QR_CODE_ROUTE, ANALYTICS_ROUTE];
+export const ANALYTICS_ROUTES: readonly ApiRoute[] = [
+  LINK_LIST_ROUTE,
+  LINK_READ_ROUTE,
+  QR_CODE_ROUTE,
+  ANALYTICS_ROUTE,
+  CLICK_EXPORT_ROUTE,
+];

@@ -5,6 +5,7 @@ import { linkReadRoutes, ownedLink, type LinkReadDeps } from './links/link-route
 import { linkListRoutes, type LinkListDeps } from './links/list-route';
 import { qrCodeRoutes } from './links/qr-route';
 import { dashboardRoutes } from './dashboard/dashboard-routes';
+import { clickExportRoutes, type ClickExportDeps } from './clicks/export-route';
 import type { LinkStats } from './analytics/queries';
 import { isRange, RANGES, type Range, type RangeDays } from './analytics/range';
 import { INVALID_RANGE, rangeNeedsPro } from './analytics-errors';
@@ -12,7 +13,7 @@ import { ANALYTICS_ROUTE } from './analytics-routes';
 
 export const SERVICE_NAME = 'analytics';
 
-export interface AnalyticsDeps extends LinkReadDeps, LinkListDeps {
+export interface AnalyticsDeps extends LinkReadDeps, LinkListDeps, ClickExportDeps {
   /** A link's clicks over a range, from ClickHouse (readRangeStats). */
   readStats: (
     link: { linkId: string; createdAt: Date },
@@ -38,6 +39,7 @@ export function createAnalytics(deps: AnalyticsDeps): ServiceModule {
       await linkReadRoutes(app, deps);
       await linkListRoutes(app, deps);
       await qrCodeRoutes(app, deps);
+      await clickExportRoutes(app, deps);
       await dashboardRoutes(app);
       app.get<{ Params: { slug: string }; Querystring: { range?: unknown } }>(
         ANALYTICS_ROUTE.url,

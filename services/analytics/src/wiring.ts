@@ -13,6 +13,8 @@ import {
 } from '@shortlink/postgres';
 import type { AnalyticsDeps } from './app';
 import { readRangeStats } from './analytics/queries';
+import { EXPORT_LIMITS } from './clicks/export-errors';
+import { streamExport } from './clicks/export-query';
 import type { AnalyticsConfig } from './config';
 
 /**
@@ -67,6 +69,13 @@ export function composeAnalytics(
         'ClickHouse',
       ).finally(() => withdraw.abort());
     },
+    exportLimiter: rateLimiter.withPolicy({
+      name: 'export',
+      windowSeconds: EXPORT_LIMITS.windowSeconds,
+      limits: EXPORT_LIMITS.perWindow,
+    }),
+    // Streamed: no deadline on the whole, and the client's disconnect withdraws it.
+    exportClicks: (query, signal) => streamExport(clickhouse, query, signal),
     now: () => new Date(),
     dependencies: [
       { name: 'postgres', check: postgresReachable(pool) },
