@@ -107,6 +107,8 @@ export async function streamExport(
     clickhouse_settings: {
       date_time_output_format: 'iso',
       output_format_parquet_row_group_size: '100000',
+      // Every Parquet reader has Snappy; zstd, ClickHouse's default, is missing from some.
+      output_format_parquet_compression_method: 'snappy',
       cancel_http_readonly_queries_on_client_close: 1,
       optimize_read_in_order: 1,
     },
