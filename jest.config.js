@@ -1,7 +1,8 @@
 // @ts-check
 /** Tests run against sources (ts-jest); `tsc -b` builds dist/ for running the services. */
 /** The preview worker's HTML parser and address filter; the Parquet reader of the export's tests. */
-const ESM_ONLY = '(hyparquet|htmlparser2|domhandler|domutils|domelementtype|dom-serializer|entities|request-filtering-agent)';
+const ESM_ONLY =
+  '(hyparquet|htmlparser2|domhandler|domutils|domelementtype|dom-serializer|entities|request-filtering-agent)';
 
 const shared = {
   testEnvironment: 'node',

@@ -115,11 +115,11 @@ describe('GET /api/v1/clicks/export', () => {
 
       const csv = await fetchExport(account, 'format=csv');
       expect(csv.headers.get('content-type')).toBe('text/csv; charset=utf-8');
-      const csvRows = parseCsv(await csv.text(), { columns: true }) as Row[];
+      const csvRows = parseCsv<Row>(await csv.text(), { columns: true });
 
       const parquet = await fetchExport(account, 'format=parquet');
       expect(parquet.headers.get('content-type')).toBe('application/vnd.apache.parquet');
-      const parquetRows = (await parquetReadObjects({ file: await parquet.arrayBuffer()})) as Row[];
+      const parquetRows = (await parquetReadObjects({ file: await parquet.arrayBuffer() })) as Row[];
 
       for (const set of [rows, csvRows, parquetRows]) {
         expect(Object.keys(set[0] ?? {})).toEqual(COLUMNS);
@@ -169,7 +169,7 @@ describe('GET /api/v1/clicks/export', () => {
       abort.abort();
       text = text.slice(0, 2500);
       const complete = text.slice(0, text.lastIndexOf('\n') + 1);
-      const kept = format === 'ndjson' ? ndjson(complete) : (parseCsv(complete, { columns: true }) as Row[]);
+      const kept = format === 'ndjson' ? ndjson(complete) : parseCsv<Row>(complete, { columns: true });
       expect(kept.length).toBeGreaterThan(0);
       expect(kept.length).toBeLessThan(all.length);
 
@@ -186,7 +186,7 @@ describe('GET /api/v1/clicks/export', () => {
     let after = '';
     for (let page = 0; page < 10 && seen.length < all.length; page++) {
       const res = await fetchExport('pro', `format=parquet&limit=15${after}`);
-      const rows = (await parquetReadObjects({ file: await res.arrayBuffer()})) as Row[];
+      const rows = (await parquetReadObjects({ file: await res.arrayBuffer() })) as Row[];
       seen.push(...rows.map((r) => r.event_id));
       after = `&after=${rows.at(-1)?.cursor}`;
     }

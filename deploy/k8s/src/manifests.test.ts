@@ -284,10 +284,13 @@ describe('the Kubernetes manifests (deploy/k8s)', () => {
       (/acl dashboard path (.+)/.exec(template)![1]!.split(' ').includes(path) ||
         path.startsWith(/acl dashboard path_beg (\S+)/.exec(template)![1]!)) &&
       template.includes('use_backend analytics if dashboard');
+    const clicks = (path: string): boolean =>
+      acl('clicks').test(path) && template.includes('use_backend analytics if clicks');
     const haproxy = (method: string, path: string): string => {
       if (apiDocs(path)) return 'api-docs';
       if (acl('analytics').test(path)) return 'analytics';
       if (dashboard(path)) return 'analytics';
+      if (clicks(path)) return 'analytics';
       if (acl('link_read').test(path) && ['GET', 'HEAD'].includes(method)) return 'analytics';
       if (path.startsWith('/api/')) return 'write-api';
       return 'redirector';
@@ -310,6 +313,9 @@ describe('the Kubernetes manifests (deploy/k8s)', () => {
       '/api/v1/links/abc123/analytics/x',
       '/api/v1/links/abc123/qr',
       '/api/v1/links/abc123/qrx',
+      '/api/v1/clicks/export',
+      '/api/v1/clicks',
+      '/api/v1/clicksx/export',
       '/dashboard',
       '/dashboard/main.js',
       '/dashboardx',
@@ -336,6 +342,16 @@ describe('the Kubernetes manifests (deploy/k8s)', () => {
       }
       expect(haproxy('GET', '/dashboardx')).toBe('redirector');
       expect(haproxy('GET', '/api/v1/links/abc123/qrx')).toBe('write-api');
+    });
+
+    it('sends the click export to the read API, and no look-alike path', () => {
+      for (const method of ['GET', 'HEAD', 'POST']) {
+        expect([haproxy(method, '/api/v1/clicks/export'), gateway(method, '/api/v1/clicks/export')]).toEqual([
+          'analytics',
+          'analytics',
+        ]);
+      }
+      expect(haproxy('GET', '/api/v1/clicksx/export')).toBe('write-api');
     });
   });
 });

@@ -73,7 +73,7 @@ function inertStores(): SystemStores {
     names: { topics: { links: 'l', clicks: 'c', deadLetter: 'd' }, groups: {} },
     clickhouse: {},
     logger,
-    rateLimiter: {},
+    rateLimiter: { withPolicy: () => ({}) },
     metrics: createMetricsRegistry({ processMetrics: false }),
   } as unknown as SystemStores;
 }

@@ -7,8 +7,8 @@ import type { Account } from './store';
 
 const LIMITS: PlanRateLimits = { free: 60, pro: 3000 };
 
-async function takeMany(n: number, take: () => Promise<{ allowed: boolean }>) {
-  const answers = [];
+async function takeMany<T extends { allowed: boolean }>(n: number, take: () => Promise<T>): Promise<T[]> {
+  const answers: T[] = [];
   for (let i = 0; i < n; i++) answers.push(await take());
   return answers;
 }
@@ -51,6 +51,44 @@ describe('the rate limit of a key', () => {
 
     expect(answers.filter((a) => a.allowed)).toHaveLength(3000);
     expect(answers[3000]).toMatchObject({ allowed: false, limit: 3000 });
+  });
+});
+
+describe('a limiter of another policy (exports an hour)', () => {
+  const unreachable = () => new Redis('redis://127.0.0.1:1', { lazyConnect: true, enableOfflineQueue: false });
+  const EXPORTS = { name: 'export', windowSeconds: 3600, limits: { free: 2, pro: 5 } };
+
+  it('given a limiter, then its sibling counts apart, with its own limits and window', async () => {
+    const requests = memoryRateLimiter(LIMITS);
+    const exports = requests.withPolicy(EXPORTS);
+
+    const answers = await takeMany(3, () => exports.take('acc-a', 'free'));
+
+    expect(answers.map((a) => a.allowed)).toEqual([true, true, false]);
+    expect(answers[2]!.resetMs).toBeGreaterThan(3_500_000);
+    expect(await requests.take('acc-a', 'free')).toMatchObject({ allowed: true, remaining: 59 });
+    expect(await exports.take('acc-a', 'pro')).toMatchObject({ allowed: true, limit: 5 });
+  });
+
+  it('given Redis down, then the sibling counts in memory by its own policy', async () => {
+    const limiter = redisRateLimiter({ redis: unreachable(), limits: LIMITS, onStoreError: () => undefined });
+    const exports = limiter.withPolicy(EXPORTS);
+
+    const answers = await takeMany(3, () => exports.take('acc-a', 'free'));
+
+    expect(answers.map((a) => [a.allowed, a.limit])).toEqual([
+      [true, 2],
+      [true, 2],
+      [false, 2],
+    ]);
+    await exports.close();
+    await limiter.close();
+  });
+
+  it('refuses a name that would reach into another count', () => {
+    const limiter = redisRateLimiter({ redis: unreachable(), limits: LIMITS, onStoreError: () => undefined });
+    expect(() => limiter.withPolicy({ ...EXPORTS, name: 'free:x' })).toThrow(/policy name/);
+    void limiter.close();
   });
 });
 
