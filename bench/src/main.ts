@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- redirect|click-cost|click-worker|create|bulk|ingestion|analytics|list|previews|preview-shares|preview-memory|rebuild|embedded|cold-cache|webhooks ...] [--quick] [--node-arg=<flag> ...] [--addresses=zipf|distinct|loopback] [--webhook-load=<x>]`
+ * `npm run bench [-- redirect|click-cost|click-worker|create|bulk|ingestion|analytics|export|list|previews|preview-shares|preview-memory|rebuild|embedded|cold-cache|webhooks ...] [--quick] [--node-arg=<flag> ...] [--addresses=zipf|distinct|loopback] [--webhook-load=<x>]`
  *
  * Runs each benchmark against the local stack (`npm run infra:up`), each in scratch databases and topics, prints a
  * table and writes it as JSON under bench/results/. `--quick` runs every part for about a second (the smoke test's
@@ -19,6 +19,7 @@ import { CLIENT_ADDRESSES, type ClientAddresses } from './client-addresses';
 import { benchColdCache } from './cold-cache';
 import { benchCreate } from './create';
 import { benchEmbedded } from './embedded';
+import { benchExport } from './export';
 import { benchIngestion } from './ingestion';
 import { benchList } from './list';
 import { benchPreviewMemory } from './preview-memory';
@@ -38,6 +39,7 @@ const PARTS = [
   'bulk',
   'ingestion',
   'analytics',
+  'export',
   'list',
   'previews',
   'preview-shares',
@@ -232,6 +234,8 @@ runCommand(command, async ({ values, positionals }) => {
           deadEndpoints: quick ? 2 : 100,
           drainLimitSeconds: quick ? 30 : 60,
         });
+      } else if (part === 'export') {
+        report.results.export = await benchExport(stack, { clicks: quick ? 10_000 : 10_000_000, links: 100 });
       } else if (part === 'rebuild') {
         report.results.rebuild = await benchRebuild(ROOT, stack, { links: quick ? 2000 : 1_000_000 });
       } else {

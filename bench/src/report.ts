@@ -5,6 +5,7 @@ import type { ClickWorkerResult } from './click-worker';
 import type { ColdCacheResult } from './cold-cache';
 import type { CreateResult } from './create';
 import type { EmbeddedResult } from './embedded';
+import type { ExportResult } from './export';
 import type { IngestionResult } from './ingestion';
 import type { ListResult } from './list';
 import type { PreviewMemoryResult } from './preview-memory';
@@ -28,6 +29,7 @@ export interface Report {
     bulk?: BulkResult;
     ingestion?: IngestionResult;
     analytics?: AnalyticsResult;
+    export?: ExportResult;
     list?: ListResult;
     previews?: PreviewsResult;
     previewShares?: PreviewSharesResult;
@@ -51,6 +53,8 @@ const GOALS = {
   ingestPerSecond: 20_000,
   freshnessP99Ms: 2000,
   analyticsP99Ms: 50,
+  /** The analytics process's memory over a whole export: flat, whatever the export's size. */
+  exportRssGrowthMiB: 64,
   listP99Ms: 20,
   previewDrainPerSecond: 1000,
   previewFreshP95Ms: 5000,
@@ -186,6 +190,17 @@ export function formatReport(report: Report): string {
             : `link_visitors (${analytics.parts.linkVisitors} parts)`
         }`,
         `${verdict(r.p99Ms <= GOALS.analyticsP99Ms)} (goal p99 ≤ ${GOALS.analyticsP99Ms} ms)`,
+      ]);
+    }
+  }
+  if (report.results.export) {
+    const { clicks, formats } = report.results.export;
+    for (const [format, r] of Object.entries(formats)) {
+      rows.push([
+        `Click export, ${format} (${n(clicks)} clicks)`,
+        `${n(r.rowsPerSecond)} rows/s`,
+        `${n(r.bytes / 2 ** 20)} MiB in ${n(r.seconds)} s; analytics RSS ${n(r.rssBeforeMiB)} → at most ${n(r.rssMaxMiB)} MiB`,
+        `${verdict(r.rssGrowthMiB <= GOALS.exportRssGrowthMiB)} (goal: RSS grows ≤ ${GOALS.exportRssGrowthMiB} MiB)`,
       ]);
     }
   }
