@@ -143,6 +143,13 @@ describe('chdb HTTP endpoint', () => {
     // One file: its magic at both ends and nowhere else at a chunk's start.
     expect([file.subarray(0, 4).toString(), file.subarray(-4).toString()]).toEqual(['PAR1', 'PAR1']);
     expect(file.indexOf('PAR1', 4)).toBe(file.length - 4);
+
+    // A query that fails before writing anything is an error answer, not a 200.
+    const failed = await sql("SELECT throwIf(number = 0, 'no rows today') FROM numbers(1) FORMAT Parquet");
+    expect(failed.status).toBe(500);
+    expect(failed.body).toMatch(/no rows today/);
+    const csvFailed = await sql("SELECT throwIf(number = 0, 'nor today') FROM numbers(1) FORMAT CSVWithNames");
+    expect(csvFailed.body).toMatch(/nor today/);
   });
 
   it('ends a streamed query whose client went away, and answers the next', async () => {

@@ -1,12 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { createReadStream } from 'node:fs';
-import { unlink } from 'node:fs/promises';
+import { open, unlink, type FileHandle } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import type { ChdbEngine } from './engine';
 
@@ -35,7 +33,7 @@ const ROW_FORMATS: Readonly<Record<string, number>> = {
 
 /**
  * Formats that are one file (a footer, or a schema up front), which chdb cannot stream chunk by chunk: the engine
- * writes them to a temporary file (its writer keeps a row group at a time), which is then sent from disk.
+ * writes them to a temporary file (its writer keeps a row group at a time), which is sent as it grows.
  */
 const FILE_FORMATS = new Set(['Parquet', 'Arrow', 'ArrowStream', 'ORC', 'Avro']);
 
@@ -148,6 +146,17 @@ export async function streamResult(
   }
 }
 
+/** How often a file being written is looked at again once its end is reached. */
+const TAIL_POLL_MS = 50;
+const TAIL_CHUNK_BYTES = 256 * 1024;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * A whole-file format: the engine writes it to a temporary file (a row group at a time), which is sent as it grows,
+ * so the first bytes leave after the first row group and the client's connection never sits idle for the whole
+ * query. The engine cannot be stopped mid-query here: a client that leaves stops the sending, and the file is
+ * deleted once the query ends.
+ */
 async function sendFile(
   engine: ChdbEngine,
   query: Extract<StreamedQuery, { kind: 'file' }>,
@@ -159,19 +168,63 @@ async function sendFile(
 ): Promise<void> {
   const path = join(context.tempDir ?? tmpdir(), `chdb-result-${randomUUID()}.${query.format.toLowerCase()}`);
   const literal = `'${path.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
-  try {
-    await engine.run({
+  // Set by the query's settlement, read by the loops below.
+  const outcome: { finished: boolean; failure: Error | null } = { finished: false, failure: null };
+  const failed = (): Error | null => outcome.failure;
+  const running = engine
+    .run({
       ...request,
       sql: `${query.select}\nINTO OUTFILE ${literal} TRUNCATE FORMAT ${query.format}`,
       format: 'TabSeparated',
-    });
-    if (res.destroyed) return;
+    })
+    .then(
+      () => {
+        outcome.finished = true;
+      },
+      (e: unknown) => {
+        outcome.finished = true;
+        outcome.failure = e instanceof Error ? e : new Error(String(e));
+      },
+    );
+  let file: FileHandle | null = null;
+  try {
+    // Until the engine has written something (or failed), nothing is answered: a failure is an error answer.
+    for (;;) {
+      if (file === null) file = await open(path, 'r').catch(() => null);
+      const early = failed();
+      if (early !== null) throw early;
+      if (outcome.finished || (file !== null && (await file.stat()).size > 0)) break;
+      if (res.destroyed) return;
+      await sleep(TAIL_POLL_MS);
+    }
+    if (file === null) file = await open(path, 'r');
     res.writeHead(200, headers);
-    const file = createReadStream(path, { highWaterMark: 256 * 1024 });
-    await (gzip ? pipeline(file, createGzip(), res) : pipeline(file, res)).catch(() => {
-      // The client went away: nothing to answer.
-    });
+    const out: Writable = gzip ? createGzip() : res;
+    if (gzip) out.pipe(res);
+    const buffer = Buffer.alloc(TAIL_CHUNK_BYTES);
+    let position = 0;
+    for (;;) {
+      const wasFinished = outcome.finished;
+      const { bytesRead } = await file.read(buffer, 0, buffer.length, position);
+      if (bytesRead > 0) {
+        position += bytesRead;
+        // A copy: the buffer is read into again while the response may still hold these bytes.
+        if (!(await send(out, res, Buffer.from(buffer.subarray(0, bytesRead))))) return;
+        continue;
+      }
+      // Everything written before the query ended has been read: the file is whole, or the query failed.
+      if (wasFinished) {
+        const late = failed();
+        if (late !== null) throw late;
+        out.end();
+        return;
+      }
+      if (res.destroyed) return;
+      await sleep(TAIL_POLL_MS);
+    }
   } finally {
+    await file?.close();
+    await running;
     await unlink(path).catch(() => undefined);
   }
 }
