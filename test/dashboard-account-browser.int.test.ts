@@ -1,13 +1,10 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { createKeyWithCli } from './support/cli';
-import { buildOnce, startProcess, type RunningProcess } from './support/processes';
+import { startLinkSystem, type LinkSystem } from './support/link-system';
 
 /**
- * The dashboard's account page (`#/account`) in Debian's Chromium against `npm start` (embedded): the account's
+ * The dashboard's account page (`#/account`) in Debian's Chromium against every service in one
+ * process on real Kafka, Postgres and ClickHouse (composed as `npm start` composes them, served on a port): the account's
  * clicks and visitors, its top links and tags (a hostile tag shown as text), and a range the plan does not read
  * shown locked with the API's reason.
  */
@@ -17,25 +14,23 @@ const CHROME_UA =
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 const HOSTILE = '<img src=x onerror="window.pwned=1">';
 
-let dataDir: string;
-let app: RunningProcess;
+let system: LinkSystem;
+const app = { url: '' };
 let browser: Browser;
 const keys = { pro: '', free: '' };
 
 beforeAll(async () => {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
-  buildOnce();
-  dataDir = await mkdtemp(join(tmpdir(), 'shortlink-dashboard-account-'));
-  app = await startProcess('deploy/standalone/dist/main.js', { DATA_DIR: dataDir });
-  keys.pro = await createKeyWithCli({ DATA_DIR: dataDir }, 'pro');
-  keys.free = await createKeyWithCli({ DATA_DIR: dataDir }, 'free');
+  system = await startLinkSystem();
+  app.url = await system.app.listen({ host: '127.0.0.1', port: 0 });
+  keys.pro = system.proKey;
+  keys.free = system.freeKey;
   browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
 }, 120_000);
 
 afterAll(async () => {
   await browser?.close();
-  await app?.stop();
-  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  await system?.close();
 });
 
 async function createLink(key: string, slug: string, tag: string): Promise<void> {
@@ -48,8 +43,12 @@ async function createLink(key: string, slug: string, tag: string): Promise<void>
 }
 
 async function click(slug: string): Promise<void> {
-  const res = await fetch(`${app.url}/${slug}`, { redirect: 'manual', headers: { 'user-agent': CHROME_UA } });
+  const res = await fetch(`${app.url}/${slug}`, {
+    redirect: 'manual',
+    headers: { 'user-agent': CHROME_UA, 'x-forwarded-for': '8.8.8.8' },
+  });
   expect(res.status).toBe(302);
+  await system.flushClicks();
 }
 
 async function openAccountPage(key: string): Promise<{ page: Page; problems: string[] }> {
