@@ -105,6 +105,8 @@ async function readApi(links: LinkRecord[], more: Partial<AnalyticsDeps> & { pen
       statsRead.push({ linkId: l.linkId, range });
       return { period: rangeDays(range, now, l.createdAt), stats: STATS };
     },
+    // The account's analytics have their own tests (account/account-route.test.ts).
+    readAccountAnalytics: async () => Promise.reject(new Error('not read here')),
     now: () => NOW,
     ...overrides,
   };

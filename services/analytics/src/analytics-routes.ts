@@ -19,6 +19,9 @@ import {
 } from '@shortlink/links';
 import { RANGES } from './analytics/range';
 import {
+  ACCOUNT_LIMITS,
+  GROUP_BYS,
+  INVALID_GROUP_BY,
   INVALID_CURSOR,
   INVALID_LIMIT,
   INVALID_QR_FORMAT,
@@ -375,4 +378,122 @@ export const QR_CODE_ROUTE: ApiRoute = {
   },
 };
 
-export const ANALYTICS_ROUTES: readonly ApiRoute[] = [LINK_LIST_ROUTE, LINK_READ_ROUTE, QR_CODE_ROUTE, ANALYTICS_ROUTE];
+const accountAnalyticsSchema = {
+  type: 'object',
+  properties: {
+    range: { type: 'string', enum: RANGES },
+    from: { type: 'string', format: 'date', description: 'The first UTC day counted.' },
+    to: { type: 'string', format: 'date', description: 'The last UTC day counted.' },
+    totalClicks: {
+      type: 'integer',
+      minimum: 0,
+      description: 'Clicks on all the account’s links, deleted ones included.',
+    },
+    uniqueVisitors: {
+      type: 'integer',
+      minimum: 0,
+      description: 'Distinct visitors over all the links, by hashed IP address: a visitor of two links counts once.',
+    },
+    groupBy: { type: 'string', enum: GROUP_BYS },
+    rows: {
+      type: 'array',
+      description:
+        'The groups with the most clicks, most first, ties by name; at most `limit`. Groups without clicks are not listed.',
+      items: {
+        type: 'object',
+        properties: {
+          name: {
+            type: 'string',
+            description:
+              'The link’s slug, the tag, the value (a country code, referrer origin, device or browser family) or the UTC day (`YYYY-MM-DD`).',
+          },
+          linkId: { type: 'string', format: 'uuid', description: 'The link’s id; with `groupBy=link` only.' },
+          clicks: { type: 'integer', minimum: 0 },
+          uniqueVisitors: { type: 'integer', minimum: 0, description: 'Distinct visitors of the group’s clicks.' },
+        },
+        required: ['name', 'clicks', 'uniqueVisitors'],
+        additionalProperties: false,
+      },
+    },
+  },
+  required: ['range', 'from', 'to', 'totalClicks', 'uniqueVisitors', 'groupBy', 'rows'],
+  additionalProperties: false,
+} as const;
+
+export const ACCOUNT_ANALYTICS_ROUTE: ApiRoute = {
+  method: 'GET',
+  url: '/api/v1/analytics',
+  schema: {
+    operationId: 'getAccountAnalytics',
+    summary: 'Click analytics of all your links',
+    description:
+      'The account’s clicks and distinct visitors over a range of days, and its top links, tags, countries, referrers, devices, browsers or days. The account is the API key’s. Counted as a link’s analytics are: clicks by people only. Each parameter at most once; parameters it does not know are ignored.',
+    tags: [API_ROUTE_TAGS.analytics],
+    security: API_KEY_SECURITY,
+    querystring: {
+      type: 'object',
+      properties: {
+        range: {
+          type: 'string',
+          enum: RANGES,
+          default: '7d',
+          description: `The days counted, ending today (UTC); \`all\` starts on the account’s first click. The free plan has ${PLANS.free.analyticsRanges.join(' and ')}.`,
+        },
+        groupBy: {
+          type: 'string',
+          enum: GROUP_BYS,
+          default: ACCOUNT_LIMITS.defaultGroupBy,
+          description:
+            'What a row is: a link, a tag (the links that carry it now; links without a tag are in no row), a country, a referrer origin, a device, a browser family or a UTC day.',
+        },
+        limit: {
+          type: 'integer',
+          minimum: 1,
+          maximum: ACCOUNT_LIMITS.maxLimit,
+          default: ACCOUNT_LIMITS.defaultLimit,
+          description: 'Rows at most.',
+        },
+      },
+    },
+    response: {
+      200: {
+        description: 'The account’s analytics over the range.',
+        ...accountAnalyticsSchema,
+        examples: [
+          {
+            range: '30d',
+            from: '2026-10-23',
+            to: '2026-11-21',
+            totalClicks: 1250,
+            uniqueVisitors: 870,
+            groupBy: 'tag',
+            rows: [
+              { name: 'spring', clicks: 900, uniqueVisitors: 610 },
+              { name: 'newsletter', clicks: 300, uniqueVisitors: 280 },
+            ],
+          },
+        ],
+      },
+      400: errorResponse('A parameter is not acceptable.', {
+        invalidRange: INVALID_RANGE,
+        invalidGroupBy: INVALID_GROUP_BY,
+        invalidLimit: INVALID_LIMIT,
+        ...MALFORMED_REQUESTS,
+      }),
+      401: unauthorized,
+      403: errorResponse(
+        'The account’s plan does not include this range.',
+        Object.fromEntries(proOnlyRanges.map((r) => [`range${r}`, rangeNeedsPro(r)])),
+      ),
+      503: storeUnavailable,
+    },
+  },
+};
+
+export const ANALYTICS_ROUTES: readonly ApiRoute[] = [
+  LINK_LIST_ROUTE,
+  LINK_READ_ROUTE,
+  QR_CODE_ROUTE,
+  ANALYTICS_ROUTE,
+  ACCOUNT_ANALYTICS_ROUTE,
+];

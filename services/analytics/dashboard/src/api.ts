@@ -67,3 +67,21 @@ export interface LinkPage {
 export interface Analytics {
   totalClicks: number;
 }
+
+/** A group of the account's clicks (`GET /api/v1/analytics`): a link's slug, a tag, a value or a day. */
+export interface AccountRow {
+  name: string;
+  linkId?: string;
+  clicks: number;
+  uniqueVisitors: number;
+}
+
+export interface AccountAnalytics {
+  range: string;
+  from: string;
+  to: string;
+  totalClicks: number;
+  uniqueVisitors: number;
+  groupBy: string;
+  rows: AccountRow[];
+}
