@@ -5,6 +5,7 @@ import { linkReadRoutes, ownedLink, type LinkReadDeps } from './links/link-route
 import { linkListRoutes, type LinkListDeps } from './links/list-route';
 import { qrCodeRoutes } from './links/qr-route';
 import { dashboardRoutes } from './dashboard/dashboard-routes';
+import { accountReadRoutes } from './account/account-route';
 import type { LinkStats } from './analytics/queries';
 import { isRange, RANGES, type Range, type RangeDays } from './analytics/range';
 import { INVALID_RANGE, rangeNeedsPro } from './analytics-errors';
@@ -38,6 +39,7 @@ export function createAnalytics(deps: AnalyticsDeps): ServiceModule {
       await linkReadRoutes(app, deps);
       await linkListRoutes(app, deps);
       await qrCodeRoutes(app, deps);
+      await accountReadRoutes(app, deps);
       await dashboardRoutes(app);
       app.get<{ Params: { slug: string }; Querystring: { range?: unknown } }>(
         ANALYTICS_ROUTE.url,
