@@ -1,9 +1,10 @@
 import { el } from './dom.js';
 import { linksView } from './links-view.js';
+import { linkView, slugOfHash } from './link-view.js';
 import { session } from './session.js';
 import { signInView } from './sign-in-view.js';
 
-/** Shows the page the session allows: sign-in without a key, the links with one. */
+/** Shows the page the session allows: sign-in without a key; with one, the links or a link's page (`#/links/<slug>`). */
 function render(): void {
   const app = document.getElementById('app');
   const account = document.getElementById('account');
@@ -20,7 +21,8 @@ function render(): void {
     account.replaceChildren(
       el('button', { className: 'quiet', props: { type: 'button' }, on: { click: signOut } }, 'Sign out'),
     );
-    app.replaceChildren(linksView(key, signOut));
+    const slug = slugOfHash(window.location.hash);
+    app.replaceChildren(slug === null ? linksView(key, signOut) : linkView(key, slug, signOut));
   }
   app.focus();
 }
