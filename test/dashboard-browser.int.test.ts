@@ -129,9 +129,15 @@ async function signIn(page: Page, key: string): Promise<void> {
 
 /** Once the list has each row's 7-day clicks: what the page asks of the analytics after this is a link page's. */
 async function listSettled(page: Page): Promise<void> {
-  await page.waitForFunction(
+  await pageHolds(
+    page,
     "(() => { const cells = [...document.querySelectorAll('td.number')]; return cells.length > 0 && cells.every((td) => td.textContent !== '…'); })()",
   );
+}
+
+/** Waits until `expression` is true in the page: evaluated from outside, since the page's policy forbids `eval`. */
+async function pageHolds(page: Page, expression: string): Promise<void> {
+  await eventually(async () => ((await page.evaluate(expression)) === true ? true : undefined), 15_000, expression);
 }
 
 it('tells a wrong key at sign-in, and keeps a right one in the tab only', async () => {
@@ -408,7 +414,8 @@ it('shows the QR code, downloads it as a PNG, and polls in live mode until it is
   // Then the QR code is an image drawn from the API's SVG
   const qr = page.getByRole('img', { name: 'QR code of dash-qr' });
   await qr.waitFor();
-  await page.waitForFunction(
+  await pageHolds(
+    page,
     "(() => { const img = document.querySelector('.qr img'); return img !== null && img.complete && img.naturalWidth > 0; })()",
   );
   expect(await qr.getAttribute('src')).toMatch(/^blob:/);
