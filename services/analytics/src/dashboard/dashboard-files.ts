@@ -27,7 +27,8 @@ export interface DashboardFile {
 
 /**
  * Every file the dashboard serves, read once at start: its pages (`public/`), its compiled scripts (`dist/*.js`)
- * and its packages' files, by name. A request names a file of this map or gets a 404, so no path a visitor sends ever reaches the file system.
+ * and its packages' files, by name. A request names a file of this map or gets a 404, so no path a visitor sends
+ * ever reaches the file system.
  */
 export function readDashboardFiles(
   dir = DASHBOARD_DIR,
