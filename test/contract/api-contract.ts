@@ -209,6 +209,17 @@ export function describeApiContract(mode: string, target: () => ContractTarget):
       expect((await get('/api/v1/analytics', null)).status).toBe(401);
     });
 
+    it('tells a key its account, plan and the analytics ranges the plan reads', async () => {
+      const [proAccount, freeAccount] = [
+        await json(await get('/api/v1/account')),
+        await json(await get('/api/v1/account', free)),
+      ];
+      expect(proAccount).toMatchObject({ plan: 'pro', analyticsRanges: ['7d', '30d', '90d', 'all'] });
+      expect(freeAccount).toMatchObject({ plan: 'free', analyticsRanges: ['7d', '30d'] });
+      expect(freeAccount.accountId).not.toBe(proAccount.accountId);
+      expect((await get('/api/v1/account', null)).status).toBe(401);
+    });
+
     it('lists the caller’s links newest first, a page at a time, filtered by tag or search', async () => {
       const [owner, other] = [await target().issueKey('pro'), await target().issueKey('pro')];
       const made = [];

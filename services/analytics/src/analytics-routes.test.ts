@@ -374,7 +374,7 @@ describe('GET /api/v1/links', () => {
 });
 
 describe('authentication on every route', () => {
-  it.each(['/api/v1/links', '/api/v1/links/summer', '/api/v1/links/summer/analytics'])(
+  it.each(['/api/v1/links', '/api/v1/links/summer', '/api/v1/links/summer/analytics', '/api/v1/account'])(
     'GET %s answers 401 with WWW-Authenticate without a key, or with one unknown or malformed',
     async (url) => {
       const { statsRead } = await readApi([link('summer', 'account-owner')]);

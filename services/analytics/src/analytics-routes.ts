@@ -1,4 +1,4 @@
-import { PLANS, UNAUTHORIZED } from '@shortlink/accounts';
+import { PLAN_NAMES, PLANS, UNAUTHORIZED } from '@shortlink/accounts';
 import {
   API_KEY_SECURITY,
   API_ROUTE_TAGS,
@@ -490,10 +490,54 @@ export const ACCOUNT_ANALYTICS_ROUTE: ApiRoute = {
   },
 };
 
+export const ACCOUNT_READ_ROUTE: ApiRoute = {
+  method: 'GET',
+  url: '/api/v1/account',
+  schema: {
+    operationId: 'getAccount',
+    summary: 'The key’s account and what its plan allows',
+    description:
+      'Which account the key belongs to, its plan, and that plan’s limits, so a client can offer only what will be answered (the analytics ranges, the shortest custom slug) instead of learning it from a `403`. Requests per minute are in every answer’s `RateLimit-*` headers.',
+    tags: [API_ROUTE_TAGS.account],
+    security: API_KEY_SECURITY,
+    response: {
+      200: {
+        description: 'The account of the key.',
+        type: 'object',
+        properties: {
+          accountId: { type: 'string', format: 'uuid', description: 'The account’s identifier; it never changes.' },
+          name: { type: 'string', description: 'The account’s name, as it was given when the account was made.' },
+          plan: { type: 'string', enum: PLAN_NAMES },
+          analyticsRanges: {
+            type: 'array',
+            items: { type: 'string', enum: RANGES },
+            description: 'The `range` values the plan reads, in the order of `7d`, `30d`, `90d`, `all`.',
+          },
+          minCustomSlugLength: { type: 'integer', minimum: 1, description: 'The shortest custom slug the plan takes.' },
+        },
+        required: ['accountId', 'name', 'plan', 'analyticsRanges', 'minCustomSlugLength'],
+        additionalProperties: false,
+        examples: [
+          {
+            accountId: '5b0c6a7e-2f1d-4c1e-9a57-3f0f1f4c2d10',
+            name: 'Acme',
+            plan: 'free',
+            analyticsRanges: PLANS.free.analyticsRanges,
+            minCustomSlugLength: PLANS.free.minCustomSlugLength,
+          },
+        ],
+      },
+      400: errorResponse('The request could not be read.', MALFORMED_REQUESTS),
+      401: unauthorized,
+    },
+  },
+};
+
 export const ANALYTICS_ROUTES: readonly ApiRoute[] = [
   LINK_LIST_ROUTE,
   LINK_READ_ROUTE,
   QR_CODE_ROUTE,
   ANALYTICS_ROUTE,
   ACCOUNT_ANALYTICS_ROUTE,
+  ACCOUNT_READ_ROUTE,
 ];

@@ -5,10 +5,11 @@ import { linkReadRoutes, ownedLink, type LinkReadDeps } from './links/link-route
 import { linkListRoutes, type LinkListDeps } from './links/list-route';
 import { qrCodeRoutes } from './links/qr-route';
 import { dashboardRoutes } from './dashboard/dashboard-routes';
+import { accountReadRoutes } from './account/account-read-route';
 import type { LinkStats } from './analytics/queries';
 import type { Range, RangeDays } from './analytics/range';
 import { checkedRange } from './analytics/range-request';
-import { accountAnalyticsRoutes, type AccountAnalyticsDeps } from './account/account-route';
+import { accountAnalyticsRoutes, type AccountAnalyticsDeps } from './account/account-analytics-route';
 import { ANALYTICS_ROUTE } from './analytics-routes';
 
 export const SERVICE_NAME = 'analytics';
@@ -40,6 +41,7 @@ export function createAnalytics(deps: AnalyticsDeps): ServiceModule {
       await linkListRoutes(app, deps);
       await qrCodeRoutes(app, deps);
       await accountAnalyticsRoutes(app, deps);
+      await accountReadRoutes(app, deps);
       await dashboardRoutes(app);
       app.get<{ Params: { slug: string }; Querystring: { range?: unknown } }>(
         ANALYTICS_ROUTE.url,
