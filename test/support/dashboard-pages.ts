@@ -12,13 +12,15 @@ export interface DashboardPage {
   hash: string;
   /** Shown only with a key in the tab (the links), or only without one (sign-in). */
   signedIn: boolean;
-  /** A CSS selector present once the page has drawn everything it loads. */
+  /** A selector (CSS, or Playwright's CSS with `:text-is()`) present once the page has drawn everything it loads. */
   ready: string;
 }
 
 export const PAGES: readonly DashboardPage[] = [
   { name: 'sign-in', hash: '', signedIn: false, ready: '#api-key' },
   { name: 'links', hash: '#/links', signedIn: true, ready: LINKS_PAGE_READY },
+  // Playwright's selector engine: the total is shown once both of the page's requests have answered.
+  { name: 'account', hash: '#/account', signedIn: true, ready: '#account-total-clicks:not(:text-is("…"))' },
 ];
 
 /** The links seeded so that no page is empty; the first is the one `{slug}` stands for. */
