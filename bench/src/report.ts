@@ -4,6 +4,7 @@ import type { ClickCostResult } from './click-cost';
 import type { ClickWorkerResult } from './click-worker';
 import type { ColdCacheResult } from './cold-cache';
 import type { CreateResult } from './create';
+import type { DashboardResult } from './dashboard';
 import type { EmbeddedResult } from './embedded';
 import type { IngestionResult } from './ingestion';
 import type { ListResult } from './list';
@@ -28,6 +29,7 @@ export interface Report {
     bulk?: BulkResult;
     ingestion?: IngestionResult;
     analytics?: AnalyticsResult;
+    dashboard?: DashboardResult;
     list?: ListResult;
     previews?: PreviewsResult;
     previewShares?: PreviewSharesResult;
@@ -51,6 +53,8 @@ const GOALS = {
   ingestPerSecond: 20_000,
   freshnessP99Ms: 2000,
   analyticsP99Ms: 50,
+  /** A link's dashboard page, from navigation to everything it loads shown. */
+  dashboardReadyMs: 1000,
   listP99Ms: 20,
   previewDrainPerSecond: 1000,
   previewFreshP95Ms: 5000,
@@ -84,6 +88,7 @@ export function formatReport(report: Report): string {
     bulk,
     ingestion,
     analytics,
+    dashboard,
     list,
     previews,
     previewShares,
@@ -186,6 +191,23 @@ export function formatReport(report: Report): string {
             : `link_visitors (${analytics.parts.linkVisitors} parts)`
         }`,
         `${verdict(r.p99Ms <= GOALS.analyticsP99Ms)} (goal p99 ≤ ${GOALS.analyticsP99Ms} ms)`,
+      ]);
+    }
+  }
+  if (dashboard) {
+    const what = dashboard.page === 'link' ? 'link page' : 'links list (no link page yet)';
+    rows.push([
+      `Dashboard ${what} ready (${n(dashboard.clicks)} clicks)`,
+      `p50 ${n(dashboard.ready.p50Ms)} ms, p95 ${n(dashboard.ready.p95Ms)} ms`,
+      `max ${n(dashboard.ready.maxMs)} ms over ${dashboard.ready.runs} fresh tabs, to ${dashboard.readySelector}`,
+      `${verdict(dashboard.ready.p95Ms <= GOALS.dashboardReadyMs)} (goal p95 ≤ ${n(GOALS.dashboardReadyMs)} ms)`,
+    ]);
+    for (const [path, r] of Object.entries(dashboard.requests)) {
+      rows.push([
+        `Dashboard request ${path}`,
+        `p50 ${n(r.p50Ms)} ms, max ${n(r.maxMs)} ms`,
+        `${r.count} requests, in the browser; analytics ${r.barRange} p99 ${n(r.barMs)} ms on the same link`,
+        `${verdict(r.maxMs <= r.barMs)} (goal: none slower than the analytics p99)`,
       ]);
     }
   }

@@ -19,6 +19,9 @@ export function linksView(key: string, onSignedOut: () => void): HTMLElement {
   const status = el('p', { className: 'muted', attrs: { role: 'status' } });
   const notice = el('p', { className: 'muted', attrs: { role: 'status' } });
   const rows = el('tbody');
+  // Busy until the list and every row's clicks have answered: screen readers wait for it, and so do the checks.
+  const table = el('table', { attrs: { 'aria-busy': 'true' } });
+  let loads = 0;
   const pager = el('div', { className: 'pager' });
 
   const guard = (e: unknown): void => {
@@ -98,14 +101,22 @@ export function linksView(key: string, onSignedOut: () => void): HTMLElement {
     if (state.tag) query.set('tag', state.tag);
     if (state.cursor) query.set('cursor', state.cursor);
     status.textContent = 'Loading…';
+    const thisLoad = ++loads;
+    table.setAttribute('aria-busy', 'true');
     let page: LinkPage;
     try {
       page = await api<LinkPage>(key, 'GET', `/api/v1/links?${query.toString()}`);
     } catch (e) {
+      if (thisLoad === loads) table.setAttribute('aria-busy', 'false');
       return guard(e);
     }
     for (const f of [search, tagFilter]) f.showError(null);
-    rows.replaceChildren(...page.links.map(row));
+    const drawn = page.links.map(row);
+    rows.replaceChildren(...drawn.map((r) => r.tr));
+    // A later load (a search typed meanwhile) owns the flag once it has started.
+    void Promise.all(drawn.map((r) => r.clicksShown)).then(() => {
+      if (thisLoad === loads) table.setAttribute('aria-busy', 'false');
+    });
     status.textContent =
       page.links.length === 0 ? (state.search || state.tag ? 'No link matches.' : 'No links yet.') : '';
     pager.replaceChildren(
@@ -191,9 +202,13 @@ export function linksView(key: string, onSignedOut: () => void): HTMLElement {
     return el('tr', {}, el('td', { attrs: { colspan: '5' } }, form));
   }
 
-  function row(link: Link): HTMLTableRowElement {
+  function row(link: Link): { tr: HTMLTableRowElement; clicksShown: Promise<unknown> } {
     const clicks = el('td', { className: 'number' }, '…');
-    void api<Analytics>(key, 'GET', `/api/v1/links/${encodeURIComponent(link.slug)}/analytics?range=7d`).then(
+    const clicksShown = api<Analytics>(
+      key,
+      'GET',
+      `/api/v1/links/${encodeURIComponent(link.slug)}/analytics?range=7d`,
+    ).then(
       (a) => (clicks.textContent = a.totalClicks.toLocaleString()),
       () => (clicks.textContent = '–'),
     );
@@ -233,7 +248,7 @@ export function linksView(key: string, onSignedOut: () => void): HTMLElement {
       clicks,
       el('td', { className: 'row-actions' }, edit, remove),
     );
-    return shown;
+    return { tr: shown, clicksShown };
   }
   async function removeLink(link: Link): Promise<void> {
     if (
@@ -249,6 +264,22 @@ export function linksView(key: string, onSignedOut: () => void): HTMLElement {
     }
   }
 
+  table.append(
+    el(
+      'thead',
+      {},
+      el(
+        'tr',
+        {},
+        el('th', { attrs: { scope: 'col' } }, 'Slug'),
+        el('th', { attrs: { scope: 'col' } }, 'Destination'),
+        el('th', { className: 'optional', attrs: { scope: 'col' } }, 'Tag'),
+        el('th', { className: 'number', attrs: { scope: 'col' } }, 'Clicks, 7 days'),
+        el('th', { attrs: { scope: 'col' } }, el('span', { className: 'muted' }, 'Actions')),
+      ),
+    ),
+    rows,
+  );
   void load();
   return el(
     'div',
@@ -259,28 +290,7 @@ export function linksView(key: string, onSignedOut: () => void): HTMLElement {
     filters,
     notice,
     status,
-    el(
-      'div',
-      { className: 'table-wrap' },
-      el(
-        'table',
-        {},
-        el(
-          'thead',
-          {},
-          el(
-            'tr',
-            {},
-            el('th', { attrs: { scope: 'col' } }, 'Slug'),
-            el('th', { attrs: { scope: 'col' } }, 'Destination'),
-            el('th', { className: 'optional', attrs: { scope: 'col' } }, 'Tag'),
-            el('th', { className: 'number', attrs: { scope: 'col' } }, 'Clicks, 7 days'),
-            el('th', { attrs: { scope: 'col' } }, el('span', { className: 'muted' }, 'Actions')),
-          ),
-        ),
-        rows,
-      ),
-    ),
+    el('div', { className: 'table-wrap' }, table),
     pager,
   );
 }
