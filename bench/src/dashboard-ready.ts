@@ -7,8 +7,5 @@
 /** The links list: its table stops being `aria-busy` once the list and every row's clicks have answered. */
 export const LINKS_PAGE_READY = 'table[aria-busy="false"]';
 
-/**
- * A link's page (`#/links/<slug>`), named here ahead of the page itself: it is to mark its main figures
- * `aria-busy="false"` once they and the requests behind them have answered.
- */
+/** A link's page (`#/links/<slug>`): `aria-busy="false"` once the link, its first figures and its QR code have answered. */
 export const LINK_PAGE_READY = '[data-page="link"][aria-busy="false"]';

@@ -1,5 +1,5 @@
 import type { BrowserContext, Page } from 'playwright-core';
-import { LINKS_PAGE_READY } from '../../bench/src/dashboard-ready';
+import { LINK_PAGE_READY, LINKS_PAGE_READY } from '../../bench/src/dashboard-ready';
 
 /**
  * Every page of the dashboard, once: the accessibility checks, `npm run screenshots` and the bench walk this list,
@@ -19,6 +19,7 @@ export interface DashboardPage {
 export const PAGES: readonly DashboardPage[] = [
   { name: 'sign-in', hash: '', signedIn: false, ready: '#api-key' },
   { name: 'links', hash: '#/links', signedIn: true, ready: LINKS_PAGE_READY },
+  { name: 'link', hash: '#/links/{slug}', signedIn: true, ready: LINK_PAGE_READY },
   // Playwright's selector engine: the total is shown once both of the page's requests have answered.
   { name: 'account', hash: '#/account', signedIn: true, ready: '#account-total-clicks:not(:text-is("…"))' },
 ];

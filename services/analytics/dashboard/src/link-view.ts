@@ -294,9 +294,11 @@ export function linkView(key: string, slug: string, onSignedOut: () => void): HT
     }
   }
 
+  // Busy until the link, its first figures and its QR code have answered: screen readers wait for it, and so do the
+  // checks and the bench (LINK_PAGE_READY).
   const root = el(
     'div',
-    { className: 'link-page' },
+    { className: 'link-page', attrs: { 'data-page': 'link', 'aria-busy': 'true' } },
     el('p', {}, el('a', { props: { href: '#/links' } }, '← All links')),
     heading,
     status,
@@ -332,17 +334,17 @@ export function linkView(key: string, slug: string, onSignedOut: () => void): HT
   );
 
   drawRanges();
-  void loadLink();
-  void loadQr();
-  // The plan's ranges first, so a locked one is never asked for; an answer of 403 locks one all the same.
-  void api<Account>(key, 'GET', '/api/v1/account')
-    .then((account) => (allowed = account.analyticsRanges))
+  // Every plan reads the first range (7d), so its figures are asked for at once, beside the plan's ranges: a range
+  // the plan does not read is then shown locked before it can be chosen, and an answer of 403 locks one all the same.
+  const account = api<Account>(key, 'GET', '/api/v1/account')
+    .then((answer) => (allowed = answer.analyticsRanges))
     .catch((e: unknown) => guard(e))
     .finally(() => {
-      if (!root.isConnected) return;
-      drawRanges();
-      void loadAnalytics();
+      if (root.isConnected) drawRanges();
     });
+  void Promise.allSettled([loadLink(), loadAnalytics(), loadQr(), account]).then(() =>
+    root.setAttribute('aria-busy', 'false'),
+  );
   return root;
 }
 
