@@ -351,7 +351,7 @@ export function formatReport(report: Report): string {
     const w = webhooks;
     const load = `${n(w.endpoints)} endpoints, ${n(w.linkEventsPerSecond)} link events/s + ${n(w.clicksPerSecond)} clicks/s`;
     const detail = (r: typeof w.healthy) =>
-      `produced ${n(r.producedLinkEventsPerSecond)} link events/s, ${n(r.producedClicksPerSecond)} clicks/s; max ${n(r.links.maxMs)} ms over ${n(r.links.deliveries)} link-event deliveries, ${n(r.missing)} missing; click batches (newest click → receipt) p50 ${n(r.clicks.p50Ms)} ms, p99 ${n(r.clicks.p99Ms)} ms over ${n(r.clicks.deliveries)}; ${r.backlog === 0 ? `queue empty ${n(r.drainSeconds)} s after the load` : `${n(r.backlog)} still queued ${n(r.drainSeconds)} s after the load`}`;
+      `produced ${n(r.producedLinkEventsPerSecond)} link events/s, ${n(r.producedClicksPerSecond)} clicks/s; max ${n(r.links.maxMs)} ms over ${n(r.links.deliveries)} link-event deliveries, ${n(r.missing)} missing; click batches (newest click → receipt) p50 ${n(r.clicks.p50Ms)} ms, p99 ${n(r.clicks.p99Ms)} ms over ${n(r.clicks.deliveries)}; ${r.backlog === 0 ? `queue empty ${n(r.drainSeconds)} s after the load` : `${n(r.backlog)} still queued ${n(r.drainSeconds)} s after the load`}; CPU while loaded (cores): dispatcher ${n(r.cpu.dispatcher)} (${n(r.cpu.dispatcherUsPerDelivery)} µs a delivery), receiver ${n(r.cpu.receiver)}, Postgres ${n(r.cpu.postgres)}, load generator ${n(r.cpu.bench)}, machine ${n(r.cpu.machine)}`;
     rows.push([
       `Webhooks: every endpoint healthy (${load})`,
       `link event → receipt p50 ${n(w.healthy.links.p50Ms)} ms, p99 ${n(w.healthy.links.p99Ms)} ms (goal ≤ ${n(GOALS.webhookP99Ms)})`,
