@@ -2,10 +2,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openTestInfra, type TestInfra } from './support/link-system';
 
-/** The example queries in docs/clickhouse.md run against the real schema. */
-describe('docs/clickhouse.md', () => {
+/** The example queries in docs/clickhouse.md and docs/account-analytics.md run against the real schema. */
+describe('docs/clickhouse.md and docs/account-analytics.md', () => {
   let infra: TestInfra;
-  const doc = readFileSync(join(__dirname, '..', 'docs', 'clickhouse.md'), 'utf8');
+  const doc = ['clickhouse.md', 'account-analytics.md']
+    .map((file) => readFileSync(join(__dirname, '..', 'docs', file), 'utf8'))
+    .join('\n');
   const queries = [...doc.matchAll(/```sql\n([\s\S]*?)```/g)].map((m) => m[1]!.trim().replace(/;$/, ''));
 
   beforeAll(async () => {
@@ -33,11 +35,13 @@ describe('docs/clickhouse.md', () => {
     const columns = await (
       await infra.clickhouse.query({
         query: `SELECT table, name FROM system.columns
-                 WHERE database = currentDatabase() AND table IN ('clicks', 'link_daily', 'link_daily_breakdown', 'link_visitors', 'link_uniques')`,
+                 WHERE database = currentDatabase() AND table IN ('clicks', 'link_daily', 'link_daily_breakdown', 'link_visitors', 'link_uniques',
+                                'account_daily', 'account_link_daily', 'account_daily_breakdown')`,
         format: 'JSONEachRow',
       })
     ).json<{ table: string; name: string }>();
     expect(columns.length).toBeGreaterThan(0);
+    expect(new Set(columns.map((c) => c.table)).size).toBe(8);
     for (const { name } of columns) expect(doc).toContain(`| \`${name}\``);
   });
 });

@@ -14,15 +14,30 @@ const RANGES = ['7d', '30d', '90d', 'all'] as const;
 
 /**
  * The analytics endpoint for one link holding `clicks` clicks spread over
- * `days` days. The clicks go straight into the `clicks` fact table with one
- * INSERT … SELECT, so the materialized views fill exactly as they do from the
- * projector; the link's creation is moved back to the first day so `all`
- * covers them. Each range is then read sequentially, as a dashboard does.
+ * `days` days (loadBigLink), each range then read sequentially, as a dashboard
+ * does (readRanges).
  */
 export async function benchAnalytics(
   stack: BenchStack,
   options: { clicks: number; days: number; visitors: number; requests: number },
 ): Promise<AnalyticsResult> {
+  const { slug, loadSeconds, parts } = await loadBigLink(stack, options);
+  const analytics = await stack.start('analytics');
+  const ranges = await readRanges(analytics.url, stack.key, slug, options);
+  await analytics.stop();
+  return { clicks: options.clicks, days: options.days, loadSeconds, ranges, parts };
+}
+
+/**
+ * One link holding `clicks` clicks spread over `days` days. The clicks go
+ * straight into the `clicks` fact table with one INSERT … SELECT, so the
+ * materialized views fill exactly as they do from the projector; the link's
+ * creation is moved back to the first day so `all` covers them.
+ */
+export async function loadBigLink(
+  stack: BenchStack,
+  options: { clicks: number; days: number; visitors: number },
+): Promise<{ slug: string; loadSeconds: number; parts: AnalyticsResult['parts'] }> {
   const writeApi = await stack.start('write-api');
   const created = [...(await createLinks(writeApi.url, stack.key, 1, 'big'))][0];
   if (!created) throw new Error('the benchmark link was not created');
@@ -85,14 +100,22 @@ export async function benchAnalytics(
       `SELECT count() AS n FROM system.parts WHERE database = currentDatabase() AND table = '${table}' AND active`,
     );
   const parts = { linkVisitors: await partsOf('link_visitors'), linkUniques: await partsOf('link_uniques') };
+  return { slug, loadSeconds, parts };
+}
 
-  const analytics = await stack.start('analytics');
+/** Each range of the link's analytics read `requests` times in a row, after ten reads that warm the caches. */
+export async function readRanges(
+  analyticsUrl: string,
+  key: string,
+  slug: string,
+  options: { clicks: number; days: number; visitors: number; requests: number },
+): Promise<AnalyticsResult['ranges']> {
   const ranges: AnalyticsResult['ranges'] = {};
   for (const range of RANGES) {
     const read = async () => {
       const t = performance.now();
-      const res = await fetch(`${analytics.url}/api/v1/links/${slug}/analytics?range=${range}`, {
-        headers: { authorization: `Bearer ${stack.key}` },
+      const res = await fetch(`${analyticsUrl}/api/v1/links/${slug}/analytics?range=${range}`, {
+        headers: { authorization: `Bearer ${key}` },
       });
       const body = (await res.json()) as { totalClicks?: number; uniqueVisitors?: number };
       if (res.status !== 200) throw new Error(`analytics ${range}: HTTP ${res.status} ${JSON.stringify(body)}`);
@@ -113,6 +136,5 @@ export async function benchAnalytics(
     const wholeLife = range === 'all' || Number.parseInt(range, 10) >= options.days;
     ranges[range] = { p50Ms: p.p50, p99Ms: p.p99, maxMs: p.max, requests: p.n, wholeLife };
   }
-  await analytics.stop();
-  return { clicks: options.clicks, days: options.days, loadSeconds, ranges, parts };
+  return ranges;
 }

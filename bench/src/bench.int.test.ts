@@ -49,6 +49,7 @@ it('runs every benchmark end to end (quick)', async () => {
       bulk,
       ingestion,
       analytics,
+      dashboard,
       list,
       previews,
       previewShares,
@@ -75,6 +76,8 @@ it('runs every benchmark end to end (quick)', async () => {
     expect(ingestion!.clicks).toBe(2000);
     expect(ingestion!.freshness.samples).toBe(2);
     expect(Object.keys(analytics!.ranges)).toEqual(['7d', '30d', '90d', 'all']);
+    expect(dashboard!.ready.runs).toBe(2);
+    expect(Object.keys(dashboard!.requests).length).toBeGreaterThan(0);
     expect(list!.queries['first page (20)']!.listed).toBe(20);
     expect(list!.queries['tag, rare (1 in 1,000)']!.listed).toBe(2);
     expect(list!.queries['search, rare (1 link)']!.listed).toBeGreaterThan(0);

@@ -4,6 +4,7 @@ import type { ClickCostResult } from './click-cost';
 import type { ClickWorkerResult } from './click-worker';
 import type { ColdCacheResult } from './cold-cache';
 import type { CreateResult } from './create';
+import type { DashboardResult } from './dashboard';
 import type { EmbeddedResult } from './embedded';
 import type { ExportResult } from './export';
 import type { IngestionResult } from './ingestion';
@@ -29,6 +30,7 @@ export interface Report {
     bulk?: BulkResult;
     ingestion?: IngestionResult;
     analytics?: AnalyticsResult;
+    dashboard?: DashboardResult;
     export?: ExportResult;
     list?: ListResult;
     previews?: PreviewsResult;
@@ -53,6 +55,8 @@ const GOALS = {
   ingestPerSecond: 20_000,
   freshnessP99Ms: 2000,
   analyticsP99Ms: 50,
+  /** A link's dashboard page, from navigation to everything it loads shown. */
+  dashboardReadyMs: 1000,
   /** The analytics process's memory over a whole export: flat, whatever the export's size. */
   exportRssGrowthMiB: 64,
   listP99Ms: 20,
@@ -88,6 +92,7 @@ export function formatReport(report: Report): string {
     bulk,
     ingestion,
     analytics,
+    dashboard,
     list,
     previews,
     previewShares,
@@ -190,6 +195,23 @@ export function formatReport(report: Report): string {
             : `link_visitors (${analytics.parts.linkVisitors} parts)`
         }`,
         `${verdict(r.p99Ms <= GOALS.analyticsP99Ms)} (goal p99 ≤ ${GOALS.analyticsP99Ms} ms)`,
+      ]);
+    }
+  }
+  if (dashboard) {
+    const what = dashboard.page === 'link' ? 'link page' : 'links list (no link page yet)';
+    rows.push([
+      `Dashboard ${what} ready (${n(dashboard.clicks)} clicks)`,
+      `p50 ${n(dashboard.ready.p50Ms)} ms, p95 ${n(dashboard.ready.p95Ms)} ms`,
+      `max ${n(dashboard.ready.maxMs)} ms over ${dashboard.ready.runs} fresh tabs, to ${dashboard.readySelector}`,
+      `${verdict(dashboard.ready.p95Ms <= GOALS.dashboardReadyMs)} (goal p95 ≤ ${n(GOALS.dashboardReadyMs)} ms)`,
+    ]);
+    for (const [path, r] of Object.entries(dashboard.requests)) {
+      rows.push([
+        `Dashboard request ${path}`,
+        `p50 ${n(r.p50Ms)} ms, max ${n(r.maxMs)} ms`,
+        `${r.count} requests, in the browser; analytics ${r.barRange} p99 ${n(r.barMs)} ms on the same link`,
+        `${verdict(r.maxMs <= r.barMs)} (goal: none slower than the analytics p99)`,
       ]);
     }
   }
@@ -344,7 +366,7 @@ export function formatReport(report: Report): string {
     const w = webhooks;
     const load = `${n(w.endpoints)} endpoints, ${n(w.linkEventsPerSecond)} link events/s + ${n(w.clicksPerSecond)} clicks/s`;
     const detail = (r: typeof w.healthy) =>
-      `produced ${n(r.producedLinkEventsPerSecond)} link events/s, ${n(r.producedClicksPerSecond)} clicks/s; max ${n(r.links.maxMs)} ms over ${n(r.links.deliveries)} link-event deliveries, ${n(r.missing)} missing; click batches (newest click → receipt) p50 ${n(r.clicks.p50Ms)} ms, p99 ${n(r.clicks.p99Ms)} ms over ${n(r.clicks.deliveries)}; ${r.backlog === 0 ? `queue empty ${n(r.drainSeconds)} s after the load` : `${n(r.backlog)} still queued ${n(r.drainSeconds)} s after the load`}`;
+      `produced ${n(r.producedLinkEventsPerSecond)} link events/s, ${n(r.producedClicksPerSecond)} clicks/s; max ${n(r.links.maxMs)} ms over ${n(r.links.deliveries)} link-event deliveries, ${n(r.missing)} missing; click batches (newest click → receipt) p50 ${n(r.clicks.p50Ms)} ms, p99 ${n(r.clicks.p99Ms)} ms over ${n(r.clicks.deliveries)}; ${r.backlog === 0 ? `queue empty ${n(r.drainSeconds)} s after the load` : `${n(r.backlog)} still queued ${n(r.drainSeconds)} s after the load`}; CPU while loaded (cores): dispatcher ${n(r.cpu.dispatcher)} (${n(r.cpu.dispatcherUsPerDelivery)} µs a delivery), receiver ${n(r.cpu.receiver)}, Postgres ${n(r.cpu.postgres)}, load generator ${n(r.cpu.bench)}, machine ${n(r.cpu.machine)}`;
     rows.push([
       `Webhooks: every endpoint healthy (${load})`,
       `link event → receipt p50 ${n(w.healthy.links.p50Ms)} ms, p99 ${n(w.healthy.links.p99Ms)} ms (goal ≤ ${n(GOALS.webhookP99Ms)})`,

@@ -49,3 +49,25 @@ export function localBrokerPid(root: string, brokers: string): number | null {
     return null;
   }
 }
+
+/** utime + stime of the Postgres backends serving one database, in ms, by pid (their titles name it). */
+export function postgresBackendsCpuMs(database: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      const title = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      if (title.startsWith('postgres: ') && title.includes(` ${database} `)) out[pid] = processCpuMs(Number(pid));
+    } catch {
+      // The process ended between the listing and the read.
+    }
+  }
+  return out;
+}
+
+/** The machine's busy time, all cores, in ms (/proc/stat: everything but idle and iowait). */
+export function machineBusyMs(): number {
+  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const busy = fields.reduce((sum, n, i) => (i === 3 || i === 4 ? sum : sum + n), 0);
+  return (busy * 1000) / 100;
+}

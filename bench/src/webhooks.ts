@@ -9,6 +9,7 @@ import { readReceived, startWebhookReceiver, type ReceivedDelivery } from '@shor
 import { sealSecret } from '@shortlink/webhooks';
 import { percentiles, round, sleep } from './measure';
 import type { BenchStack } from './stack';
+import { machineBusyMs, postgresBackendsCpuMs, processCpuMs } from './thread-cpu';
 
 export interface WebhooksOptions {
   /** Accounts, each with `endpointsPerAccount` endpoints subscribed to every event type. */
@@ -44,6 +45,19 @@ export interface WebhooksRun {
   backlog: number;
   producedLinkEventsPerSecond: number;
   producedClicksPerSecond: number;
+  /**
+   * CPU while the load ran (warm-up left out), in cores: the dispatcher process (all its threads), the receiver,
+   * the Postgres backends of the bench's database, and the whole machine; and the dispatcher's CPU per delivery.
+   */
+  cpu: {
+    dispatcher: number;
+    receiver: number;
+    postgres: number;
+    /** This process: the load's producer and the reading of the queue. */
+    bench: number;
+    machine: number;
+    dispatcherUsPerDelivery: number;
+  };
 }
 
 export interface WebhooksResult {
@@ -115,11 +129,16 @@ export async function benchWebhooks(
     const partitions = (await admin.partitionOffsets(stack.names.topics.clicks)).length;
     await admin.disconnect();
 
-    const healthy = await run(stack, accounts, { now: new Set(), later: dead }, partitions, logFile, options);
+    const pids = {
+      dispatcher: dispatcher.pid,
+      receiver: receiver.pid,
+      database: new URL(stack.env.DATABASE_URL!).pathname.slice(1),
+    };
+    const healthy = await run(stack, accounts, { now: new Set(), later: dead }, partitions, logFile, options, pids);
     await stack.pool.query(`UPDATE webhooks SET url = url || '/dead' WHERE url LIKE '%/e/%' AND webhook_id = ANY($1)`, [
       endpoints.filter((e) => dead.has(e.path)).map((e) => e.id),
     ]);
-    const withDead = await run(stack, accounts, { now: dead, later: dead }, partitions, logFile, options);
+    const withDead = await run(stack, accounts, { now: dead, later: dead }, partitions, logFile, options, pids);
     return {
       endpoints: endpoints.length,
       accounts: accounts.length,
@@ -188,6 +207,7 @@ async function run(
   partitions: number,
   logFile: string,
   options: WebhooksOptions,
+  processes: { dispatcher: number; receiver: number; database: string },
 ): Promise<{ run: WebhooksRun; comparable: number }> {
   const dead = deadPaths.now;
   const producer = stack.kafka.producer();
@@ -276,8 +296,21 @@ async function run(
       if (due < 5000) await sleep(Math.max(0, 50 - (Date.now() - tick)));
     }
   };
+  // The CPU the load cost, read as the measured window opens and once the load stops.
+  const cpuNow = () => ({
+    dispatcher: processCpuMs(processes.dispatcher),
+    receiver: processCpuMs(processes.receiver),
+    postgres: postgresBackendsCpuMs(processes.database),
+    bench: processCpuMs(process.pid),
+    machine: machineBusyMs(),
+    at: Date.now(),
+  });
+  let cpuFrom: ReturnType<typeof cpuNow> | undefined;
+  const cpuTimer = setTimeout(() => (cpuFrom = cpuNow()), Math.max(0, measureFrom - Date.now()));
   await Promise.all([produceLinks(), produceClicks()]);
   const produced = Date.now();
+  clearTimeout(cpuTimer);
+  const cpuTo = cpuNow();
   await producer.disconnect();
 
   // The healthy endpoints' queue empties (the dead endpoints' messages wait for their retries), or the run gives up.
@@ -329,6 +362,13 @@ async function run(
   }
   const link = percentiles(linkLatency);
   const click = percentiles(clickLatency);
+  const cpuSeconds = cpuFrom ? (cpuTo.at - cpuFrom.at) / 1000 : NaN;
+  const cores = (ms: number) => round(ms / 1000 / cpuSeconds);
+  const postgresMs = Object.entries(cpuTo.postgres).reduce(
+    (sum, [pid, ms]) => sum + ms - (cpuFrom?.postgres[pid] ?? 0),
+    0,
+  );
+  const dispatcherMs = cpuTo.dispatcher - (cpuFrom?.dispatcher ?? NaN);
   const seconds = options.durationSeconds;
   const endpointsPerAccount = accounts[0]?.endpoints.length ?? 0;
   const healthyShare = 1 - dead.size / (accounts.length * endpointsPerAccount);
@@ -348,6 +388,14 @@ async function run(
       backlog: left,
       producedLinkEventsPerSecond: round(linkEvents / ((produced - started) / 1000)),
       producedClicksPerSecond: round(clicks / ((produced - started) / 1000)),
+      cpu: {
+        dispatcher: cores(dispatcherMs),
+        receiver: cores(cpuTo.receiver - (cpuFrom?.receiver ?? NaN)),
+        postgres: cores(postgresMs),
+        bench: cores(cpuTo.bench - (cpuFrom?.bench ?? NaN)),
+        machine: cores(cpuTo.machine - (cpuFrom?.machine ?? NaN)),
+        dispatcherUsPerDelivery: round((dispatcherMs * 1000) / Math.max(1, answeredInWindow)),
+      },
     },
     comparable: percentiles(comparableLatency).p99,
   };

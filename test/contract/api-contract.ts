@@ -190,6 +190,36 @@ export function describeApiContract(mode: string, target: () => ContractTarget):
       expect((await get(`/api/v1/links/${slug}/analytics?range=1y`, free)).status).toBe(400);
     });
 
+    it('answers the account’s analytics of the key’s account only, and refuses a grouping it does not know', async () => {
+      const [owner, other] = [await target().issueKey('pro'), await target().issueKey('pro')];
+      expect(
+        (await post({ url: 'https://example.com/acct', customSlug: `acct-${run}`, tag: 'news' }, owner)).status,
+      ).toBe(201);
+      const body = await json(await get('/api/v1/analytics?range=30d&groupBy=tag&limit=5', owner));
+      expect(body).toMatchObject({ range: '30d', groupBy: 'tag', totalClicks: 0, uniqueVisitors: 0, rows: [] });
+      expect(await json(await get('/api/v1/analytics', other))).toMatchObject({
+        range: '7d',
+        groupBy: 'link',
+        rows: [],
+      });
+      const bad = await get('/api/v1/analytics?groupBy=campaign', owner);
+      expect([bad.status, (await json(bad)).code]).toEqual([400, 'invalid_group_by']);
+      expect((await get('/api/v1/analytics?limit=0', owner)).status).toBe(400);
+      expect((await get('/api/v1/analytics?range=all', free)).status).toBe(403);
+      expect((await get('/api/v1/analytics', null)).status).toBe(401);
+    });
+
+    it('tells a key its account, plan and the analytics ranges the plan reads', async () => {
+      const [proAccount, freeAccount] = [
+        await json(await get('/api/v1/account')),
+        await json(await get('/api/v1/account', free)),
+      ];
+      expect(proAccount).toMatchObject({ plan: 'pro', analyticsRanges: ['7d', '30d', '90d', 'all'] });
+      expect(freeAccount).toMatchObject({ plan: 'free', analyticsRanges: ['7d', '30d'] });
+      expect(freeAccount.accountId).not.toBe(proAccount.accountId);
+      expect((await get('/api/v1/account', null)).status).toBe(401);
+    });
+
     it('lists the caller’s links newest first, a page at a time, filtered by tag or search', async () => {
       const [owner, other] = [await target().issueKey('pro'), await target().issueKey('pro')];
       const made = [];

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { clusterStatements, createdTables, SHARDING_KEY } from './cluster-statements';
+import { ACCOUNT_SHARDING_KEY, clusterStatements, createdTables, SHARDING_KEY } from './cluster-statements';
 import { schemaMigrationsOnCluster, splitStatements } from './migrate';
 import { CLICKHOUSE_MIGRATIONS_DIR } from './paths';
 
@@ -22,6 +22,9 @@ const views = creates(/^CREATE MATERIALIZED VIEW /);
 describe('the migrations on a cluster', () => {
   it('knows the tables the analytics queries and the projector use', () => {
     expect([...tables].sort()).toEqual([
+      'account_daily',
+      'account_daily_breakdown',
+      'account_link_daily',
       'clicks',
       'link_daily',
       'link_daily_breakdown',
@@ -44,6 +47,9 @@ describe('the migrations on a cluster', () => {
     );
     expect(Object.fromEntries(engines.map(([, name, engine]) => [name, engine]))).toEqual({
       clicks: 'ReplicatedMergeTree',
+      account_daily: 'ReplicatedAggregatingMergeTree',
+      account_daily_breakdown: 'ReplicatedAggregatingMergeTree',
+      account_link_daily: 'ReplicatedAggregatingMergeTree',
       link_daily: 'ReplicatedAggregatingMergeTree',
       link_daily_breakdown: 'ReplicatedSummingMergeTree',
       link_visitors: 'ReplicatedAggregatingMergeTree',
@@ -81,14 +87,16 @@ describe('the migrations on a cluster', () => {
     }
   });
 
-  it('gives the Distributed tables the names the queries use, sharded by link', () => {
+  it('gives the Distributed tables the names the queries use, sharded by link, or by account without one', () => {
+    const byAccount = new Set(['account_daily', 'account_daily_breakdown']);
     for (const name of tables) {
       expect(distributed).toContain(
         `CREATE TABLE IF NOT EXISTS ${name} ON CLUSTER analytics AS ${name}_local\n` +
-          `ENGINE = Distributed(analytics, shortlink, ${name}_local, ${SHARDING_KEY})`,
+          `ENGINE = Distributed(analytics, shortlink, ${name}_local, ${byAccount.has(name) ? ACCOUNT_SHARDING_KEY : SHARDING_KEY})`,
       );
     }
     expect(SHARDING_KEY).toBe('cityHash64(link_id)');
+    expect(ACCOUNT_SHARDING_KEY).toBe('cityHash64(account_id)');
   });
 
   it('creates a local table before the Distributed table over it', () => {
@@ -111,7 +119,9 @@ describe('the migrations on a cluster', () => {
   it('runs the backfills once, through the Distributed tables', () => {
     const backfills = cluster.filter((s) => s.startsWith('INSERT INTO'));
     expect(backfills).toEqual(single.filter((s) => s.startsWith('INSERT INTO')));
-    for (const s of backfills) expect(s).toMatch(/^INSERT INTO (link_visitors|link_uniques)\s[\s\S]*FROM clicks\b/);
+    for (const s of backfills) {
+      expect(s).toMatch(/^INSERT INTO (link_visitors|link_uniques|account_\w+)\s[\s\S]*FROM clicks\b/);
+    }
   });
 
   it('adds a column to the local tables first, then to the Distributed table over them, ON CLUSTER', () => {
@@ -142,7 +152,7 @@ describe('the migrations on a cluster', () => {
     );
     expect(() =>
       clusterStatements('CREATE TABLE IF NOT EXISTS t (id UUID) ENGINE = MergeTree ORDER BY id', target),
-    ).toThrow(/no link_id column/);
+    ).toThrow(/no link_id or account_id column/);
     expect(() => clusterStatements('SELECT 1', { ...target, cluster: 'a; DROP' })).toThrow(
       /Invalid ClickHouse identifier/,
     );

@@ -16,8 +16,14 @@ export interface ClusterTarget {
   tables: ReadonlySet<string>;
 }
 
-/** Every table, sharded the same way: a link's clicks and its aggregates on one shard. */
+/** Every table with a link, sharded the same way: a link's clicks and its aggregates on one shard. */
 export const SHARDING_KEY = 'cityHash64(link_id)';
+/**
+ * An account's aggregates without a link column. Its views write them on the shard of each click's link, so an
+ * account's rows are spread over the shards whatever the key; the key only places backfilled rows. Every read
+ * aggregates over the shards (sums, merged visitor sets), so the spread changes no answer.
+ */
+export const ACCOUNT_SHARDING_KEY = 'cityHash64(account_id)';
 export const LOCAL_SUFFIX = '_local';
 
 /** The Keeper path of a shard's replicas of a local table. */
@@ -73,9 +79,12 @@ function createTable(statement: string, name: string, { cluster, database }: Clu
   const rest = statement.slice(close + 1);
   const engine = ENGINE.exec(rest);
   if (!engine) throw new Error(`Table ${name} is not on a MergeTree engine; it has no cluster form`);
-  if (!/[(,]\s*link_id\s/.test(columns)) {
-    throw new Error(`Table ${name} has no link_id column to shard it by`);
-  }
+  const key = /[(,]\s*link_id\s/.test(columns)
+    ? SHARDING_KEY
+    : /[(,]\s*account_id\s/.test(columns)
+      ? ACCOUNT_SHARDING_KEY
+      : undefined;
+  if (!key) throw new Error(`Table ${name} has no link_id or account_id column to shard it by`);
   const local = `${name}${LOCAL_SUFFIX}`;
   const args = [`'${replicaPath(database, local)}'`, `'{replica}'`, ...(engine[2]?.trim() ? [engine[2].trim()] : [])];
   // The same deduplication window, kept in Keeper for the shard's replicas instead of on one server.
@@ -84,7 +93,7 @@ function createTable(statement: string, name: string, { cluster, database }: Clu
     .replace(/\bnon_replicated_deduplication_window\b/g, 'replicated_deduplication_window');
   return [
     `CREATE TABLE IF NOT EXISTS ${local} ON CLUSTER ${cluster} ${columns}\nENGINE = Replicated${engine[1]}MergeTree(${args.join(', ')})${tail}`,
-    `CREATE TABLE IF NOT EXISTS ${name} ON CLUSTER ${cluster} AS ${local}\nENGINE = Distributed(${cluster}, ${database}, ${local}, ${SHARDING_KEY})`,
+    `CREATE TABLE IF NOT EXISTS ${name} ON CLUSTER ${cluster} AS ${local}\nENGINE = Distributed(${cluster}, ${database}, ${local}, ${key})`,
   ];
 }
 

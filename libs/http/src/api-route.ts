@@ -116,6 +116,7 @@ export const RESPONSE_HEADERS = {
 export const API_ROUTE_TAGS = {
   links: 'Links',
   analytics: 'Analytics',
+  account: 'Account',
   redirects: 'Redirects',
   webhooks: 'Webhooks',
   operations: 'Operations',

@@ -49,6 +49,18 @@ export const INVALID_SEARCH = new HttpError(
   { detail: `search must be 1-${LIST_LIMITS.searchMaxLength} characters.`, field: 'search' },
 );
 
+/** The account-wide analytics' groupings and row limits; documented in docs/account-analytics.md. */
+export const GROUP_BYS = ['link', 'tag', 'country', 'referrer', 'device', 'browser', 'day'] as const;
+export type GroupBy = (typeof GROUP_BYS)[number];
+export const ACCOUNT_LIMITS = { defaultGroupBy: 'link', defaultLimit: 10, maxLimit: LIST_LIMITS.maxLimit } as const;
+
+export const INVALID_GROUP_BY = new HttpError(
+  400,
+  `groupBy must be one of ${GROUP_BYS.join(', ')}`,
+  'invalid_group_by',
+  { detail: `groupBy must be one of ${GROUP_BYS.join(', ')}.`, field: 'groupBy' },
+);
+
 /** A range the account's plan does not include (the free plan: 7d and 30d). */
 export function rangeNeedsPro(range: string): HttpError {
   return new HttpError(403, `The ${range} range requires the Pro plan`, 'plan_upgrade_required', {

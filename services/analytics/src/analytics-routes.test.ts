@@ -108,6 +108,8 @@ async function readApi(links: LinkRecord[], more: Partial<AnalyticsDeps> & { pen
       statsRead.push({ linkId: l.linkId, range });
       return { period: rangeDays(range, now, l.createdAt), stats: STATS };
     },
+    // The account's analytics have their own tests (account/account-route.test.ts).
+    readAccountAnalytics: async () => Promise.reject(new Error('not read here')),
     now: () => NOW,
     ...overrides,
   };
@@ -375,7 +377,7 @@ describe('GET /api/v1/links', () => {
 });
 
 describe('authentication on every route', () => {
-  it.each(['/api/v1/links', '/api/v1/links/summer', '/api/v1/links/summer/analytics'])(
+  it.each(['/api/v1/links', '/api/v1/links/summer', '/api/v1/links/summer/analytics', '/api/v1/account'])(
     'GET %s answers 401 with WWW-Authenticate without a key, or with one unknown or malformed',
     async (url) => {
       const { statsRead } = await readApi([link('summer', 'account-owner')]);

@@ -1,4 +1,4 @@
-import { PLANS, UNAUTHORIZED } from '@shortlink/accounts';
+import { PLAN_NAMES, PLANS, UNAUTHORIZED } from '@shortlink/accounts';
 import {
   API_KEY_SECURITY,
   API_ROUTE_TAGS,
@@ -20,6 +20,9 @@ import {
 import { RANGES } from './analytics/range';
 import { CLICK_EXPORT_ROUTE } from './clicks/export-api-route';
 import {
+  ACCOUNT_LIMITS,
+  GROUP_BYS,
+  INVALID_GROUP_BY,
   INVALID_CURSOR,
   INVALID_LIMIT,
   INVALID_QR_FORMAT,
@@ -376,10 +379,167 @@ export const QR_CODE_ROUTE: ApiRoute = {
   },
 };
 
+const accountAnalyticsSchema = {
+  type: 'object',
+  properties: {
+    range: { type: 'string', enum: RANGES },
+    from: { type: 'string', format: 'date', description: 'The first UTC day counted.' },
+    to: { type: 'string', format: 'date', description: 'The last UTC day counted.' },
+    totalClicks: {
+      type: 'integer',
+      minimum: 0,
+      description: 'Clicks on all the account’s links, deleted ones included.',
+    },
+    uniqueVisitors: {
+      type: 'integer',
+      minimum: 0,
+      description: 'Distinct visitors over all the links, by hashed IP address: a visitor of two links counts once.',
+    },
+    groupBy: { type: 'string', enum: GROUP_BYS },
+    rows: {
+      type: 'array',
+      description:
+        'The groups with the most clicks, most first, ties by name; at most `limit`. Groups without clicks are not listed.',
+      items: {
+        type: 'object',
+        properties: {
+          name: {
+            type: 'string',
+            description:
+              'The link’s slug, the tag, the value (a country code, referrer origin, device or browser family) or the UTC day (`YYYY-MM-DD`).',
+          },
+          linkId: { type: 'string', format: 'uuid', description: 'The link’s id; with `groupBy=link` only.' },
+          clicks: { type: 'integer', minimum: 0 },
+          uniqueVisitors: { type: 'integer', minimum: 0, description: 'Distinct visitors of the group’s clicks.' },
+        },
+        required: ['name', 'clicks', 'uniqueVisitors'],
+        additionalProperties: false,
+      },
+    },
+  },
+  required: ['range', 'from', 'to', 'totalClicks', 'uniqueVisitors', 'groupBy', 'rows'],
+  additionalProperties: false,
+} as const;
+
+export const ACCOUNT_ANALYTICS_ROUTE: ApiRoute = {
+  method: 'GET',
+  url: '/api/v1/analytics',
+  schema: {
+    operationId: 'getAccountAnalytics',
+    summary: 'Click analytics of all your links',
+    description:
+      'The account’s clicks and distinct visitors over a range of days, and its top links, tags, countries, referrers, devices, browsers or days. The account is the API key’s. Counted as a link’s analytics are: clicks by people only. Each parameter at most once; parameters it does not know are ignored.',
+    tags: [API_ROUTE_TAGS.analytics],
+    security: API_KEY_SECURITY,
+    querystring: {
+      type: 'object',
+      properties: {
+        range: {
+          type: 'string',
+          enum: RANGES,
+          default: '7d',
+          description: `The days counted, ending today (UTC); \`all\` starts on the account’s first click. The free plan has ${PLANS.free.analyticsRanges.join(' and ')}.`,
+        },
+        groupBy: {
+          type: 'string',
+          enum: GROUP_BYS,
+          default: ACCOUNT_LIMITS.defaultGroupBy,
+          description:
+            'What a row is: a link, a tag (the links that carry it now; links without a tag are in no row), a country, a referrer origin, a device, a browser family or a UTC day.',
+        },
+        limit: {
+          type: 'integer',
+          minimum: 1,
+          maximum: ACCOUNT_LIMITS.maxLimit,
+          default: ACCOUNT_LIMITS.defaultLimit,
+          description: 'Rows at most.',
+        },
+      },
+    },
+    response: {
+      200: {
+        description: 'The account’s analytics over the range.',
+        ...accountAnalyticsSchema,
+        examples: [
+          {
+            range: '30d',
+            from: '2026-10-23',
+            to: '2026-11-21',
+            totalClicks: 1250,
+            uniqueVisitors: 870,
+            groupBy: 'tag',
+            rows: [
+              { name: 'spring', clicks: 900, uniqueVisitors: 610 },
+              { name: 'newsletter', clicks: 300, uniqueVisitors: 280 },
+            ],
+          },
+        ],
+      },
+      400: errorResponse('A parameter is not acceptable.', {
+        invalidRange: INVALID_RANGE,
+        invalidGroupBy: INVALID_GROUP_BY,
+        invalidLimit: INVALID_LIMIT,
+        ...MALFORMED_REQUESTS,
+      }),
+      401: unauthorized,
+      403: errorResponse(
+        'The account’s plan does not include this range.',
+        Object.fromEntries(proOnlyRanges.map((r) => [`range${r}`, rangeNeedsPro(r)])),
+      ),
+      503: storeUnavailable,
+    },
+  },
+};
+
+export const ACCOUNT_READ_ROUTE: ApiRoute = {
+  method: 'GET',
+  url: '/api/v1/account',
+  schema: {
+    operationId: 'getAccount',
+    summary: 'The key’s account and what its plan allows',
+    description:
+      'Which account the key belongs to, its plan, and that plan’s limits, so a client can offer only what will be answered (the analytics ranges, the shortest custom slug) instead of learning it from a `403`. Requests per minute are in every answer’s `RateLimit-*` headers.',
+    tags: [API_ROUTE_TAGS.account],
+    security: API_KEY_SECURITY,
+    response: {
+      200: {
+        description: 'The account of the key.',
+        type: 'object',
+        properties: {
+          accountId: { type: 'string', format: 'uuid', description: 'The account’s identifier; it never changes.' },
+          name: { type: 'string', description: 'The account’s name, as it was given when the account was made.' },
+          plan: { type: 'string', enum: PLAN_NAMES },
+          analyticsRanges: {
+            type: 'array',
+            items: { type: 'string', enum: RANGES },
+            description: 'The `range` values the plan reads, in the order of `7d`, `30d`, `90d`, `all`.',
+          },
+          minCustomSlugLength: { type: 'integer', minimum: 1, description: 'The shortest custom slug the plan takes.' },
+        },
+        required: ['accountId', 'name', 'plan', 'analyticsRanges', 'minCustomSlugLength'],
+        additionalProperties: false,
+        examples: [
+          {
+            accountId: '5b0c6a7e-2f1d-4c1e-9a57-3f0f1f4c2d10',
+            name: 'Acme',
+            plan: 'free',
+            analyticsRanges: PLANS.free.analyticsRanges,
+            minCustomSlugLength: PLANS.free.minCustomSlugLength,
+          },
+        ],
+      },
+      400: errorResponse('The request could not be read.', MALFORMED_REQUESTS),
+      401: unauthorized,
+    },
+  },
+};
+
 export const ANALYTICS_ROUTES: readonly ApiRoute[] = [
   LINK_LIST_ROUTE,
   LINK_READ_ROUTE,
   QR_CODE_ROUTE,
   ANALYTICS_ROUTE,
+  ACCOUNT_ANALYTICS_ROUTE,
+  ACCOUNT_READ_ROUTE,
   CLICK_EXPORT_ROUTE,
 ];

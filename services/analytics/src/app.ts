@@ -1,19 +1,21 @@
 import type { FastifyInstance } from 'fastify';
-import { accountOf, PLANS, requireApiKey } from '@shortlink/accounts';
-import { kindOf, servedSchema, type Dependency, type ServiceModule } from '@shortlink/http';
+import { accountOf, requireApiKey } from '@shortlink/accounts';
+import { servedSchema, type Dependency, type ServiceModule } from '@shortlink/http';
 import { linkReadRoutes, ownedLink, type LinkReadDeps } from './links/link-route';
 import { linkListRoutes, type LinkListDeps } from './links/list-route';
 import { qrCodeRoutes } from './links/qr-route';
 import { dashboardRoutes } from './dashboard/dashboard-routes';
+import { accountReadRoutes } from './account/account-read-route';
 import { clickExportRoutes, type ClickExportDeps } from './clicks/export-route';
 import type { LinkStats } from './analytics/queries';
-import { isRange, RANGES, type Range, type RangeDays } from './analytics/range';
-import { INVALID_RANGE, rangeNeedsPro } from './analytics-errors';
+import type { Range, RangeDays } from './analytics/range';
+import { checkedRange } from './analytics/range-request';
+import { accountAnalyticsRoutes, type AccountAnalyticsDeps } from './account/account-analytics-route';
 import { ANALYTICS_ROUTE } from './analytics-routes';
 
 export const SERVICE_NAME = 'analytics';
 
-export interface AnalyticsDeps extends LinkReadDeps, LinkListDeps, ClickExportDeps {
+export interface AnalyticsDeps extends LinkReadDeps, LinkListDeps, AccountAnalyticsDeps, ClickExportDeps {
   /** A link's clicks over a range, from ClickHouse (readRangeStats). */
   readStats: (
     link: { linkId: string; createdAt: Date },
@@ -39,6 +41,8 @@ export function createAnalytics(deps: AnalyticsDeps): ServiceModule {
       await linkReadRoutes(app, deps);
       await linkListRoutes(app, deps);
       await qrCodeRoutes(app, deps);
+      await accountAnalyticsRoutes(app, deps);
+      await accountReadRoutes(app, deps);
       await clickExportRoutes(app, deps);
       await dashboardRoutes(app);
       app.get<{ Params: { slug: string }; Querystring: { range?: unknown } }>(
@@ -47,18 +51,7 @@ export function createAnalytics(deps: AnalyticsDeps): ServiceModule {
         { onRequest: requireApiKey(deps.authenticate, deps.rateLimiter), schema: servedSchema(ANALYTICS_ROUTE) },
         async (request) => {
           const account = accountOf(request);
-          const range = request.query.range ?? '7d';
-          if (typeof range !== 'string' || !isRange(range)) {
-            const received = Array.isArray(range) ? 'range given more than once' : `received ${kindOf(range)}`;
-            throw INVALID_RANGE.withDetail(`range must be one of ${RANGES.join(', ')}; ${received}.`, 'range');
-          }
-          const allowed = PLANS[account.plan].analyticsRanges as readonly string[];
-          if (!allowed.includes(range)) {
-            throw rangeNeedsPro(range).withDetail(
-              `This plan (${account.plan}) reads ${allowed.join(' and ')}.`,
-              'range',
-            );
-          }
+          const range = checkedRange(request.query.range, account.plan);
           const { slug } = request.params;
           // Another account's link is "not found" too: existence does not leak.
           const link = await ownedLink(deps, slug, account.id);

@@ -13,6 +13,8 @@ import {
 } from '@shortlink/postgres';
 import type { AnalyticsDeps } from './app';
 import { readRangeStats } from './analytics/queries';
+import { readAccountAnalytics } from './account/account-analytics';
+import { readTaggedLinks } from './account/link-tags';
 import { EXPORT_LIMITS } from './clicks/export-errors';
 import { streamExport } from './clicks/export-query';
 import type { AnalyticsConfig } from './config';
@@ -65,6 +67,15 @@ export function composeAnalytics(
       const withdraw = new AbortController();
       return answerWithin(
         readRangeStats(clickhouse, link, range, now, withdraw.signal),
+        CLICKHOUSE_READ_MS,
+        'ClickHouse',
+      ).finally(() => withdraw.abort());
+    },
+    readAccountAnalytics(request, now) {
+      const withdraw = new AbortController();
+      const taggedLinks = (accountId: string) => bounded(readTaggedLinks(pool, accountId));
+      return answerWithin(
+        readAccountAnalytics({ clickhouse, taggedLinks }, request, now, withdraw.signal),
         CLICKHOUSE_READ_MS,
         'ClickHouse',
       ).finally(() => withdraw.abort());

@@ -75,6 +75,7 @@ Requests are JSON (\`Content-Type: application/json\`): a body without it, or wi
 const TAGS = [
   { name: API_ROUTE_TAGS.links, description: 'Create, read, change and delete short links.' },
   { name: API_ROUTE_TAGS.analytics, description: 'Click counts and breakdowns, from ClickHouse.' },
+  { name: API_ROUTE_TAGS.account, description: 'What the key’s account is and what its plan allows.' },
   { name: API_ROUTE_TAGS.redirects, description: 'The short URLs themselves.' },
   { name: API_ROUTE_TAGS.webhooks, description: 'Endpoints told of link events as they happen (docs/webhooks.md).' },
   { name: API_ROUTE_TAGS.operations, description: 'For load balancers and monitoring.' },

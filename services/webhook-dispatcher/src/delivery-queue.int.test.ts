@@ -79,6 +79,31 @@ describe('the delivery queue (real Postgres)', () => {
     expect(JSON.parse(rows[0].payload).data.id).toBe('m1');
   });
 
+  it('stores each payload exactly, whatever its characters, beside payloads of other lengths', async () => {
+    const [a, b] = [await endpoint(), await endpoint()];
+    // Multi-byte characters shift every later payload's byte position: each must still be cut where it lies.
+    const payloads = [
+      JSON.stringify({ data: { slug: 'zürich-🙂', note: 'quote " backslash \\ 中文' } }),
+      '',
+      JSON.stringify({ data: { referrer: 'https://例え.jp', ua: '\u0000 not a NUL, é' } }),
+      'x'.repeat(70_000),
+    ];
+    await enqueueDeliveries(
+      pool,
+      payloads.map((payload, i) => ({ message: { ...message(`p${i}`), payload }, webhookIds: i === 2 ? [a, b] : [a] })),
+    );
+    const { rows } = await pool.query<{ message_id: string; payload: string }>(
+      `SELECT message_id, payload FROM webhook_deliveries ORDER BY delivery_id`,
+    );
+    expect(rows.map((r) => [r.message_id, r.payload])).toEqual([
+      ['p0', payloads[0]],
+      ['p1', payloads[1]],
+      ['p2', payloads[2]],
+      ['p2', payloads[2]],
+      ['p3', payloads[3]],
+    ]);
+  });
+
   it('claims only the head of each link’s line, of enabled endpoints, within each endpoint’s slots', async () => {
     const [a, b, off] = [await endpoint(), await endpoint(), await endpoint(false)];
     await enqueueDeliveries(pool, [

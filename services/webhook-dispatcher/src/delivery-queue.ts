@@ -27,12 +27,18 @@ export async function enqueueDeliveries(db: Queryable, items: readonly Enqueued[
       hooks.push(id);
     }
   });
+  const payloads = packedTexts(messages.map((m) => m.message.payload));
   const { rowCount } = await db.query(
-    `INSERT INTO webhook_deliveries (webhook_id, message_id, event_type, ordering_key, payload)
+    `WITH m AS MATERIALIZED (
+       SELECT u.i, u.message_id, u.event_type, u.ordering_key,
+              convert_from(substring($6::bytea FROM u.start FOR u.len), 'UTF8') AS payload
+         FROM unnest($3::text[], $4::text[], $5::text[], $7::int[], $8::int[]) WITH ORDINALITY
+              AS u(message_id, event_type, ordering_key, start, len, i)
+     )
+     INSERT INTO webhook_deliveries (webhook_id, message_id, event_type, ordering_key, payload)
      SELECT t.webhook_id, m.message_id, m.event_type, m.ordering_key, m.payload
        FROM unnest($1::int[], $2::uuid[]) WITH ORDINALITY AS t(message, webhook_id, n)
-       JOIN unnest($3::text[], $4::text[], $5::text[], $6::text[]) WITH ORDINALITY
-            AS m(message_id, event_type, ordering_key, payload, i) ON m.i = t.message
+       JOIN m ON m.i = t.message
       ORDER BY t.n
      ON CONFLICT (webhook_id, message_id) WHERE replay_id IS NULL DO NOTHING`,
     [
@@ -41,10 +47,31 @@ export async function enqueueDeliveries(db: Queryable, items: readonly Enqueued[
       messages.map((m) => m.message.messageId),
       messages.map((m) => m.message.type),
       messages.map((m) => m.message.orderingKey),
-      messages.map((m) => m.message.payload),
+      payloads.bytes,
+      payloads.starts,
+      payloads.lengths,
     ],
   );
   return rowCount ?? 0;
+}
+
+/**
+ * Texts as one binary parameter, each found by its byte position (1-based)
+ * and length. A `text[]` parameter is sent as an array literal, every quote
+ * of every JSON payload escaped into a new string and the whole flattened to
+ * be measured: the largest cost of the dispatcher's thread at load (its V8
+ * profile), and a quarter of its garbage. Postgres still checks the UTF-8.
+ */
+export function packedTexts(texts: readonly string[]): { bytes: Buffer; starts: number[]; lengths: number[] } {
+  const lengths = texts.map((text) => Buffer.byteLength(text, 'utf8'));
+  const bytes = Buffer.allocUnsafe(lengths.reduce((sum, n) => sum + n, 0));
+  const starts: number[] = [];
+  let at = 0;
+  for (const text of texts) {
+    starts.push(at + 1);
+    at += bytes.write(text, at, 'utf8');
+  }
+  return { bytes, starts, lengths };
 }
 
 /** A message taken from the queue for one attempt, with what the attempt needs of its endpoint. */

@@ -35,7 +35,20 @@ describe('signing a message', () => {
     expect(() => receiver.verify(payload, { ...stale })).toThrow(/too old/);
   });
 
-  it('refuses to sign with no secret', () => {
+  it('signs byte for byte as the standardwebhooks library does, whatever the payload holds', () => {
+    const secret = newSecret();
+    const at = new Date('2026-12-06T05:00:00.123Z');
+    const odd = JSON.stringify({ data: { slug: 'zürich', ua: '中文 🙂 \\ "q"', lone: '\ud800' } });
+    for (const body of [payload, odd, 'x'.repeat(70_000)]) {
+      expect(signMessage([secret], 'msg_clicks_1', body, at)['webhook-signature']).toBe(
+        new Webhook(secret).sign('msg_clicks_1', at, body),
+      );
+    }
+  });
+
+  it('refuses to sign with no secret, or a secret that is not base64', () => {
     expect(() => signMessage([], 'msg_5', payload, new Date())).toThrow();
+    expect(() => signMessage(['whsec_'], 'msg_5', payload, new Date())).toThrow();
+    expect(() => signMessage(['whsec_not base64!'], 'msg_5', payload, new Date())).toThrow();
   });
 });

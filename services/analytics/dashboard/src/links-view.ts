@@ -1,5 +1,6 @@
 import { api, ApiError, type Analytics, type Link, type LinkPage } from './api.js';
 import { el, field } from './dom.js';
+import { linkHash } from './link-view.js';
 
 const PAGE_SIZE = 20;
 
@@ -18,6 +19,9 @@ export function linksView(key: string, onSignedOut: () => void): HTMLElement {
   const status = el('p', { className: 'muted', attrs: { role: 'status' } });
   const notice = el('p', { className: 'muted', attrs: { role: 'status' } });
   const rows = el('tbody');
+  // Busy until the list and every row's clicks have answered: screen readers wait for it, and so do the checks.
+  const table = el('table', { attrs: { 'aria-busy': 'true' } });
+  let loads = 0;
   const pager = el('div', { className: 'pager' });
 
   const guard = (e: unknown): void => {
@@ -97,14 +101,22 @@ export function linksView(key: string, onSignedOut: () => void): HTMLElement {
     if (state.tag) query.set('tag', state.tag);
     if (state.cursor) query.set('cursor', state.cursor);
     status.textContent = 'Loading…';
+    const thisLoad = ++loads;
+    table.setAttribute('aria-busy', 'true');
     let page: LinkPage;
     try {
       page = await api<LinkPage>(key, 'GET', `/api/v1/links?${query.toString()}`);
     } catch (e) {
+      if (thisLoad === loads) table.setAttribute('aria-busy', 'false');
       return guard(e);
     }
     for (const f of [search, tagFilter]) f.showError(null);
-    rows.replaceChildren(...page.links.map(row));
+    const drawn = page.links.map(row);
+    rows.replaceChildren(...drawn.map((r) => r.tr));
+    // A later load (a search typed meanwhile) owns the flag once it has started.
+    void Promise.all(drawn.map((r) => r.clicksShown)).then(() => {
+      if (thisLoad === loads) table.setAttribute('aria-busy', 'false');
+    });
     status.textContent =
       page.links.length === 0 ? (state.search || state.tag ? 'No link matches.' : 'No links yet.') : '';
     pager.replaceChildren(
@@ -138,9 +150,65 @@ export function linksView(key: string, onSignedOut: () => void): HTMLElement {
     await load();
   }
 
-  function row(link: Link): HTMLTableRowElement {
+  /** Edit a link's destination and tag in its row: the API's refusal beside the field it names. */
+  function editRow(link: Link, shown: HTMLTableRowElement): HTMLTableRowElement {
+    const id = `edit-${link.slug}`;
+    const destination = field(`${id}-url`, `Destination of ${link.slug}`, {
+      type: 'url',
+      required: true,
+      value: link.destinationUrl,
+    });
+    const tagField = field(`${id}-tag`, `Tag of ${link.slug} (empty: none)`, { value: link.tag ?? '' });
+    const byName: Record<string, ReturnType<typeof field>> = { url: destination, tag: tagField };
+    const cancel = (): void => {
+      form.closest('tr')?.replaceWith(shown);
+      shown.querySelector<HTMLButtonElement>('button[data-edit]')?.focus();
+    };
+    async function save(event: Event): Promise<void> {
+      event.preventDefault();
+      for (const f of Object.values(byName)) f.showError(null);
+      // Only what changed is sent; an emptied tag removes it.
+      const body: Record<string, string | null> = {};
+      const url = destination.control.value.trim();
+      const tag = tagField.control.value.trim();
+      if (url !== link.destinationUrl) body.url = url;
+      if (tag !== (link.tag ?? '')) body.tag = tag === '' ? null : tag;
+      if (Object.keys(body).length === 0) return cancel();
+      try {
+        await api<Link>(key, 'PATCH', `/api/v1/links/${encodeURIComponent(link.slug)}`, body);
+        notice.textContent = `Saved ${link.slug}.`;
+        await load();
+      } catch (e) {
+        if (e instanceof ApiError && e.status === 401) return onSignedOut();
+        const target = e instanceof ApiError ? (byName[e.field ?? ''] ?? destination) : destination;
+        target.showError(e instanceof ApiError ? `${e.message}${e.detail ? `: ${e.detail}` : ''}` : 'Not saved.');
+      }
+    }
+    const form = el(
+      'form',
+      {
+        className: 'edit',
+        attrs: { 'aria-label': `Edit ${link.slug}`, novalidate: '' },
+        on: { submit: (e) => void save(e) },
+      },
+      el('div', { className: 'fields' }, destination.wrapper, tagField.wrapper),
+      el(
+        'div',
+        { className: 'actions' },
+        el('button', { props: { type: 'submit' } }, 'Save'),
+        el('button', { className: 'quiet', props: { type: 'button' }, on: { click: cancel } }, 'Cancel'),
+      ),
+    );
+    return el('tr', {}, el('td', { attrs: { colspan: '5' } }, form));
+  }
+
+  function row(link: Link): { tr: HTMLTableRowElement; clicksShown: Promise<unknown> } {
     const clicks = el('td', { className: 'number' }, '…');
-    void api<Analytics>(key, 'GET', `/api/v1/links/${encodeURIComponent(link.slug)}/analytics?range=7d`).then(
+    const clicksShown = api<Analytics>(
+      key,
+      'GET',
+      `/api/v1/links/${encodeURIComponent(link.slug)}/analytics?range=7d`,
+    ).then(
       (a) => (clicks.textContent = a.totalClicks.toLocaleString()),
       () => (clicks.textContent = '–'),
     );
@@ -154,15 +222,33 @@ export function linksView(key: string, onSignedOut: () => void): HTMLElement {
       },
       'Delete',
     );
-    return el(
+    const edit = el(
+      'button',
+      {
+        className: 'quiet',
+        props: { type: 'button' },
+        attrs: { 'aria-label': `Edit ${link.slug}`, 'data-edit': '' },
+        on: {
+          click: () => {
+            const editing = editRow(link, shown);
+            shown.replaceWith(editing);
+            editing.querySelector('input')?.focus();
+          },
+        },
+      },
+      'Edit',
+    );
+    const shown = el(
       'tr',
       {},
-      el('td', {}, el('a', { props: { href: link.shortUrl }, attrs: { rel: 'noreferrer' } }, link.slug)),
+      // The link's own page: its chart, breakdowns and QR code.
+      el('td', {}, el('a', { props: { href: linkHash(link.slug) } }, link.slug)),
       el('td', { className: 'destination' }, link.destinationUrl),
       el('td', { className: 'optional' }, link.tag ?? ''),
       clicks,
-      el('td', {}, remove),
+      el('td', { className: 'row-actions' }, edit, remove),
     );
+    return { tr: shown, clicksShown };
   }
   async function removeLink(link: Link): Promise<void> {
     if (
@@ -178,6 +264,22 @@ export function linksView(key: string, onSignedOut: () => void): HTMLElement {
     }
   }
 
+  table.append(
+    el(
+      'thead',
+      {},
+      el(
+        'tr',
+        {},
+        el('th', { attrs: { scope: 'col' } }, 'Slug'),
+        el('th', { attrs: { scope: 'col' } }, 'Destination'),
+        el('th', { className: 'optional', attrs: { scope: 'col' } }, 'Tag'),
+        el('th', { className: 'number', attrs: { scope: 'col' } }, 'Clicks, 7 days'),
+        el('th', { attrs: { scope: 'col' } }, el('span', { className: 'muted' }, 'Actions')),
+      ),
+    ),
+    rows,
+  );
   void load();
   return el(
     'div',
@@ -188,28 +290,7 @@ export function linksView(key: string, onSignedOut: () => void): HTMLElement {
     filters,
     notice,
     status,
-    el(
-      'div',
-      { className: 'table-wrap' },
-      el(
-        'table',
-        {},
-        el(
-          'thead',
-          {},
-          el(
-            'tr',
-            {},
-            el('th', { attrs: { scope: 'col' } }, 'Slug'),
-            el('th', { attrs: { scope: 'col' } }, 'Destination'),
-            el('th', { className: 'optional', attrs: { scope: 'col' } }, 'Tag'),
-            el('th', { className: 'number', attrs: { scope: 'col' } }, 'Clicks, 7 days'),
-            el('th', { attrs: { scope: 'col' } }, el('span', { className: 'muted' }, 'Actions')),
-          ),
-        ),
-        rows,
-      ),
-    ),
+    el('div', { className: 'table-wrap' }, table),
     pager,
   );
 }

@@ -1,9 +1,11 @@
+import { accountView } from './account-view.js';
 import { el } from './dom.js';
 import { linksView } from './links-view.js';
+import { linkView, slugOfHash } from './link-view.js';
 import { session } from './session.js';
 import { signInView } from './sign-in-view.js';
 
-/** Shows the page the session allows: sign-in without a key, the links with one. */
+/** Shows the page the session allows: sign-in without a key; with one, the links, a link's page (`#/links/<slug>`) or the account (`#/account`). */
 function render(): void {
   const app = document.getElementById('app');
   const account = document.getElementById('account');
@@ -18,9 +20,18 @@ function render(): void {
     app.replaceChildren(signInView(render));
   } else {
     account.replaceChildren(
+      el('a', { props: { href: '#/links' } }, 'Links'),
+      el('a', { props: { href: '#/account' } }, 'Account'),
       el('button', { className: 'quiet', props: { type: 'button' }, on: { click: signOut } }, 'Sign out'),
     );
-    app.replaceChildren(linksView(key, signOut));
+    const slug = slugOfHash(window.location.hash);
+    app.replaceChildren(
+      window.location.hash === '#/account'
+        ? accountView(key, signOut)
+        : slug === null
+          ? linksView(key, signOut)
+          : linkView(key, slug, signOut),
+    );
   }
   app.focus();
 }

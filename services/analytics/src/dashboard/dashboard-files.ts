@@ -11,16 +11,29 @@ const MEDIA_TYPES: Record<string, string> = {
   '.svg': 'image/svg+xml',
 };
 
+/**
+ * Files of npm packages the page loads, by the name it asks for them under: served from `node_modules` by the same
+ * map as the page's own files, so nothing is fetched from another site (decision 0067).
+ */
+export const DASHBOARD_PACKAGE_FILES: Readonly<Record<string, string>> = {
+  'uplot.js': 'uplot/dist/uPlot.esm.js',
+  'uplot.css': 'uplot/dist/uPlot.min.css',
+};
+
 export interface DashboardFile {
   body: Buffer;
   mediaType: string;
 }
 
 /**
- * Every file the dashboard serves, read once at start: its pages (`public/`) and its compiled scripts (`dist/*.js`),
- * by name. A request names a file of this map or gets a 404, so no path a visitor sends ever reaches the file system.
+ * Every file the dashboard serves, read once at start: its pages (`public/`), its compiled scripts (`dist/*.js`)
+ * and its packages' files, by name. A request names a file of this map or gets a 404, so no path a visitor sends
+ * ever reaches the file system.
  */
-export function readDashboardFiles(dir = DASHBOARD_DIR): ReadonlyMap<string, DashboardFile> {
+export function readDashboardFiles(
+  dir = DASHBOARD_DIR,
+  packageFiles = DASHBOARD_PACKAGE_FILES,
+): ReadonlyMap<string, DashboardFile> {
   const files = new Map<string, DashboardFile>();
   const add = (folder: string, keep: (name: string) => boolean) => {
     let names: string[];
@@ -36,5 +49,9 @@ export function readDashboardFiles(dir = DASHBOARD_DIR): ReadonlyMap<string, Das
   };
   add(join(dir, 'public'), () => true);
   add(join(dir, 'dist'), (name) => name.endsWith('.js'));
+  for (const [name, file] of Object.entries(packageFiles)) {
+    const mediaType = MEDIA_TYPES[extname(name)];
+    if (mediaType) files.set(name, { body: readFileSync(require.resolve(file)), mediaType });
+  }
   return files;
 }

@@ -30,6 +30,9 @@ describe('the dashboard files', () => {
       ['/dashboard', 'text/html; charset=utf-8'],
       ['/dashboard/dashboard.css', 'text/css; charset=utf-8'],
       ['/dashboard/main.js', 'text/javascript; charset=utf-8'],
+      // The chart library, from node_modules by the same map.
+      ['/dashboard/uplot.js', 'text/javascript; charset=utf-8'],
+      ['/dashboard/uplot.css', 'text/css; charset=utf-8'],
     ] as const) {
       const res = await app.inject({ method: 'GET', url });
       expect([url, res.statusCode, res.headers['content-type']]).toEqual([url, 200, type]);

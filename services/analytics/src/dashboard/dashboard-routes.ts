@@ -4,7 +4,9 @@ import { readDashboardFiles, type DashboardFile } from './dashboard-files';
 
 /**
  * The dashboard's own page rules: its scripts and styles from this origin only, no inline script and no `eval`;
- * images from this origin, `https` and the QR codes it draws (`blob:`); the API on this origin; never framed.
+ * images from this origin, `https` (a link preview's image may be on any host; the page shows `https:` ones only, and
+ * the policy refuses `http:` and `data:` even if it did not) and the QR codes it reads with the key (`blob:`); the API
+ * on this origin; never framed.
  */
 export const DASHBOARD_CSP = [
   "default-src 'none'",

@@ -1,0 +1,139 @@
+import { existsSync } from 'node:fs';
+import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+import { loadBigLink, readRanges, type AnalyticsResult } from './analytics';
+import { LINK_PAGE_READY, LINKS_PAGE_READY } from './dashboard-ready';
+import { percentiles } from './measure';
+import type { BenchStack } from './stack';
+
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-sync'];
+
+export interface DashboardResult {
+  clicks: number;
+  /** `link`: the link's own page; `links`: the links list, when the link page's ready marker never appeared. */
+  page: 'link' | 'links';
+  hash: string;
+  readySelector: string;
+  ready: { p50Ms: number; p95Ms: number; maxMs: number; runs: number };
+  /** Each API request the page made, by path (the slug as `<slug>`), with the analytics p99 it is held to. */
+  requests: Record<string, { p50Ms: number; maxMs: number; count: number; barMs: number; barRange: string }>;
+  /** The analytics endpoint read as the analytics part reads it, on the same link: the requests' bar. */
+  analytics: AnalyticsResult['ranges'];
+}
+
+/**
+ * A link's dashboard page at `clicks` clicks: the link loaded as the analytics part loads it, its ranges read as
+ * that part reads them (the bar each request of the page is held to), then the page opened in Debian's Chromium,
+ * signed in, `runs` times in fresh tabs, timed from navigation to its ready marker, with each API request's timing
+ * as the browser saw it. The link page is `#/links/<slug>`; while it does not show LINK_PAGE_READY within
+ * `linkPageWaitMs` the links list (`#/links`, which shows the link's clicks too) is timed instead, and said so.
+ */
+export async function benchDashboard(
+  stack: BenchStack,
+  options: {
+    clicks: number;
+    days: number;
+    visitors: number;
+    analyticsRequests: number;
+    runs: number;
+    warmUpRuns: number;
+    linkPageWaitMs: number;
+  },
+): Promise<DashboardResult> {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
+  const { slug } = await loadBigLink(stack, options);
+  const analytics = await stack.start('analytics');
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
+  try {
+    const ranges = await readRanges(analytics.url, stack.key, slug, {
+      ...options,
+      requests: options.analyticsRequests,
+    });
+
+    let page: DashboardResult['page'] = 'link';
+    let hash = `#/links/${encodeURIComponent(slug)}`;
+    let readySelector = LINK_PAGE_READY;
+    if (!(await openOnce(browser, analytics.url, stack.key, hash, readySelector, options.linkPageWaitMs))) {
+      process.stderr.write(
+        `[bench] dashboard: the link page (${hash}) showed no ${LINK_PAGE_READY} within ${options.linkPageWaitMs} ms: ` +
+          'timing the links list (#/links) instead\n',
+      );
+      page = 'links';
+      hash = '#/links';
+      readySelector = LINKS_PAGE_READY;
+    }
+
+    const readyMs: number[] = [];
+    const requestMs = new Map<string, number[]>();
+    for (let run = 0; run < options.warmUpRuns + options.runs; run++) {
+      const timed = await openOnce(browser, analytics.url, stack.key, hash, readySelector, 30_000);
+      if (!timed) throw new Error(`the dashboard's ${page} page showed no ${readySelector} within 30 s`);
+      if (run < options.warmUpRuns) continue;
+      readyMs.push(timed.readyMs);
+      for (const [path, ms] of timed.requests) {
+        const key = path.replace(encodeURIComponent(slug), '<slug>');
+        requestMs.set(key, [...(requestMs.get(key) ?? []), ms]);
+      }
+    }
+
+    const ready = percentiles(readyMs);
+    const requests: DashboardResult['requests'] = {};
+    for (const [path, samples] of requestMs) {
+      const p = percentiles(samples);
+      // An analytics request is held to the p99 of its own range; any other to the slowest range's.
+      const range = /\/analytics(\?|$)/.test(path) ? (/[?&]range=([^&]+)/.exec(path)?.[1] ?? '7d') : undefined;
+      const worst = Object.entries(ranges).sort(([, a], [, b]) => b.p99Ms - a.p99Ms)[0];
+      const [barRange, bar] = range && ranges[range] ? [range, ranges[range]] : (worst ?? ['none', undefined]);
+      requests[path] = { p50Ms: p.p50, maxMs: p.max, count: p.n, barMs: bar?.p99Ms ?? NaN, barRange };
+    }
+    return {
+      clicks: options.clicks,
+      page,
+      hash,
+      readySelector,
+      ready: { p50Ms: ready.p50, p95Ms: ready.p95, maxMs: ready.max, runs: ready.n },
+      requests,
+      analytics: ranges,
+    };
+  } finally {
+    await browser.close();
+    await analytics.stop();
+  }
+}
+
+/**
+ * The page opened once in a fresh signed-in tab: the time from navigation to `ready`, and each API request's time
+ * from its start to its answer's last byte (playwright's request timing); null when `ready` did not appear.
+ */
+async function openOnce(
+  browser: Browser,
+  base: string,
+  key: string,
+  hash: string,
+  ready: string,
+  timeoutMs: number,
+): Promise<{ readyMs: number; requests: [string, number][] } | null> {
+  const context: BrowserContext = await browser.newContext();
+  try {
+    // The key as "Sign in" leaves it: in the tab's sessionStorage, before the page's scripts run.
+    await context.addInitScript(`sessionStorage.setItem('shortlink.apiKey', ${JSON.stringify(key)})`);
+    const tab = await context.newPage();
+    const requests: [string, number][] = [];
+    tab.on('requestfinished', (request) => {
+      const url = new URL(request.url());
+      if (url.pathname.startsWith('/api/'))
+        requests.push([`${url.pathname}${url.search}`, request.timing().responseEnd]);
+    });
+    const started = performance.now();
+    await tab.goto(`${base}/dashboard${hash}`);
+    try {
+      await tab.locator(ready).first().waitFor({ timeout: timeoutMs });
+    } catch {
+      return null;
+    }
+    const readyMs = performance.now() - started;
+    return { readyMs, requests };
+  } finally {
+    await context.close();
+  }
+}

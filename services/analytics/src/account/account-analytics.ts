@@ -1,0 +1,43 @@
+import type { ClickHouseClient } from '@clickhouse/client';
+import type { GroupBy } from '../analytics-errors';
+import { rangeDays, utcDay, type Range } from '../analytics/range';
+import { readAccountClickDays, readAccountStats, type AccountStats, type TaggedLinks } from './account-stats';
+
+export interface AccountAnalyticsRequest {
+  /** From the API key, never from the request. */
+  accountId: string;
+  range: Range;
+  groupBy: GroupBy;
+  limit: number;
+}
+
+export interface AccountAnalytics {
+  /** First and last UTC day counted, `YYYY-MM-DD`. */
+  from: string;
+  to: string;
+  stats: AccountStats;
+}
+
+/**
+ * The account's analytics over a range, with a link's range rule: `7d` is
+ * today and the 6 days before, `all` starts on the account's first click day,
+ * and a range ends on its last click day when a redirector's clock put that
+ * after today (rangeDays). The tags are asked for only when grouping by tag.
+ */
+export async function readAccountAnalytics(
+  deps: { clickhouse: ClickHouseClient; taggedLinks: (accountId: string) => Promise<TaggedLinks> },
+  request: AccountAnalyticsRequest,
+  now: Date,
+  signal?: AbortSignal,
+): Promise<AccountAnalytics> {
+  const clickDays = await readAccountClickDays(deps.clickhouse, request.accountId, signal);
+  const { from, to } = rangeDays(
+    request.range,
+    now,
+    new Date(`${clickDays?.first ?? utcDay(now)}T00:00:00.000Z`),
+    clickDays,
+  );
+  const tagged = request.groupBy === 'tag' ? await deps.taggedLinks(request.accountId) : undefined;
+  const stats = await readAccountStats(deps.clickhouse, { ...request, from, to }, tagged, signal);
+  return { from, to, stats };
+}
