@@ -1,10 +1,11 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AxeResults } from 'axe-core';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { LINKS_PAGE_READY } from '../bench/src/dashboard-ready';
+import { launchChromium, problemsOf } from './support/chromium';
 import { createKeyWithCli } from './support/cli';
 import {
   openPage,
@@ -22,8 +23,6 @@ import { buildOnce, startProcess, type RunningProcess } from './support/processe
  * 360 px screen nothing scrolls sideways and every control is reached by Tab, shown on screen and visibly focused;
  * and a person signs in and creates a link with the keyboard alone.
  */
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-sync'];
 const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 const NARROW = { width: 360, height: 740 };
 
@@ -33,7 +32,6 @@ let browser: Browser;
 let key: string;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
   buildOnce();
   dataDir = await mkdtemp(join(tmpdir(), 'shortlink-a11y-'));
   app = await startProcess('deploy/standalone/dist/main.js', { DATA_DIR: dataDir });
@@ -41,7 +39,7 @@ beforeAll(async () => {
   // Pages with rows, tags and counted clicks: an empty page hides most of what could be wrong.
   await seedLinks(app.url, key, [3, 1, 0, 0]);
   await waitForClicks(app.url, key, 3);
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
+  browser = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {
@@ -58,12 +56,7 @@ async function contextFor(
   const context = await browser.newContext(options);
   if (page.signedIn) await signInContext(context, key);
   const tab = await context.newPage();
-  const problems: string[] = [];
-  tab.on('console', (m) => {
-    if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) problems.push(m.text());
-  });
-  tab.on('pageerror', (e) => void problems.push(e.message));
-  return { context, tab, problems };
+  return { context, tab, problems: problemsOf(tab) };
 }
 
 describe.each(PAGES)('the $name page', (page) => {
@@ -142,8 +135,7 @@ async function tabTo(tab: Page, id: string, limit = 20): Promise<void> {
 it('signs in and creates a link with the keyboard alone', async () => {
   const context = await browser.newContext();
   const tab = await context.newPage();
-  const problems: string[] = [];
-  tab.on('pageerror', (e) => void problems.push(e.message));
+  const problems = problemsOf(tab);
   await tab.goto(`${app.url}/dashboard`);
   // Sign in: Tab to the field, type, Enter
   await tabTo(tab, 'api-key');

@@ -1,5 +1,5 @@
-import { existsSync } from 'node:fs';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { CHROME_UA, launchChromium, problemsOf, signIn } from './support/chromium';
 import { startLinkSystem, type LinkSystem } from './support/link-system';
 
 /**
@@ -8,10 +8,6 @@ import { startLinkSystem, type LinkSystem } from './support/link-system';
  * clicks and visitors, its top links and tags (a hostile tag shown as text), and a range the plan does not read
  * shown locked with the API's reason.
  */
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-sync'];
-const CHROME_UA =
-  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 const HOSTILE = '<img src=x onerror="window.pwned=1">';
 
 let system: LinkSystem;
@@ -20,12 +16,11 @@ let browser: Browser;
 const keys = { pro: '', free: '' };
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
   system = await startLinkSystem();
   app.url = await system.app.listen({ host: '127.0.0.1', port: 0 });
   keys.pro = system.proKey;
   keys.free = system.freeKey;
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
+  browser = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {
@@ -54,14 +49,9 @@ async function click(slug: string): Promise<void> {
 async function openAccountPage(key: string): Promise<{ page: Page; problems: string[] }> {
   const context = await browser.newContext();
   const page = await context.newPage();
-  const problems: string[] = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) problems.push(m.text());
-  });
-  page.on('pageerror', (e) => void problems.push(e.message));
+  const problems = problemsOf(page);
   expect((await page.goto(`${app.url}/dashboard`))?.status()).toBe(200);
-  await page.getByLabel('API key').fill(key);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await signIn(page, key);
   await page.getByRole('heading', { name: 'Links', exact: true }).waitFor();
   await page.getByRole('link', { name: 'Account' }).click();
   await page.getByRole('heading', { name: 'Account', exact: true }).waitFor();

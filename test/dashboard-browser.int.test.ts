@@ -1,11 +1,9 @@
-import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { eventually } from '@shortlink/testing';
+import { CHROME_UA, launchChromium, problemsOf, signIn, startLocalSite } from './support/chromium';
 import { createKeyWithCli } from './support/cli';
 import { buildOnce, startProcess, type RunningProcess } from './support/processes';
 
@@ -16,11 +14,6 @@ import { buildOnce, startProcess, type RunningProcess } from './support/processe
  * first account's links; a link's page shows its chart, breakdowns, plan-locked ranges, a hostile preview as text and
  * its QR code; and the page runs under its strict Content-Security-Policy without a violation.
  */
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-sync'];
-
-const CHROME_UA =
-  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 /** What a hostile destination page says about itself: markup for a title, and its image over plain `http`. */
 const HOSTILE_TITLE = '<img src=x onerror=alert(1)>';
 const HOSTILE_DESCRIPTION = '<script>alert(2)</script> & more';
@@ -35,7 +28,7 @@ let destination: { origin: string; imageHits: () => number; close(): Promise<voi
 async function startDestination(): Promise<typeof destination> {
   let imageHits = 0;
   const attribute = (text: string) => text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('"', '&quot;');
-  const server = http.createServer((req, res) => {
+  const site = await startLocalSite((req, res) => {
     if (req.url?.startsWith('/cover.png')) {
       imageHits++;
       res.writeHead(404).end();
@@ -47,20 +40,10 @@ async function startDestination(): Promise<typeof destination> {
       <meta property="og:image" content="/cover.png">
       </head><body></body></html>`);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    imageHits: () => imageHits,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return { ...site, imageHits: () => imageHits };
 }
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
   buildOnce();
   destination = await startDestination();
   dataDir = await mkdtemp(join(tmpdir(), 'shortlink-dashboard-'));
@@ -72,7 +55,7 @@ beforeAll(async () => {
   keys.a = await createKeyWithCli({ DATA_DIR: dataDir }, 'pro');
   keys.b = await createKeyWithCli({ DATA_DIR: dataDir }, 'pro');
   keys.free = await createKeyWithCli({ DATA_DIR: dataDir }, 'free');
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
+  browser = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {
@@ -105,13 +88,8 @@ async function openDashboard(
 ): Promise<{ page: Page; problems: string[]; dialogs: string[] }> {
   const context = await browser.newContext({ viewport, acceptDownloads: true });
   const page = await context.newPage();
-  const problems: string[] = [];
+  const problems = problemsOf(page);
   const dialogs: string[] = [];
-  // The browser logs each 4xx a fetch met; what the page expects (a wrong key, a taken slug) is no problem.
-  page.on('console', (m) => {
-    if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) problems.push(m.text());
-  });
-  page.on('pageerror', (e) => void problems.push(e.message));
   page.on('dialog', (d) => {
     dialogs.push(`${d.type()}: ${d.message()}`);
     void d.accept();
@@ -120,11 +98,6 @@ async function openDashboard(
   expect(res?.status()).toBe(200);
   expect(res?.headers()['content-security-policy']).toContain("script-src 'self'");
   return { page, problems, dialogs };
-}
-
-async function signIn(page: Page, key: string): Promise<void> {
-  await page.getByLabel('API key').fill(key);
-  await page.getByRole('button', { name: 'Sign in' }).click();
 }
 
 /** Once the list has each row's 7-day clicks: what the page asks of the analytics after this is a link page's. */

@@ -1,12 +1,10 @@
-import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import jsQR from 'jsqr';
 import { PNG } from 'pngjs';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { CHROME_UA, launchChromium, problemsOf, signIn, startLocalSite } from './support/chromium';
 import { createKeyWithCli } from './support/cli';
 import { buildOnce, startProcess, type RunningProcess } from './support/processes';
 
@@ -17,23 +15,18 @@ import { buildOnce, startProcess, type RunningProcess } from './support/processe
  * the browser; the QR code is downloaded, read back as a camera would, scanned, and counted as a scan; another
  * account's key never sees the link.
  */
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-sync'];
-/** Headless Chromium names itself HeadlessChrome, which is rightly a bot; the visitor is a person's Chrome. */
-const VISITOR_UA =
-  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 /** The issue's bound: a click seen on the dashboard this long after it was made at most. */
 const SEEN_WITHIN_MS = 5000;
 
 let dataDir: string;
 let app: RunningProcess;
 let browser: Browser;
-let site: { origin: string; close(): Promise<void> };
+let site: Awaited<ReturnType<typeof startSite>>;
 const keys = { owner: '', other: '' };
 
 /** Another site: a post linking to the short URL (`/post?to=`), and the destination the link leads to (`/landed`). */
-async function startSite(): Promise<typeof site> {
-  const server = http.createServer((req, res) => {
+const startSite = () =>
+  startLocalSite((req, res) => {
     const url = new URL(req.url ?? '/', 'http://site');
     const to = url.searchParams.get('to') ?? '';
     const body =
@@ -42,26 +35,15 @@ async function startSite(): Promise<typeof site> {
         : '<!doctype html><title>Landed</title><h1>Landed</h1>';
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(body);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
   buildOnce();
   site = await startSite();
   dataDir = await mkdtemp(join(tmpdir(), 'shortlink-journey-'));
   app = await startProcess('deploy/standalone/dist/main.js', { DATA_DIR: dataDir });
   keys.owner = await createKeyWithCli({ DATA_DIR: dataDir }, 'pro');
   keys.other = await createKeyWithCli({ DATA_DIR: dataDir }, 'pro');
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
+  browser = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {
@@ -74,11 +56,7 @@ afterAll(async () => {
 /** A tab on the dashboard that records every console error, page error and dialog (none is expected). */
 async function dashboardTab(context: BrowserContext): Promise<{ page: Page; problems: string[] }> {
   const page = await context.newPage();
-  const problems: string[] = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) problems.push(m.text());
-  });
-  page.on('pageerror', (e) => void problems.push(e.message));
+  const problems = problemsOf(page);
   page.on('dialog', (d) => {
     problems.push(`dialog: ${d.message()}`);
     void d.dismiss();
@@ -87,16 +65,11 @@ async function dashboardTab(context: BrowserContext): Promise<{ page: Page; prob
   return { page, problems };
 }
 
-async function signIn(page: Page, key: string): Promise<void> {
-  await page.getByLabel('API key').fill(key);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-}
-
 const breakdown = (page: Page, name: string) =>
   page.locator('section.breakdown', { has: page.getByRole('heading', { name }) });
 
 it('signs in, creates a link, sees a real click from another site within 5 s, and counts a scan of its QR code', async () => {
-  const context = await browser.newContext({ userAgent: VISITOR_UA, acceptDownloads: true });
+  const context = await browser.newContext({ userAgent: CHROME_UA, acceptDownloads: true });
   const { page, problems } = await dashboardTab(context);
 
   // Given a wrong key, the page says so and stays on sign-in

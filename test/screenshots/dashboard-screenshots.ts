@@ -7,18 +7,15 @@
  * seeds the links into that key's account (an existing slug is left as it is).
  */
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { chromium } from 'playwright-core';
 import { runCommand, UsageError } from '@shortlink/config';
 import { startProcess, type RunningProcess } from '@shortlink/testing';
+import { CHROMIUM, launchChromium } from '../support/chromium';
 import { openPage, PAGES, seedLinks, signInContext, waitForClicks } from '../support/dashboard-pages';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-sync'];
 const SIZES = [
   { name: 'desktop', width: 1280, height: 800 },
   { name: 'mobile', width: 360, height: 740 },
@@ -52,7 +49,6 @@ runCommand(command, async ({ values }) => {
   if ((given === undefined) !== (values['api-key'] === undefined)) {
     throw new UsageError('--base-url and --api-key go together');
   }
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
   const out = resolve(ROOT, values.out);
   await mkdir(out, { recursive: true });
 
@@ -60,7 +56,7 @@ runCommand(command, async ({ values }) => {
   let dataDir: string | undefined;
   let base = given?.replace(/\/+$/, '') ?? '';
   let key = values['api-key'] ?? '';
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
+  const browser = await launchChromium();
   try {
     if (!given) {
       dataDir = await mkdtemp(join(tmpdir(), 'shortlink-screenshots-'));
