@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { chromium, type Browser, type BrowserContext } from 'playwright-core';
 import { loadBigLink, readRanges, type AnalyticsResult } from './analytics';
+import { childPids, localClickHousePid, splitCpus } from './cpu-split';
 import { LINK_PAGE_READY, LINKS_PAGE_READY } from './dashboard-ready';
 import { percentiles } from './measure';
 import type { BenchStack } from './stack';
@@ -19,6 +20,8 @@ export interface DashboardResult {
   requests: Record<string, { p50Ms: number; maxMs: number; count: number; barMs: number; barRange: string }>;
   /** The analytics endpoint read as the analytics part reads it, on the same link: the requests' bar. */
   analytics: AnalyticsResult['ranges'];
+  /** The cores the service (analytics process and local ClickHouse) and Chromium each ran on; null: not split. */
+  cores: { service: string; browser: string } | null;
 }
 
 /**
@@ -29,6 +32,7 @@ export interface DashboardResult {
  * `linkPageWaitMs` the links list (`#/links`, which shows the link's clicks too) is timed instead, and said so.
  */
 export async function benchDashboard(
+  root: string,
   stack: BenchStack,
   options: {
     clicks: number;
@@ -43,7 +47,17 @@ export async function benchDashboard(
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
   const { slug } = await loadBigLink(stack, options);
   const analytics = await stack.start('analytics');
+  const before = new Set(childPids(process.pid));
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
+  // The service on some cores, Chromium on the others, before the bar is read: both measured as they would be on
+  // a server and a person's computer.
+  const split = splitCpus();
+  const clickhouse = localClickHousePid(root);
+  if (split) {
+    split.pinService(analytics.pid);
+    if (clickhouse) split.pinService(clickhouse);
+    for (const pid of childPids(process.pid)) if (!before.has(pid)) split.pinBrowser(pid);
+  }
   try {
     const ranges = await readRanges(analytics.url, stack.key, slug, {
       ...options,
@@ -94,8 +108,10 @@ export async function benchDashboard(
       ready: { p50Ms: ready.p50, p95Ms: ready.p95, maxMs: ready.max, runs: ready.n },
       requests,
       analytics: ranges,
+      cores: split && { service: split.service, browser: split.browser },
     };
   } finally {
+    if (split && clickhouse) split.release(clickhouse);
     await browser.close();
     await analytics.stop();
   }

@@ -238,7 +238,7 @@ runCommand(command, async ({ values, positionals }) => {
         });
       } else if (part === 'dashboard') {
         // The analytics part's link, opened in Chromium: the page's readiness and requests against that part's p99.
-        report.results.dashboard = await benchDashboard(stack, {
+        report.results.dashboard = await benchDashboard(ROOT, stack, {
           clicks: quick ? 10_000 : 10_000_000,
           days: 90,
           visitors: quick ? 1000 : 200_000,

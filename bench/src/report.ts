@@ -206,11 +206,14 @@ export function formatReport(report: Report): string {
       `max ${n(dashboard.ready.maxMs)} ms over ${dashboard.ready.runs} fresh tabs, to ${dashboard.readySelector}`,
       `${verdict(dashboard.ready.p95Ms <= GOALS.dashboardReadyMs)} (goal p95 ≤ ${n(GOALS.dashboardReadyMs)} ms)`,
     ]);
+    const cores = dashboard.cores
+      ? ` (service on cores ${dashboard.cores.service}, Chromium on ${dashboard.cores.browser})`
+      : '';
     for (const [path, r] of Object.entries(dashboard.requests)) {
       rows.push([
         `Dashboard request ${path}`,
         `p50 ${n(r.p50Ms)} ms, max ${n(r.maxMs)} ms`,
-        `${r.count} requests, in the browser; analytics ${r.barRange} p99 ${n(r.barMs)} ms on the same link`,
+        `${r.count} requests, in the browser${cores}; analytics ${r.barRange} p99 ${n(r.barMs)} ms on the same link`,
         `${verdict(r.maxMs <= r.barMs)} (goal: none slower than the analytics p99)`,
       ]);
     }
