@@ -342,9 +342,11 @@ export function linkView(key: string, slug: string, onSignedOut: () => void): HT
     .finally(() => {
       if (root.isConnected) drawRanges();
     });
-  void Promise.allSettled([loadLink(), loadAnalytics(), loadQr(), account]).then(() =>
-    root.setAttribute('aria-busy', 'false'),
-  );
+  // The QR code is drawn by the same service as the figures, and is further down the page: asked for once the
+  // figures have answered, so its drawing never delays them.
+  const figures = loadAnalytics();
+  const qr = figures.then(loadQr, loadQr);
+  void Promise.allSettled([loadLink(), figures, qr, account]).then(() => root.setAttribute('aria-busy', 'false'));
   return root;
 }
 
