@@ -1,9 +1,13 @@
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import type { ClickHouseClient } from '@clickhouse/client';
+import type { Pool } from 'pg';
 import { CLICKHOUSE_MIGRATIONS_DIR, createClickHouse, migrateClickHouse } from '@shortlink/clickhouse';
-import { createScratchClickHouse, infraEnv } from '@shortlink/testing';
-import { addDays, dayOf, twoAccountsClicks, type ClickRow } from './support/two-accounts-clicks';
+import { MIGRATIONS_DIR, openDatabase } from '@shortlink/postgres';
+import { createScratchClickHouse, createScratchPostgres, infraEnv } from '@shortlink/testing';
+import { addDays, dayOf, twoAccountsClicks, type ClickRow, type LinkExportRow } from './support/two-accounts-clicks';
 
 /**
  * The SQL of docs/clickhouse.md runs against the real schema. Its "Ten questions" are read from the
@@ -21,10 +25,17 @@ const DOCS = ['clickhouse.md', 'clickhouse-operators.md', 'account-analytics.md'
 const sqlBlocks = (text: string) => [...text.matchAll(/```sql\n([\s\S]*?)```/g)].map((m) => m[1]!.trim());
 const clickhouseDoc = DOCS[0]!.text;
 
-/** The "Ten questions" section: its set-up statements (before the first question) and its questions. */
-function tenQuestions(doc: string): { setup: string[]; questions: { heading: string; sql: string }[] } {
+/**
+ * The "Ten questions" section: its set-up statements and export command (before the first question),
+ * and its questions.
+ */
+function tenQuestions(doc: string): {
+  setup: string[];
+  exportCommand: string;
+  questions: { heading: string; sql: string }[];
+} {
   const start = doc.indexOf('\n## Ten questions\n');
-  if (start === -1) return { setup: [], questions: [] };
+  if (start === -1) return { setup: [], exportCommand: '', questions: [] };
   const end = doc.indexOf('\n## ', start + 1);
   const [preamble = '', ...parts] = doc.slice(start, end === -1 ? undefined : end).split('\n### ');
   const questions = parts.map((part) => {
@@ -33,10 +44,11 @@ function tenQuestions(doc: string): { setup: string[]; questions: { heading: str
     if (blocks.length !== 1) throw new Error(`question "${heading}" has ${blocks.length} sql blocks, not one`);
     return { heading, sql: blocks[0]! };
   });
-  return { setup: sqlBlocks(preamble), questions };
+  const exportCommand = /```text\n(psql [\s\S]*?)```/.exec(preamble)?.[1] ?? '';
+  return { setup: sqlBlocks(preamble), exportCommand, questions };
 }
 
-const { setup, questions } = tenQuestions(clickhouseDoc);
+const { setup, exportCommand, questions } = tenQuestions(clickhouseDoc);
 const seeded = twoAccountsClicks(Date.now());
 const today = new Date().toISOString().slice(0, 10);
 // The range ends two days ago, so clicks after it (today's, yesterday's) must be left out too.
@@ -226,9 +238,53 @@ function expectAnswer(heading: string, actual: Row[], expected: Row[]): void {
   }
 }
 
+/**
+ * The doc's export command, both halves: psql's `\\copy` of Postgres `links` as CSV, then
+ * clickhouse-client's INSERT with its settings (the same statement and settings, over HTTP).
+ */
+async function exportLinks(databaseUrl: string, clickhouse: ClickHouseClient): Promise<void> {
+  const copy = /psql "\$DATABASE_URL" -c "([^"]+)"/.exec(exportCommand)?.[1];
+  const insert = /--query '([^']+)'/.exec(exportCommand)?.[1];
+  if (!copy || !insert || !exportCommand.includes('--date_time_input_format best_effort')) {
+    throw new Error(`the export command is not one this test knows how to run:\n${exportCommand}`);
+  }
+  const csv = execFileSync('psql', [databaseUrl, '-c', copy], { encoding: 'utf8' });
+  await clickhouse.exec({
+    query: insert,
+    values: Readable.from([csv]),
+    clickhouse_settings: { date_time_input_format: 'best_effort' },
+  });
+}
+
+/** A link row as the projector keeps it in Postgres `links`, at the export row's version. */
+async function writeLink(pool: Pool, row: LinkExportRow): Promise<void> {
+  const utc = (time: string | null) => (time === null ? null : `${time}+00`);
+  await pool.query(
+    `INSERT INTO links (slug, link_id, account_id, destination_url, tag, created_at, event_id, source_partition,
+                        source_offset, version, updated_at, deleted_at)
+     VALUES ($1, $2, $3, $4, $5, $6, gen_random_uuid(), 0, $7::integer, $7::integer,
+             CASE WHEN $7::integer > 1 THEN now() END, $8)
+     ON CONFLICT (slug) DO UPDATE
+       SET tag = EXCLUDED.tag, version = EXCLUDED.version, updated_at = EXCLUDED.updated_at,
+           deleted_at = EXCLUDED.deleted_at`,
+    [
+      row.slug,
+      row.link_id,
+      row.account_id,
+      `https://example.com/${row.slug}`,
+      row.tag === '' ? null : row.tag,
+      utc(row.created_at),
+      row.version,
+      utc(row.deleted_at),
+    ],
+  );
+}
+
 describe('docs/clickhouse.md, its ten questions on two accounts of real data', () => {
   let clickhouse: ClickHouseClient;
   let drop: () => Promise<void>;
+  let pool: Pool | undefined;
+  let dropPostgres: (() => Promise<void>) | undefined;
 
   beforeAll(async () => {
     const env = infraEnv(process.env);
@@ -249,13 +305,26 @@ describe('docs/clickhouse.md, its ten questions on two accounts of real data', (
       const values = seeded.clicks.filter((_, n) => n % batches === i);
       await clickhouse.insert({ table: 'clicks', values, format: 'JSONEachRow' });
     }
-    for (const values of seeded.exports)
-      await clickhouse.insert({ table: 'link_export', values, format: 'JSONEachRow' });
+    // The links in Postgres, exported; then changed (a retag, deletions) and exported again.
+    const postgres = await createScratchPostgres(env.DATABASE_URL);
+    dropPostgres = postgres.drop;
+    pool = await openDatabase({
+      connectionString: postgres.url,
+      max: 2,
+      applicationName: 'test',
+      migrationsDir: MIGRATIONS_DIR,
+    });
+    for (const rows of seeded.exports) {
+      for (const row of rows) await writeLink(pool, row);
+      await exportLinks(postgres.url, clickhouse);
+    }
   });
 
   afterAll(async () => {
     await clickhouse?.close();
     await drop?.();
+    await pool?.end();
+    await dropPostgres?.();
   });
 
   it('has ten questions, each with an answer to check', () => {
