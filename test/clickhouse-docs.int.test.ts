@@ -6,7 +6,7 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import type { Pool } from 'pg';
 import { CLICKHOUSE_MIGRATIONS_DIR, createClickHouse, migrateClickHouse } from '@shortlink/clickhouse';
 import { MIGRATIONS_DIR, openDatabase } from '@shortlink/postgres';
-import { createScratchClickHouse, createScratchPostgres, infraEnv } from '@shortlink/testing';
+import { createScratchClickHouse, createScratchPostgres, infraEnv, type ScratchDatabase } from '@shortlink/testing';
 import { addDays, dayOf, twoAccountsClicks, type ClickRow, type LinkExportRow } from './support/two-accounts-clicks';
 
 /**
@@ -282,14 +282,14 @@ async function writeLink(pool: Pool, row: LinkExportRow): Promise<void> {
 
 describe('docs/clickhouse.md, its ten questions on two accounts of real data', () => {
   let clickhouse: ClickHouseClient;
-  let drop: () => Promise<void>;
+  let scratchClickHouse: Omit<ScratchDatabase, 'url'> | undefined;
   let pool: Pool | undefined;
-  let dropPostgres: (() => Promise<void>) | undefined;
+  let scratchPostgres: ScratchDatabase | undefined;
 
   beforeAll(async () => {
     const env = infraEnv(process.env);
     const scratch = await createScratchClickHouse(env);
-    drop = scratch.drop;
+    scratchClickHouse = scratch;
     clickhouse = createClickHouse({
       url: env.CLICKHOUSE_URL,
       database: scratch.name,
@@ -307,7 +307,7 @@ describe('docs/clickhouse.md, its ten questions on two accounts of real data', (
     }
     // The links in Postgres, exported; then changed (a retag, deletions) and exported again.
     const postgres = await createScratchPostgres(env.DATABASE_URL);
-    dropPostgres = postgres.drop;
+    scratchPostgres = postgres;
     pool = await openDatabase({
       connectionString: postgres.url,
       max: 2,
@@ -322,9 +322,9 @@ describe('docs/clickhouse.md, its ten questions on two accounts of real data', (
 
   afterAll(async () => {
     await clickhouse?.close();
-    await drop?.();
+    await scratchClickHouse?.drop();
     await pool?.end();
-    await dropPostgres?.();
+    await scratchPostgres?.drop();
   });
 
   it('has ten questions, each with an answer to check', () => {
