@@ -284,7 +284,7 @@ describe('click projection, exactly once', () => {
   });
 
   it('stops, and says so, at a batch bound to an insert whose kept rows were deleted by hand; the other partitions go on', async () => {
-    // What half a reset leaves (docs/clickhouse.md: a reset is a rebuild, both tables' rows deleted):
+    // What half a reset leaves (docs/clickhouse-operators.md: a reset is a rebuild, both tables' rows deleted):
     // the ledger has a batch bound to an insert, and that insert's rows are gone. No claim can mend it:
     // re-formed, the batch could count clicks the lost insert had counted; skipped, it could lose them.
     await sendRepeatingFirst(100);

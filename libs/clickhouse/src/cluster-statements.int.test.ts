@@ -10,7 +10,7 @@ import { CLICKHOUSE_MIGRATIONS_DIR } from './paths';
 const env = infraEnv(process.env);
 
 /**
- * No cluster runs here (docs/clickhouse.md says how to check the cluster path
+ * No cluster runs here (docs/clickhouse-operators.md says how to check the cluster path
  * on one); the real engine's parser still reads every statement the cluster
  * path would send, so a rewrite that breaks the SQL fails here.
  */

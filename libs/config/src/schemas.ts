@@ -53,7 +53,7 @@ export const clickhouseClusterEnv = z.object({
   /**
    * A cluster of the ClickHouse servers' `remote_servers`: the migrations
    * create replicated tables on every shard, with Distributed tables under
-   * the names the queries use (docs/clickhouse.md). Unset or empty: one server.
+   * the names the queries use (docs/clickhouse-operators.md). Unset or empty: one server.
    */
   CLICKHOUSE_CLUSTER: z.preprocess(
     (v) => (v === '' ? undefined : v),

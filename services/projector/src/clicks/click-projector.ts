@@ -158,7 +158,7 @@ export async function runClickProjector(options: ClickProjectorOptions) {
         const kept = await ledger.groupRows(claim.token);
         if (kept === null) {
           // None kept: every batch of that insert was settled meanwhile, so the next claim skips this one;
-          // unless its rows were deleted by hand, which no claim can mend (docs/clickhouse.md: a reset is a rebuild).
+          // unless its rows were deleted by hand, which no claim can mend (docs/clickhouse-operators.md: a reset is a rebuild).
           const row = await ledger.get(partition);
           if (row?.state === 'pending' && row.token === claim.token) {
             throw new Error(`the rows of click insert ${claim.token} are gone from click_insert_groups`);
