@@ -54,7 +54,10 @@ async function send(slug: string, traffic: Traffic) {
       method: 'GET' as const,
       headers: { 'user-agent': GOOGLEBOT },
     })),
-    ...Array.from({ length: traffic.slackbot }, () => ({ method: 'GET' as const, headers: { 'user-agent': SLACKBOT } })),
+    ...Array.from({ length: traffic.slackbot }, () => ({
+      method: 'GET' as const,
+      headers: { 'user-agent': SLACKBOT },
+    })),
     ...Array.from({ length: traffic.prefetch }, () => ({
       method: 'GET' as const,
       headers: { 'user-agent': CHROME, 'sec-purpose': 'prefetch' },
@@ -153,7 +156,10 @@ it('counts each account’s filtered redirects apart, by reason and crawler fami
   const want = { pro: expected(pro, 5), free: expected(free) };
   const answers = await eventually(
     async () => {
-      const [p, f] = [await analyticsOf('filtered-pro', system.proKey), await analyticsOf('filtered-free', system.freeKey)];
+      const [p, f] = [
+        await analyticsOf('filtered-pro', system.proKey),
+        await analyticsOf('filtered-free', system.freeKey),
+      ];
       const done =
         p.totalClicks === pro.browsers &&
         f.totalClicks === free.browsers &&
