@@ -18,10 +18,12 @@ import { addDays, dayOf, twoAccountsClicks, type ClickRow, type LinkExportRow } 
 
 type Row = Record<string, unknown>;
 
-const DOCS = ['clickhouse.md', 'clickhouse-operators.md', 'account-analytics.md'].map((file) => ({
-  file,
-  text: readFileSync(join(__dirname, '..', 'docs', file), 'utf8'),
-}));
+const DOCS = ['clickhouse.md', 'clickhouse-operators.md', 'account-analytics.md', 'filtered-redirects.md'].map(
+  (file) => ({
+    file,
+    text: readFileSync(join(__dirname, '..', 'docs', file), 'utf8'),
+  }),
+);
 const sqlBlocks = (text: string) => [...text.matchAll(/```sql\n([\s\S]*?)```/g)].map((m) => m[1]!.trim());
 const clickhouseDoc = DOCS[0]!.text;
 
@@ -364,7 +366,7 @@ describe('docs/clickhouse.md, its ten questions on two accounts of real data', (
   it.each(others)('runs: %s', async (_first, sql) => {
     const result = await clickhouse.query({
       query: sql.replace(/;$/, ''),
-      query_params: { link: link('spring-one').id, account: seeded.accountA },
+      query_params: { link: link('spring-one').id, account: seeded.accountA, from: '2026-01-01', to: '2026-12-31' },
       format: 'JSONEachRow',
     });
     expect(Array.isArray(await result.json())).toBe(true);

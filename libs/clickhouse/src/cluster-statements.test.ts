@@ -1,6 +1,12 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ACCOUNT_SHARDING_KEY, clusterStatements, createdTables, SHARDING_KEY } from './cluster-statements';
+import {
+  ACCOUNT_SHARDING_KEY,
+  clusterStatements,
+  createdTables,
+  FLUSH_SHARDING_KEY,
+  SHARDING_KEY,
+} from './cluster-statements';
 import { schemaMigrationsOnCluster, splitStatements } from './migrate';
 import { CLICKHOUSE_MIGRATIONS_DIR } from './paths';
 
@@ -30,6 +36,8 @@ describe('the migrations on a cluster', () => {
       'link_daily_breakdown',
       'link_uniques',
       'link_visitors',
+      'redirects_filtered',
+      'unknown_slug_hits',
     ]);
   });
 
@@ -54,6 +62,8 @@ describe('the migrations on a cluster', () => {
       link_daily_breakdown: 'ReplicatedSummingMergeTree',
       link_visitors: 'ReplicatedAggregatingMergeTree',
       link_uniques: 'ReplicatedAggregatingMergeTree',
+      redirects_filtered: 'ReplicatedReplacingMergeTree',
+      unknown_slug_hits: 'ReplicatedReplacingMergeTree',
     });
     for (const [, name, , args] of engines) {
       expect(args).toMatch(new RegExp(`^'/clickhouse/tables/\\{shard\\}/shortlink/${name}_local', '\\{replica\\}'`));
@@ -89,10 +99,12 @@ describe('the migrations on a cluster', () => {
 
   it('gives the Distributed tables the names the queries use, sharded by link, or by account without one', () => {
     const byAccount = new Set(['account_daily', 'account_daily_breakdown']);
+    const keyOf = (name: string) =>
+      byAccount.has(name) ? ACCOUNT_SHARDING_KEY : name === 'unknown_slug_hits' ? FLUSH_SHARDING_KEY : SHARDING_KEY;
     for (const name of tables) {
       expect(distributed).toContain(
         `CREATE TABLE IF NOT EXISTS ${name} ON CLUSTER analytics AS ${name}_local\n` +
-          `ENGINE = Distributed(analytics, shortlink, ${name}_local, ${byAccount.has(name) ? ACCOUNT_SHARDING_KEY : SHARDING_KEY})`,
+          `ENGINE = Distributed(analytics, shortlink, ${name}_local, ${keyOf(name)})`,
       );
     }
     expect(SHARDING_KEY).toBe('cityHash64(link_id)');
@@ -152,7 +164,7 @@ describe('the migrations on a cluster', () => {
     );
     expect(() =>
       clusterStatements('CREATE TABLE IF NOT EXISTS t (id UUID) ENGINE = MergeTree ORDER BY id', target),
-    ).toThrow(/no link_id or account_id column/);
+    ).toThrow(/no link_id, account_id or flush_id column/);
     expect(() => clusterStatements('SELECT 1', { ...target, cluster: 'a; DROP' })).toThrow(
       /Invalid ClickHouse identifier/,
     );

@@ -24,6 +24,8 @@ export const SHARDING_KEY = 'cityHash64(link_id)';
  * aggregates over the shards (sums, merged visitor sets), so the spread changes no answer.
  */
 export const ACCOUNT_SHARDING_KEY = 'cityHash64(account_id)';
+/** A table of neither links nor accounts (unknown_slug_hits): by its flush, so an event's rows again meet them. */
+export const FLUSH_SHARDING_KEY = 'cityHash64(flush_id)';
 export const LOCAL_SUFFIX = '_local';
 
 /** The Keeper path of a shard's replicas of a local table. */
@@ -83,8 +85,10 @@ function createTable(statement: string, name: string, { cluster, database }: Clu
     ? SHARDING_KEY
     : /[(,]\s*account_id\s/.test(columns)
       ? ACCOUNT_SHARDING_KEY
-      : undefined;
-  if (!key) throw new Error(`Table ${name} has no link_id or account_id column to shard it by`);
+      : /[(,]\s*flush_id\s/.test(columns)
+        ? FLUSH_SHARDING_KEY
+        : undefined;
+  if (!key) throw new Error(`Table ${name} has no link_id, account_id or flush_id column to shard it by`);
   const local = `${name}${LOCAL_SUFFIX}`;
   const args = [`'${replicaPath(database, local)}'`, `'{replica}'`, ...(engine[2]?.trim() ? [engine[2].trim()] : [])];
   // The same deduplication window, kept in Keeper for the shard's replicas instead of on one server.

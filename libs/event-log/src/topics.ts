@@ -11,6 +11,11 @@ export const TOPICS = {
    * in that link's partition. v1 held one click a record; see docs/kafka-topics.md.
    */
   clicks: 'shortlink.clicks.v2',
+  /**
+   * RedirectsFiltered events: each redirector's tally of redirects answered but
+   * not counted (bots, HEAD, prefetches) and of unknown slugs, every few seconds.
+   */
+  redirectsFiltered: 'shortlink.redirects-filtered.v1',
   /** Messages a consumer could not process, with the reason in headers. */
   deadLetter: 'shortlink.dead-letter.v1',
 } as const;
@@ -18,6 +23,7 @@ export const TOPICS = {
 export const CONSUMER_GROUPS = {
   linkProjector: 'shortlink.projector.links',
   clickProjector: 'shortlink.projector.clicks',
+  filteredProjector: 'shortlink.projector.redirects-filtered',
   previewWorker: 'shortlink.preview-worker',
   webhookDispatcher: 'shortlink.webhook-dispatcher',
 } as const;
@@ -62,6 +68,12 @@ export function topicSpecs(names: KafkaNames, partitions: { links: number; click
     {
       topic: names.topics.clicks,
       numPartitions: partitions.clicks,
+      configEntries: [{ name: 'retention.ms', value: WEEK_MS }],
+    },
+    {
+      // A few records a minute per redirector: one partition keeps them in one consumer's hands.
+      topic: names.topics.redirectsFiltered,
+      numPartitions: 1,
       configEntries: [{ name: 'retention.ms', value: WEEK_MS }],
     },
     {

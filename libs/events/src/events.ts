@@ -152,3 +152,69 @@ export type LinkEvent = z.infer<typeof linkEvent>;
 
 export const clickEvent = z.discriminatedUnion('type', [clickRecorded]);
 export type ClickEvent = z.infer<typeof clickEvent>;
+
+/**
+ * Why a redirect was answered but not counted as a click (services/redirector countable-click.ts): `head` is any
+ * request that is not a GET, `http_library` a client such as curl or python-requests, `crawler` any other bot.
+ */
+export const FILTER_REASONS = ['crawler', 'head', 'prefetch', 'no_user_agent', 'http_library'] as const;
+export type FilterReason = (typeof FILTER_REASONS)[number];
+
+/**
+ * The crawler families told apart: a fixed list, because the user agent is visitor text and none of it is
+ * stored. A crawler outside the list is `other`.
+ */
+export const CRAWLER_FAMILIES = [
+  'googlebot',
+  'bingbot',
+  'slackbot',
+  'facebookexternalhit',
+  'twitterbot',
+  'discordbot',
+  'whatsapp',
+  'telegrambot',
+  'linkedinbot',
+  'applebot',
+  'yandexbot',
+  'baiduspider',
+  'duckduckbot',
+  'pinterestbot',
+  'skypeuripreview',
+  'redditbot',
+  'ai_crawler',
+  'seo_crawler',
+  'headless_browser',
+  'other',
+] as const;
+export type CrawlerFamily = (typeof CRAWLER_FAMILIES)[number];
+
+const utcDay = z.iso.date();
+
+/**
+ * Redirects answered but not counted, tallied by a redirector over a few seconds: per link, UTC day, reason and
+ * (for crawlers) family, and the hits on slugs that are no link, per day. Nothing else of a request is kept. The
+ * event id is the flush's: a redelivered event is stored once. Keyed by event id on the redirects-filtered topic.
+ */
+export const redirectsFiltered = envelopeOf(
+  'RedirectsFiltered',
+  1,
+  z.object({
+    counts: z
+      .array(
+        z
+          .object({
+            linkId: z.uuid(),
+            accountId: z.uuid(),
+            day: utcDay,
+            reason: z.enum(FILTER_REASONS),
+            /** Present exactly when the reason is `crawler`. */
+            family: z.enum(CRAWLER_FAMILIES).optional(),
+            count: z.number().int().min(1),
+          })
+          .refine((c) => (c.reason === 'crawler') === (c.family !== undefined), 'a family goes with a crawler, only'),
+      )
+      .max(1000),
+    unknownSlugs: z.array(z.object({ day: utcDay, count: z.number().int().min(1) })).max(100),
+  }),
+);
+export type RedirectsFiltered = z.infer<typeof redirectsFiltered>;

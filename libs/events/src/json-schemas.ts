@@ -8,6 +8,7 @@ import {
   linkPreviewFailed,
   linkPreviewFetched,
   linkUpdated,
+  redirectsFiltered,
 } from './events';
 
 /** One published JSON Schema: its file under `docs/schemas/` and the zod schema it is generated from. */
@@ -63,6 +64,13 @@ export const PUBLISHED_SCHEMAS: readonly PublishedSchema[] = [
     description:
       'A human visit to a short link. Topic shortlink.clicks.v2: each line of a record (newline-delimited JSON) is one.',
     schema: clickRecorded,
+  },
+  {
+    file: 'redirects-filtered.v1.schema.json',
+    title: 'RedirectsFiltered v1',
+    description:
+      'Redirects answered but not counted (bots, HEAD, prefetches), tallied per link, day and reason, and hits on unknown slugs. Topic shortlink.redirects-filtered.v1, keyed by event id.',
+    schema: redirectsFiltered,
   },
   {
     file: 'shortlink.links.v1.schema.json',

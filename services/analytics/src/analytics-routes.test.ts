@@ -69,6 +69,17 @@ const STATS: LinkStats = {
       { name: 'qr', count: 1 },
     ],
   },
+  filtered: {
+    total: 4,
+    reasons: [
+      { name: 'crawler', count: 3 },
+      { name: 'head', count: 1 },
+      { name: 'http_library', count: 0 },
+      { name: 'no_user_agent', count: 0 },
+      { name: 'prefetch', count: 0 },
+    ],
+    crawlers: [{ name: 'googlebot', count: 3 }],
+  },
 };
 
 let app: FastifyInstance;
@@ -78,7 +89,7 @@ afterEach(() => app?.close());
 async function readApi(links: LinkRecord[], more: Partial<AnalyticsDeps> & { pending?: Map<string, string> } = {}) {
   const { pending = new Map<string, string>(), ...overrides } = more;
   const previews = new Map<string, PreviewRecord>();
-  const statsRead: { linkId: string; range: string }[] = [];
+  const statsRead: { linkId: string; accountId?: string; range: string }[] = [];
   const deps: AnalyticsDeps = {
     authenticate: keyTable.authenticate,
     rateLimiter: memoryRateLimiter({ free: 100, pro: 1000 }),
@@ -105,7 +116,7 @@ async function readApi(links: LinkRecord[], more: Partial<AnalyticsDeps> & { pen
     },
     publicBaseUrl: BASE_URL,
     readStats: async (l, range, now) => {
-      statsRead.push({ linkId: l.linkId, range });
+      statsRead.push({ linkId: l.linkId, accountId: l.accountId, range });
       return { period: rangeDays(range, now, l.createdAt), stats: STATS };
     },
     // The account's analytics have their own tests (account/account-route.test.ts).
@@ -161,8 +172,9 @@ describe('GET /api/v1/links/:slug/analytics', () => {
         { name: 'link', count: 2 },
         { name: 'qr', count: 1 },
       ],
+      filtered: STATS.filtered,
     });
-    expect(statsRead).toEqual([{ linkId: summer.linkId, range: '7d' }]);
+    expect(statsRead).toEqual([{ linkId: summer.linkId, accountId: 'account-owner', range: '7d' }]);
   });
 
   it.each([

@@ -231,6 +231,18 @@ const analyticsSchema = {
       'What started the clicks: `link` (the short URL followed) and `qr` (its QR code scanned), each listed, most first. An addition to the spec.',
       2,
     ),
+    filtered: {
+      type: 'object',
+      description:
+        'The redirects of the range that were answered but not counted as clicks, so you can audit them. `reasons`: every reason, most first: `crawler` (search engines, link previews of chat apps), `http_library` (curl, python-requests, …), `head` (a request that is not a GET), `prefetch` (a browser fetching ahead) and `no_user_agent`. `crawlers`: the crawlers by family, most first (`other` for one not told apart). Nothing else of these requests is kept. An addition to the spec.',
+      properties: {
+        total: { type: 'integer', minimum: 0 },
+        reasons: buckets('Every reason with its redirects, most first.', 5),
+        crawlers: buckets('The crawlers’ redirects by family, most first; families without any are left out.'),
+      },
+      required: ['total', 'reasons', 'crawlers'],
+      additionalProperties: false,
+    },
   },
   required: [
     'slug',
@@ -243,6 +255,7 @@ const analyticsSchema = {
     'devices',
     'browsers',
     'triggers',
+    'filtered',
   ],
   additionalProperties: false,
 } as const;
@@ -307,6 +320,20 @@ export const ANALYTICS_ROUTE: ApiRoute = {
               { name: 'link', count: 2 },
               { name: 'qr', count: 1 },
             ],
+            filtered: {
+              total: 5,
+              reasons: [
+                { name: 'crawler', count: 3 },
+                { name: 'http_library', count: 1 },
+                { name: 'prefetch', count: 1 },
+                { name: 'head', count: 0 },
+                { name: 'no_user_agent', count: 0 },
+              ],
+              crawlers: [
+                { name: 'slackbot', count: 2 },
+                { name: 'googlebot', count: 1 },
+              ],
+            },
           },
         ],
       },

@@ -18,7 +18,7 @@ export const SERVICE_NAME = 'analytics';
 export interface AnalyticsDeps extends LinkReadDeps, LinkListDeps, AccountAnalyticsDeps, ClickExportDeps {
   /** A link's clicks over a range, from ClickHouse (readRangeStats). */
   readStats: (
-    link: { linkId: string; createdAt: Date },
+    link: { linkId: string; accountId: string; createdAt: Date },
     range: Range,
     now: Date,
   ) => Promise<{ period: RangeDays; stats: LinkStats }>;
@@ -68,6 +68,7 @@ export function createAnalytics(deps: AnalyticsDeps): ServiceModule {
             devices: stats.breakdown.device,
             browsers: stats.breakdown.browser,
             triggers: stats.breakdown.trigger,
+            filtered: stats.filtered,
           };
         },
       );

@@ -17,6 +17,7 @@ import {
 import { runClickProjector } from './clicks/click-projector';
 import { postgresBatchLedger } from './clicks/batch-ledger';
 import { linkEventHandler } from './links/link-handler';
+import { filteredEventHandler } from './filtered/filtered-handler';
 import { projectorMetrics } from './projector-metrics';
 
 export const SERVICE_NAME = 'projector';
@@ -51,6 +52,8 @@ export function createProjector(deps: ProjectorDeps): ServiceModule {
   let links: RunningConsumer | undefined;
   let linksDeadLetters: LogProducer | undefined;
   let clicks: Awaited<ReturnType<typeof runClickProjector>> | undefined;
+  let filtered: RunningConsumer | undefined;
+  let filteredDeadLetters: LogProducer | undefined;
   const projections = new Set(deps.projections ?? ['links', 'clicks']);
   const eventLog = eventLogProbe(
     deps.kafka,
@@ -71,8 +74,9 @@ export function createProjector(deps: ProjectorDeps): ServiceModule {
     },
     async stop() {
       // Each consumer's disconnect waits for its fetch in flight: the two wait side by side.
-      await Promise.all([clicks?.stop(), links?.stop()]);
+      await Promise.all([clicks?.stop(), links?.stop(), filtered?.stop()]);
       await linksDeadLetters?.disconnect();
+      await filteredDeadLetters?.disconnect();
       await eventLog.close();
     },
   };
@@ -106,6 +110,20 @@ export function createProjector(deps: ProjectorDeps): ServiceModule {
       logger: deps.logger,
       metrics: deps.metrics,
       maxBatch: deps.maxClicksPerPartitionBatch,
+      sessionTimeoutMs: deps.sessionTimeoutMs,
+    });
+    // The redirects that were not clicks go to ClickHouse too: the click projection owns its schema.
+    filteredDeadLetters = deps.newProducer();
+    await filteredDeadLetters.connect();
+    filtered = await runConsumer({
+      kafka: deps.kafka,
+      groupId: deps.names.groups.filteredProjector,
+      topics: [deps.names.topics.redirectsFiltered],
+      handler: filteredEventHandler(deps.clickhouse, projectorMetrics(deps.metrics)),
+      logger: deps.logger,
+      deadLetterProducer: filteredDeadLetters,
+      deadLetterTopic: deps.names.topics.deadLetter,
+      metrics: deps.metrics,
       sessionTimeoutMs: deps.sessionTimeoutMs,
     });
   }

@@ -25,6 +25,8 @@ export interface RedirectorDeps {
   cache: LinkCache;
   /** Called after a redirect was answered, with whether it was a QR code's scan; must not throw or wait. */
   onRedirect?: (request: FastifyRequest, link: ResolvedLink, scanned: boolean) => void;
+  /** Called after a 404 for a path that is no link (an unknown or deleted slug, or no slug at all); must not throw or wait. */
+  onUnknownSlug?: () => void;
   /** The queue of clicks not yet acknowledged by Kafka, for tests and metrics. */
   clickQueue?: {
     depth: number;
@@ -51,8 +53,14 @@ const found = (reply: FastifyReply, location: string): FastifyReply =>
 
 /** Answers GET and HEAD /:slug with a 302 from the in-process cache. */
 export function createRedirector(deps: RedirectorDeps): ServiceModule {
+  // After the 404 is written, as a click is counted after its 302.
+  const unknownSlug = (request: FastifyRequest, reply: FastifyReply): FastifyReply => {
+    notFound(request, reply);
+    deps.onUnknownSlug?.();
+    return reply;
+  };
   const redirect = (request: FastifyRequest, reply: FastifyReply, link: ResolvedLink | null): FastifyReply => {
-    if (link === null) return notFound(request, reply);
+    if (link === null) return unknownSlug(request, reply);
     // A QR code's scan marker is the redirector's to read (the click's trigger), never the destination's.
     const { url, scanned } = takeQrScanMarker(request.url);
     found(reply, passQueryThrough(link.location, url));
@@ -95,7 +103,7 @@ export function createRedirector(deps: RedirectorDeps): ServiceModule {
         (request, reply) => {
           const { slug } = request.params;
           // Anything else cannot be a slug: a 404 without a lookup.
-          if (!SLUG_PATTERN.test(slug)) return notFound(request, reply);
+          if (!SLUG_PATTERN.test(slug)) return unknownSlug(request, reply);
           const cached = deps.cache.peek(slug);
           // Warm path: no promise, no I/O.
           if (cached) return redirect(request, reply, cached);

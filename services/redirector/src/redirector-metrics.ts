@@ -20,6 +20,8 @@ export interface RedirectorCounts {
   lookups?: { storeAway(): boolean };
   /** Absent where nothing listens for link changes (tests of the app alone). */
   listener?: { trusted(): boolean };
+  /** Absent where filtered redirects are not tallied (tests of the app alone). */
+  filtered?: { readonly unknownSlugHits: number; readonly dropped: number };
 }
 
 /**
@@ -29,7 +31,7 @@ export interface RedirectorCounts {
  * Returns a function that stops reading these sources.
  */
 export function registerRedirectorMetrics(registry: MetricsRegistry, counts: RedirectorCounts): () => void {
-  const { clicks, cache, lookups, listener } = counts;
+  const { clicks, cache, lookups, listener, filtered } = counts;
   const stops = [
     sampledCounter(
       registry,
@@ -109,6 +111,26 @@ export function registerRedirectorMetrics(registry: MetricsRegistry, counts: Red
           help: 'Whether the link cache answers redirects (1): the listener holds its lease. 0: every redirect looks its slug up in Postgres.',
         },
         () => (listener.trusted() ? 1 : 0),
+      ),
+    );
+  }
+  if (filtered) {
+    stops.push(
+      sampledCounter(
+        registry,
+        {
+          name: 'shortlink_unknown_slug_hits_total',
+          help: 'Requests for a path that is no link (an unknown or deleted slug): answered 404, counted per day in ClickHouse too.',
+        },
+        () => filtered.unknownSlugHits,
+      ),
+      sampledCounter(
+        registry,
+        {
+          name: 'shortlink_filtered_redirects_dropped_total',
+          help: 'Filtered redirects (bots, HEAD, prefetches) left uncounted because the tally held its most keys.',
+        },
+        () => filtered.dropped,
       ),
     );
   }

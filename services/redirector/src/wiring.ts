@@ -10,6 +10,8 @@ import { createClickRecorder } from './clicks/click-recorder';
 import { inProcessClickSink, type ClickSink } from './clicks/click-sink';
 import { loadCountryLookup } from './clicks/country';
 import { workerClickSink } from './clicks/worker-click-sink';
+import { FilteredTally } from './clicks/filtered-tally';
+import { filteredSender } from './clicks/filtered-sender';
 import { listenForLinkChanges } from './invalidation';
 import { LinkCache } from './link-cache';
 import { POSTGRES_ANSWER_MS, postgresLookup } from './lookup';
@@ -114,15 +116,38 @@ async function wireRedirector(resources: RedirectorResources): Promise<Redirecto
         countryOf: loadCountryLookup(),
         logger,
       });
-  registerRedirectorMetrics(metrics, { clicks: sink, cache, lookups, listener });
+  // Redirects that are not clicks, and unknown slugs: counted on this thread, sent every few seconds on its own
+  // producer (a handful of small events, not a click stream: no worker needed).
+  const filtered = new FilteredTally();
+  const filteredEvents = filteredSender({
+    tally: filtered,
+    producer: kafka.producer(),
+    topic: names.topics.redirectsFiltered,
+    logger,
+  });
+  registerRedirectorMetrics(metrics, { clicks: sink, cache, lookups, listener, filtered });
   return {
     cache,
-    onRedirect: createClickRecorder({ sink, nextSequence: eventIds.next, now: Date.now }),
-    clickQueue: sink,
+    onRedirect: createClickRecorder({ sink, nextSequence: eventIds.next, now: Date.now, filtered }),
+    onUnknownSlug: () => filtered.countUnknownSlug(Date.now()),
+    clickQueue: {
+      get depth() {
+        return sink.depth;
+      },
+      get stats() {
+        return sink.stats;
+      },
+      get workerRestarts() {
+        return sink.workerRestarts;
+      },
+      // The filtered counts too: a test's flush sends all that the redirector holds.
+      flush: () => Promise.all([sink.flush(), filteredEvents.flush()]).then(() => undefined),
+    },
     // A warm cache answers its links while Postgres is away (see LinkCache's revalidate): ready all the same.
     dependencies: [{ name: 'postgres', check: postgresReachable(pool), required: () => cache.size === 0 }],
     async start() {
       await sink.start();
+      await filteredEvents.start();
       await listener.start();
     },
     async stop(deadline = Date.now() + CLICKS_AT_CLOSE_MS + WORKER_DISCONNECT_MS) {
@@ -130,6 +155,7 @@ async function wireRedirector(resources: RedirectorResources): Promise<Redirecto
       // The clicks still held get what is left of the close but a moment for the worker to disconnect
       // (about 0.5 s); if Kafka is away to the end, the process closes without waiting for it (stopModules).
       await sink.stop(Math.max(0, deadline - Date.now() - WORKER_DISCONNECT_MS));
+      await filteredEvents.stop(Math.max(0, deadline - Date.now()));
     },
   };
 }

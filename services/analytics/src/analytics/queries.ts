@@ -1,6 +1,7 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import { rangeDays, type ClickDays, type Range, type RangeDays } from './range';
 import { triggerBuckets, type Bucket } from './trigger-buckets';
+import { filteredSummary, type FilteredCount, type FilteredSummary } from './filtered-summary';
 
 export type { Bucket };
 
@@ -10,6 +11,8 @@ export interface LinkStats {
   /** Clicks per UTC day: the range's days, any later, and any earlier when it holds the whole life (readLinkStats). */
   daily: Map<string, number>;
   breakdown: { referrer: Bucket[]; country: Bucket[]; device: Bucket[]; browser: Bucket[]; trigger: Bucket[] };
+  /** The range's redirects that were not clicks (bots, HEAD, prefetches), by reason and crawler family. */
+  filtered: FilteredSummary;
 }
 
 const TOP = 10;
@@ -18,7 +21,7 @@ type Dimension = keyof LinkStats['breakdown'];
 
 /** One row of the statement below: `kind` says which part of the answer it is. */
 interface StatsRow {
-  kind: 'visitors' | 'day' | Dimension;
+  kind: 'visitors' | 'day' | 'filtered' | Dimension;
   name: string;
   n: number;
 }
@@ -51,7 +54,7 @@ const visitorsOf = (wholeLife: boolean) =>
  */
 export async function readLinkStats(
   clickhouse: ClickHouseClient,
-  linkId: string,
+  { linkId, accountId }: { linkId: string; accountId: string },
   { from, to, wholeLife }: Pick<RangeDays, 'from' | 'to' | 'wholeLife'>,
   signal?: AbortSignal,
 ): Promise<LinkStats> {
@@ -78,13 +81,21 @@ export async function readLinkStats(
                  GROUP BY dimension, value
                  ORDER BY dimension, clicks DESC, value ASC
                  LIMIT ${TOP} BY dimension, if(dimension = 'device', value, '')
+                UNION ALL
+                SELECT 'filtered', concat(reason, '/', family), toUInt64(sum(count))
+                  FROM redirects_filtered FINAL
+                 WHERE account_id = {account:UUID} AND link_id = {link:UUID}
+                   AND day BETWEEN {from:Date} AND {to:Date}
+                 GROUP BY reason, family
               )
               ORDER BY kind, n DESC, name ASC
               SETTINGS query_plan_remove_redundant_sorting = 0`,
+      // The filtered redirects are read by account and link: the account leads the table's key, and a
+      // row of another account can never be read for this link. FINAL: a redelivered flush counts once.
       // The series is read past the range's ends where a click could be there and change the
       // visitors counted (see readRangeStats): every later day, and before the range when its
       // visitors are the link's whole life. Normally there is none: no extra rows, no extra query.
-      query_params: { link: linkId, from, to, firstDay: wholeLife ? '1970-01-01' : from },
+      query_params: { link: linkId, account: accountId, from, to, firstDay: wholeLife ? '1970-01-01' : from },
       format: 'JSONEachRow',
       abort_signal: signal,
     })
@@ -94,16 +105,22 @@ export async function readLinkStats(
     uniqueVisitors: 0,
     daily: new Map(),
     breakdown: { referrer: [], country: [], device: [], browser: [], trigger: [] },
+    filtered: filteredSummary([]),
   };
+  const filtered: FilteredCount[] = [];
   for (const { kind, name, n } of rows) {
     const count = Number(n);
     if (kind === 'visitors') stats.uniqueVisitors = count;
-    else if (kind === 'day') {
+    else if (kind === 'filtered') {
+      const slash = name.indexOf('/');
+      filtered.push({ reason: name.slice(0, slash), family: name.slice(slash + 1), count });
+    } else if (kind === 'day') {
       stats.daily.set(name, count);
       if (name >= from && name <= to) stats.totalClicks += count;
     } else stats.breakdown[kind]?.push({ name, count });
   }
   stats.breakdown.trigger = triggerBuckets(stats.totalClicks, stats.breakdown.trigger);
+  stats.filtered = filteredSummary(filtered);
   return stats;
 }
 
@@ -127,16 +144,16 @@ function clickDaysOf(daily: Map<string, number>): ClickDays | undefined {
  */
 export async function readRangeStats(
   clickhouse: ClickHouseClient,
-  link: { linkId: string; createdAt: Date },
+  link: { linkId: string; accountId: string; createdAt: Date },
   range: Range,
   now: Date,
   signal?: AbortSignal,
 ): Promise<{ period: RangeDays; stats: LinkStats }> {
   const assumed = rangeDays(range, now, link.createdAt);
-  const stats = await readLinkStats(clickhouse, link.linkId, assumed, signal);
+  const stats = await readLinkStats(clickhouse, link, assumed, signal);
   const period = rangeDays(range, now, link.createdAt, clickDaysOf(stats.daily));
   if (period.from === assumed.from && period.to === assumed.to && period.wholeLife === assumed.wholeLife) {
     return { period, stats };
   }
-  return { period, stats: await readLinkStats(clickhouse, link.linkId, period, signal) };
+  return { period, stats: await readLinkStats(clickhouse, link, period, signal) };
 }

@@ -1,13 +1,16 @@
 import type { FastifyRequest } from 'fastify';
 import type { ResolvedLink } from '../resolved-link';
 import type { ClickSink } from './click-sink';
-import { isCountable } from './countable-click';
+import { filteredAs } from './countable-click';
+import type { FilteredTally } from './filtered-tally';
 
 export interface ClickRecorderOptions {
   sink: ClickSink;
   /** The next click's counter (the `next` of the sink's ClickEventIds). */
   nextSequence: () => number;
   now: () => number;
+  /** Where redirects that are not clicks are counted, by reason (absent: they are only left out). */
+  filtered?: FilteredTally;
 }
 
 const header = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
@@ -18,20 +21,23 @@ const header = (value: string | string[] | undefined): string | undefined => (Ar
  * cannot tell a gone socket's address: that is not a click, and taking it with an unknown address would fail its batch
  * on every retry.
  */
-export function createClickRecorder({ sink, nextSequence, now }: ClickRecorderOptions) {
+export function createClickRecorder({ sink, nextSequence, now, filtered }: ClickRecorderOptions) {
   return function onRedirect(request: FastifyRequest, link: ResolvedLink, scanned: boolean): void {
     if (request.raw.socket.destroyed) return;
     const ip = request.ip;
     if (typeof ip !== 'string' || ip === '') return;
     const userAgent = header(request.headers['user-agent']);
-    const countable = isCountable({
+    const filteredBy = filteredAs({
       method: request.method,
       userAgent,
       purpose: header(request.headers['purpose']),
       secPurpose: header(request.headers['sec-purpose']),
       xMoz: header(request.headers['x-moz']),
     });
-    if (!countable) return;
+    if (filteredBy !== undefined) {
+      filtered?.count(link, filteredBy, now());
+      return;
+    }
     sink.push({
       sequence: nextSequence(),
       linkId: link.linkId,
