@@ -201,7 +201,7 @@ export function formatReport(report: Report): string {
     }
   }
   if (report.results.accountAnalytics) {
-    const { clicks, links, reads } = report.results.accountAnalytics;
+    const { clicks, links, reads, failures } = report.results.accountAnalytics;
     for (const [read, r] of Object.entries(reads)) {
       rows.push([
         `Account analytics ${read} (${n(clicks)} clicks, ${n(links)} links)`,
@@ -209,6 +209,9 @@ export function formatReport(report: Report): string {
         `max ${n(r.maxMs)} ms over ${r.requests} requests; ${r.rows} rows`,
         `${verdict(r.p99Ms <= GOALS.analyticsP99Ms)} (goal p99 ≤ ${GOALS.analyticsP99Ms} ms)`,
       ]);
+    }
+    for (const [read, failure] of Object.entries(failures)) {
+      rows.push([`Account analytics ${read} (${n(clicks)} clicks, ${n(links)} links)`, 'failed', failure, 'MISSED']);
     }
   }
   if (dashboard) {
