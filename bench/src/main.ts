@@ -256,7 +256,7 @@ runCommand(command, async ({ values, positionals }) => {
           tags: 20,
           days: 90,
           visitors: quick ? 1000 : 200_000,
-          requests: quick ? 3 : 100,
+          requests: quick ? 3 : 30,
         });
       } else if (part === 'export') {
         report.results.export = await benchExport(stack, { clicks: quick ? 10_000 : 10_000_000, links: 100 });
