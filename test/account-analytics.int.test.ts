@@ -281,3 +281,73 @@ describe('migration 0005 on clicks recorded before it', () => {
     }
   });
 });
+
+describe('the tag roll-up of an account with many thousands of tagged links', () => {
+  it('answers every tag, its statement past ClickHouse’s default query size', async () => {
+    const env = infraEnv(process.env);
+    const scratch = await createScratchClickHouse(env);
+    const clickhouse = createClickHouse({
+      url: env.CLICKHOUSE_URL,
+      database: scratch.name,
+      username: env.CLICKHOUSE_USER,
+      password: env.CLICKHOUSE_PASSWORD,
+      applicationName: 'test',
+    });
+    try {
+      await migrateClickHouse(clickhouse, CLICKHOUSE_MIGRATIONS_DIR);
+      const accounts = ['00000000-0000-4000-8000-00000000000a', '00000000-0000-4000-8000-00000000000b'];
+      const link = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+      // 12,000 links under two tags, about 470 KiB of statement; the clicks fall on a few of them, either end.
+      const tagged = new Map([
+        ['spring', Array.from({ length: 8000 }, (_, i) => link(i + 1))],
+        ['summer', Array.from({ length: 4000 }, (_, i) => link(i + 8001))],
+      ]);
+      const clicks = [
+        [0, 1, 'a'],
+        [0, 8000, 'b'],
+        [0, 8001, 'a'],
+        [0, 12_000, 'c'],
+        [0, 20_000, 'd'], // a link under no tag
+        [1, 2, 'a'], // the other account's click on a link id named in the tags
+      ].map(([account, i, visitor], n) => ({
+        event_id: `00000000-0000-4000-9000-${String(n + 1).padStart(12, '0')}`,
+        link_id: link(i as number),
+        account_id: accounts[account as number],
+        slug: `s-${i}`,
+        clicked_at: new Date().toISOString().replace('T', ' ').slice(0, 23),
+        visitor_hash: (visitor as string).repeat(64),
+        referrer: 'Direct',
+        country: 'DE',
+        device: 'desktop',
+        browser: 'Chrome',
+        os: 'Linux',
+        source_partition: 0,
+        source_offset: n,
+      }));
+      await clickhouse.insert({ table: 'clicks', values: clicks, format: 'JSONEachRow' });
+      const today = new Date().toISOString().slice(0, 10);
+      const read = (account: number) =>
+        readAccountStats(
+          clickhouse,
+          { accountId: accounts[account]!, groupBy: 'tag', limit: 10, from: today, to: today },
+          tagged,
+        );
+      expect(await read(0)).toEqual({
+        totalClicks: 5,
+        uniqueVisitors: 4,
+        rows: [
+          { name: 'spring', clicks: 2, uniqueVisitors: 2 },
+          { name: 'summer', clicks: 2, uniqueVisitors: 2 },
+        ],
+      });
+      expect(await read(1)).toEqual({
+        totalClicks: 1,
+        uniqueVisitors: 1,
+        rows: [{ name: 'spring', clicks: 1, uniqueVisitors: 1 }],
+      });
+    } finally {
+      await clickhouse.close();
+      await scratch.drop();
+    }
+  });
+});

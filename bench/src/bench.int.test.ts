@@ -49,6 +49,7 @@ it('runs every benchmark end to end (quick)', async () => {
       bulk,
       ingestion,
       analytics,
+      accountAnalytics,
       dashboard,
       list,
       previews,
@@ -76,6 +77,9 @@ it('runs every benchmark end to end (quick)', async () => {
     expect(ingestion!.clicks).toBe(2000);
     expect(ingestion!.freshness.samples).toBe(2);
     expect(Object.keys(analytics!.ranges)).toEqual(['7d', '30d', '90d', 'all']);
+    // Every grouping over every range; the tag grouping names each of the bench's tags.
+    expect(Object.keys(accountAnalytics!.reads)).toHaveLength(28);
+    expect(accountAnalytics!.reads['tag all']!.rows).toBe(accountAnalytics!.tags);
     expect(dashboard!.ready.runs).toBe(2);
     expect(Object.keys(dashboard!.requests).length).toBeGreaterThan(0);
     expect(list!.queries['first page (20)']!.listed).toBe(20);

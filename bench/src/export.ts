@@ -80,7 +80,10 @@ export async function benchExport(
           throw new Error(`export ${format}: HTTP ${res.status} ${await res.text()}`);
         for await (const chunk of res.body as AsyncIterable<Uint8Array>) {
           bytes += chunk.length;
-          if (format === 'ndjson') for (const byte of chunk) if (byte === 0x0a) rows++;
+          // indexOf is memchr: a byte-by-byte loop here counted at about 70 MB/s, a ceiling below the goal's rate.
+          if (format === 'ndjson') {
+            for (let at = chunk.indexOf(0x0a); at !== -1; at = chunk.indexOf(0x0a, at + 1)) rows++;
+          }
         }
       } finally {
         clearInterval(sampler);

@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- redirect|click-cost|click-worker|create|bulk|ingestion|analytics|dashboard|export|list|previews|preview-shares|preview-memory|rebuild|embedded|cold-cache|webhooks ...] [--quick] [--node-arg=<flag> ...] [--addresses=zipf|distinct|loopback] [--webhook-load=<x>]`
+ * `npm run bench [-- redirect|click-cost|click-worker|create|bulk|ingestion|analytics|account-analytics|dashboard|export|list|previews|preview-shares|preview-memory|rebuild|embedded|cold-cache|webhooks ...] [--quick] [--node-arg=<flag> ...] [--addresses=zipf|distinct|loopback] [--webhook-load=<x>]`
  *
  * Runs each benchmark against the local stack (`npm run infra:up`), each in scratch databases and topics, prints a
  * table and writes it as JSON under bench/results/. `--quick` runs every part for about a second (the smoke test's
@@ -11,6 +11,7 @@ import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { loadConfig, runCommand, UsageError } from '@shortlink/config';
+import { benchAccountAnalytics } from './account-analytics';
 import { benchAnalytics } from './analytics';
 import { benchBulk } from './bulk';
 import { benchClickCost } from './click-cost';
@@ -40,6 +41,7 @@ const PARTS = [
   'bulk',
   'ingestion',
   'analytics',
+  'account-analytics',
   'dashboard',
   'export',
   'list',
@@ -246,6 +248,15 @@ runCommand(command, async ({ values, positionals }) => {
           runs: quick ? 2 : 20,
           warmUpRuns: quick ? 1 : 3,
           linkPageWaitMs: quick ? 3000 : 10_000,
+        });
+      } else if (part === 'account-analytics') {
+        report.results.accountAnalytics = await benchAccountAnalytics(stack, {
+          clicks: quick ? 10_000 : 10_000_000,
+          links: quick ? 2000 : 100_000,
+          tags: 20,
+          days: 90,
+          visitors: quick ? 1000 : 200_000,
+          requests: quick ? 3 : 30,
         });
       } else if (part === 'export') {
         report.results.export = await benchExport(stack, { clicks: quick ? 10_000 : 10_000_000, links: 100 });

@@ -1,3 +1,4 @@
+import type { AccountAnalyticsResult } from './account-analytics';
 import type { AnalyticsResult } from './analytics';
 import type { BulkResult } from './bulk';
 import type { ClickCostResult } from './click-cost';
@@ -30,6 +31,7 @@ export interface Report {
     bulk?: BulkResult;
     ingestion?: IngestionResult;
     analytics?: AnalyticsResult;
+    accountAnalytics?: AccountAnalyticsResult;
     dashboard?: DashboardResult;
     export?: ExportResult;
     list?: ListResult;
@@ -196,6 +198,20 @@ export function formatReport(report: Report): string {
         }`,
         `${verdict(r.p99Ms <= GOALS.analyticsP99Ms)} (goal p99 ≤ ${GOALS.analyticsP99Ms} ms)`,
       ]);
+    }
+  }
+  if (report.results.accountAnalytics) {
+    const { clicks, links, reads, failures } = report.results.accountAnalytics;
+    for (const [read, r] of Object.entries(reads)) {
+      rows.push([
+        `Account analytics ${read} (${n(clicks)} clicks, ${n(links)} links)`,
+        `p50 ${n(r.p50Ms)} ms, p99 ${n(r.p99Ms)} ms`,
+        `max ${n(r.maxMs)} ms over ${r.requests} requests; ${r.rows} rows`,
+        `${verdict(r.p99Ms <= GOALS.analyticsP99Ms)} (goal p99 ≤ ${GOALS.analyticsP99Ms} ms)`,
+      ]);
+    }
+    for (const [read, failure] of Object.entries(failures)) {
+      rows.push([`Account analytics ${read} (${n(clicks)} clicks, ${n(links)} links)`, 'failed', failure, 'MISSED']);
     }
   }
   if (dashboard) {
