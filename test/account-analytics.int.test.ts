@@ -283,7 +283,7 @@ describe('migration 0005 on clicks recorded before it', () => {
 });
 
 describe('the tag roll-up of an account with many thousands of tagged links', () => {
-  it('answers every tag, its statement past ClickHouse’s default query size', async () => {
+  it('answers every tag, its statement past ClickHouse’s default query and syntax tree sizes', async () => {
     const env = infraEnv(process.env);
     const scratch = await createScratchClickHouse(env);
     const clickhouse = createClickHouse({
@@ -297,17 +297,18 @@ describe('the tag roll-up of an account with many thousands of tagged links', ()
       await migrateClickHouse(clickhouse, CLICKHOUSE_MIGRATIONS_DIR);
       const accounts = ['00000000-0000-4000-8000-00000000000a', '00000000-0000-4000-8000-00000000000b'];
       const link = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
-      // 12,000 links under two tags, about 470 KiB of statement; the clicks fall on a few of them, either end.
+      // 100,000 links under two tags (the bench's account), about 4 MiB of statement and 200,000 elements of its
+      // syntax tree; the clicks fall on a few of them, either end.
       const tagged = new Map([
-        ['spring', Array.from({ length: 8000 }, (_, i) => link(i + 1))],
-        ['summer', Array.from({ length: 4000 }, (_, i) => link(i + 8001))],
+        ['spring', Array.from({ length: 80_000 }, (_, i) => link(i + 1))],
+        ['summer', Array.from({ length: 20_000 }, (_, i) => link(i + 80_001))],
       ]);
       const clicks = [
         [0, 1, 'a'],
-        [0, 8000, 'b'],
-        [0, 8001, 'a'],
-        [0, 12_000, 'c'],
-        [0, 20_000, 'd'], // a link under no tag
+        [0, 80_000, 'b'],
+        [0, 80_001, 'a'],
+        [0, 100_000, 'c'],
+        [0, 200_000, 'd'], // a link under no tag
         [1, 2, 'a'], // the other account's click on a link id named in the tags
       ].map(([account, i, visitor], n) => ({
         event_id: `00000000-0000-4000-9000-${String(n + 1).padStart(12, '0')}`,

@@ -60,6 +60,25 @@ function descendants(pid: number): number[] {
   return childPids(pid).flatMap((child) => [child, ...descendants(child)]);
 }
 
+/**
+ * The stores the service waits on that run on this machine: the local ClickHouse endpoint (deploy/local/infra.sh),
+ * and Postgres's and Redis's servers (whose later processes, a connection's backend, inherit the pinning).
+ */
+export function localStorePids(root: string): number[] {
+  const named = (name: string) => {
+    try {
+      return execFileSync('pgrep', ['-x', name], { encoding: 'utf8' })
+        .split('\n')
+        .map((line) => Number(line.trim()))
+        .filter((pid) => pid > 0);
+    } catch {
+      return []; // pgrep exits 1 when none runs.
+    }
+  };
+  const clickhouse = localClickHousePid(root);
+  return [...(clickhouse ? [clickhouse] : []), ...named('postgres'), ...named('redis-server')];
+}
+
 /** The local ClickHouse endpoint's process (deploy/local/infra.sh), when this machine runs it. */
 export function localClickHousePid(root: string): number | null {
   const file = join(root, '.infra', 'chdb-server.pid');

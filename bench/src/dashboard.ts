@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { chromium, type Browser, type BrowserContext } from 'playwright-core';
 import { loadBigLink, readRanges, type AnalyticsResult } from './analytics';
-import { childPids, localClickHousePid, splitCpus } from './cpu-split';
+import { childPids, localStorePids, splitCpus } from './cpu-split';
 import { LINK_PAGE_READY, LINKS_PAGE_READY } from './dashboard-ready';
 import { percentiles } from './measure';
 import type { BenchStack } from './stack';
@@ -52,10 +52,10 @@ export async function benchDashboard(
   // The service on some cores, Chromium on the others, before the bar is read: both measured as they would be on
   // a server and a person's computer.
   const split = splitCpus();
-  const clickhouse = localClickHousePid(root);
+  const stores = localStorePids(root);
   if (split) {
     split.pinService(analytics.pid);
-    if (clickhouse) split.pinService(clickhouse);
+    for (const pid of stores) split.pinService(pid);
     for (const pid of childPids(process.pid)) if (!before.has(pid)) split.pinBrowser(pid);
   }
   try {
@@ -111,7 +111,7 @@ export async function benchDashboard(
       cores: split && { service: split.service, browser: split.browser },
     };
   } finally {
-    if (split && clickhouse) split.release(clickhouse);
+    if (split) for (const pid of stores) split.release(pid);
     await browser.close();
     await analytics.stop();
   }
