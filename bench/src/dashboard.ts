@@ -3,7 +3,7 @@ import { chromium, type Browser, type BrowserContext } from 'playwright-core';
 import { loadBigLink, readRanges, type AnalyticsResult } from './analytics';
 import { childPids, localStorePids, splitCpus } from './cpu-split';
 import { LINK_PAGE_READY, LINKS_PAGE_READY } from './dashboard-ready';
-import { percentiles } from './measure';
+import { percentiles, round } from './measure';
 import type { BenchStack } from './stack';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -17,7 +17,19 @@ export interface DashboardResult {
   readySelector: string;
   ready: { p50Ms: number; p95Ms: number; maxMs: number; runs: number };
   /** Each API request the page made, by path (the slug as `<slug>`), with the analytics p99 it is held to. */
-  requests: Record<string, { p50Ms: number; maxMs: number; count: number; barMs: number; barRange: string }>;
+  requests: Record<
+    string,
+    {
+      p50Ms: number;
+      maxMs: number;
+      count: number;
+      barMs: number;
+      barRange: string;
+      /** The mean as the browser saw it, beside the service's own mean for its route over the same tabs. */
+      meanMs: number;
+      serviceMeanMs: number;
+    }
+  >;
   /** The analytics endpoint read as the analytics part reads it, on the same link: the requests' bar. */
   analytics: AnalyticsResult['ranges'];
   /** The cores the service (analytics process and local ClickHouse) and Chromium each ran on; null: not split. */
@@ -79,7 +91,9 @@ export async function benchDashboard(
 
     const readyMs: number[] = [];
     const requestMs = new Map<string, number[]>();
+    let served = new Map<string, { sum: number; count: number }>();
     for (let run = 0; run < options.warmUpRuns + options.runs; run++) {
+      if (run === options.warmUpRuns) served = await serviceTimes(analytics.url);
       const timed = await openOnce(browser, analytics.url, stack.key, hash, readySelector, 30_000);
       if (!timed) throw new Error(`the dashboard's ${page} page showed no ${readySelector} within 30 s`);
       if (run < options.warmUpRuns) continue;
@@ -90,6 +104,7 @@ export async function benchDashboard(
       }
     }
 
+    const servedAfter = await serviceTimes(analytics.url);
     const ready = percentiles(readyMs);
     const requests: DashboardResult['requests'] = {};
     for (const [path, samples] of requestMs) {
@@ -98,7 +113,22 @@ export async function benchDashboard(
       const range = /\/analytics(\?|$)/.test(path) ? (/[?&]range=([^&]+)/.exec(path)?.[1] ?? '7d') : undefined;
       const worst = Object.entries(ranges).sort(([, a], [, b]) => b.p99Ms - a.p99Ms)[0];
       const [barRange, bar] = range && ranges[range] ? [range, ranges[range]] : (worst ?? ['none', undefined]);
-      requests[path] = { p50Ms: p.p50, maxMs: p.max, count: p.n, barMs: bar?.p99Ms ?? NaN, barRange };
+      const route = path.replace('<slug>', ':slug').replace(/\?.*$/, '');
+      const [before, after] = [served.get(route), servedAfter.get(route)];
+      const serviceMeanMs =
+        before && after && after.count > before.count
+          ? round(((after.sum - before.sum) / (after.count - before.count)) * 1000)
+          : NaN;
+      const meanMs = round(samples.reduce((sum, ms) => sum + ms, 0) / samples.length);
+      requests[path] = {
+        p50Ms: p.p50,
+        maxMs: p.max,
+        count: p.n,
+        barMs: bar?.p99Ms ?? NaN,
+        barRange,
+        meanMs,
+        serviceMeanMs,
+      };
     }
     return {
       clicks: options.clicks,
@@ -115,6 +145,25 @@ export async function benchDashboard(
     await browser.close();
     await analytics.stop();
   }
+}
+
+/**
+ * The service's own time per route so far, from its request histogram (`shortlink_http_request_duration_seconds`,
+ * GET answered 200): its sum and count, so the difference of two readings is the mean of the requests between them.
+ */
+async function serviceTimes(base: string): Promise<Map<string, { sum: number; count: number }>> {
+  const text = await (await fetch(`${base}/metrics`)).text();
+  const times = new Map<string, { sum: number; count: number }>();
+  for (const line of text.split('\n')) {
+    const m = /^shortlink_http_request_duration_seconds_(sum|count)\{([^}]*)\} (\S+)$/.exec(line);
+    if (!m || !/method="GET"/.test(m[2]!) || !/status="200"/.test(m[2]!)) continue;
+    const route = /route="([^"]*)"/.exec(m[2]!)?.[1];
+    if (!route) continue;
+    const entry = times.get(route) ?? { sum: 0, count: 0 };
+    entry[m[1] as 'sum' | 'count'] = Number(m[3]);
+    times.set(route, entry);
+  }
+  return times;
 }
 
 /**

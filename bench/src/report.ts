@@ -229,7 +229,7 @@ export function formatReport(report: Report): string {
       rows.push([
         `Dashboard request ${path}`,
         `p50 ${n(r.p50Ms)} ms, max ${n(r.maxMs)} ms`,
-        `${r.count} requests, in the browser${cores}; analytics ${r.barRange} p99 ${n(r.barMs)} ms on the same link`,
+        `${r.count} requests, in the browser${cores} (mean ${n(r.meanMs)} ms; the service's own ${n(r.serviceMeanMs)} ms); analytics ${r.barRange} p99 ${n(r.barMs)} ms on the same link`,
         `${verdict(r.maxMs <= r.barMs)} (goal: none slower than the analytics p99)`,
       ]);
     }
