@@ -1,5 +1,3 @@
-import type { LinkResource } from '@shortlink/links';
-
 /** An answer of the API that was not a success: its status and the error body every error carries. */
 export class ApiError extends Error {
   constructor(
@@ -75,8 +73,14 @@ async function send(key: string, method: string, path: string, body?: unknown): 
   );
 }
 
-/** The API's Link object: one definition, the service's own (a type only: nothing of the library is bundled). */
-export type Link = LinkResource;
+export interface Link {
+  id: string;
+  slug: string;
+  shortUrl: string;
+  destinationUrl: string;
+  tag: string | null;
+  createdAt: string;
+}
 
 export interface LinkPage {
   links: Link[];
