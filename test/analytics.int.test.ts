@@ -132,6 +132,7 @@ describe('GET /api/v1/links/:slug/analytics, end to end', () => {
         'clicksOverTime',
         'countries',
         'devices',
+        'filtered',
         'range',
         'referrers',
         'slug',
@@ -142,6 +143,29 @@ describe('GET /api/v1/links/:slug/analytics, end to end', () => {
     );
     expect(body.slug).toBe('stats-1');
     expect(body.range).toBe('7d');
+    // The six redirects that are no click are counted apart, by reason (the redirector sends its tally every 5 s).
+    const { filtered } = await eventually(
+      async () => {
+        const answer = (await analytics('stats-1')).json();
+        return answer.filtered.total === 6 ? answer : undefined;
+      },
+      30_000,
+      'the six filtered redirects of stats-1',
+    );
+    expect(filtered).toEqual({
+      total: 6,
+      reasons: [
+        { name: 'crawler', count: 2 },
+        { name: 'head', count: 1 },
+        { name: 'http_library', count: 1 },
+        { name: 'no_user_agent', count: 1 },
+        { name: 'prefetch', count: 1 },
+      ],
+      crawlers: [
+        { name: 'googlebot', count: 1 },
+        { name: 'slackbot', count: 1 },
+      ],
+    });
     expect(body.totalClicks).toBe(9);
     expect(body.uniqueVisitors).toBe(6);
     expect(body.clicksOverTime).toHaveLength(7);
