@@ -16,6 +16,13 @@ const COMMANDS: { script: string; entry: string; args: string[]; wrong: string[]
     settings: /DATABASE_URL[\s\S]*DATA_DIR/,
   },
   {
+    script: 'domains',
+    entry: 'libs/domains/dist/domains-cli.js',
+    args: [],
+    wrong: ['verify', 'links.example.com', '--json'],
+    settings: /DATABASE_URL[\s\S]*DATA_DIR/,
+  },
+  {
     script: 'db:migrate',
     entry: 'libs/postgres/dist/migrate-cli.js',
     args: [],

@@ -44,6 +44,8 @@ describe('the write API', () => {
         DATABASE_POOL_SIZE: 2,
         WEBHOOKS_ALLOW_HTTP: false,
         WEBHOOKS_ALLOW_PRIVATE_NETWORKS: false,
+        DNS_SERVERS: [],
+        DNS_TIMEOUT_MS: 2000,
       },
       {
         pool,

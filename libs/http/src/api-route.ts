@@ -119,5 +119,6 @@ export const API_ROUTE_TAGS = {
   account: 'Account',
   redirects: 'Redirects',
   webhooks: 'Webhooks',
+  domains: 'Domains',
   operations: 'Operations',
 } as const;

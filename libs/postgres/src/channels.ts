@@ -10,6 +10,8 @@ export const CHANNELS = {
   linkCreated: 'shortlink_link_created',
   linkChanged: 'shortlink_link_changed',
   linkChangeApplied: 'shortlink_link_change_applied',
+  /** A domain was verified, changed or deleted; the payload is its hostname (decision 0076). */
+  domainChanged: 'shortlink_domain_changed',
 } as const;
 
 /** The payload of a `linkChanged` notification. */

@@ -16,3 +16,4 @@ export {
   type ReceivedDelivery,
   type ReceiverProcessOptions,
 } from './webhook-receiver';
+export { startDnsTestServer, type DnsTestServer, type DnsTestMode } from './dns-test-server';

@@ -78,6 +78,10 @@ const TAGS = [
   { name: API_ROUTE_TAGS.account, description: 'What the key’s account is and what its plan allows.' },
   { name: API_ROUTE_TAGS.redirects, description: 'The short URLs themselves.' },
   { name: API_ROUTE_TAGS.webhooks, description: 'Endpoints told of link events as they happen (docs/webhooks.md).' },
+  {
+    name: API_ROUTE_TAGS.domains,
+    description: 'Branded domains: your own hostnames, proven by a DNS record (docs/domains.md).',
+  },
   { name: API_ROUTE_TAGS.operations, description: 'For load balancers and monitoring.' },
 ];
 

@@ -12,6 +12,7 @@ import { serviceAddresses } from './links/rules/self-link';
 import { validateUpdateLink } from './links/rules/update-link-validation';
 import { LIMITS, rejectionError } from './write-api-errors';
 import { registerWebhookRoutes, type WebhooksApiDeps } from './webhooks/webhooks-api';
+import { registerDomainRoutes, type DomainsApiDeps } from './domains/domains-api';
 import { BULK_CREATE_ROUTE, CREATE_LINK_ROUTE, DELETE_LINK_ROUTE, UPDATE_LINK_ROUTE } from './write-api-routes';
 
 export const SERVICE_NAME = 'write-api';
@@ -24,6 +25,8 @@ export interface WriteApiDeps extends CreateLinkDeps, ChangeLinkDeps {
   idempotency: IdempotencyDeps;
   /** The webhooks API's store, key and settings (docs/webhooks.md). */
   webhooks: WebhooksApiDeps;
+  /** The domains API's store and DNS lookups (docs/domains.md). */
+  domains: DomainsApiDeps;
   /** Started and stopped with the module: the Kafka producer, for one. */
   start?: () => Promise<void>;
   stop?: () => Promise<void>;
@@ -34,7 +37,8 @@ export interface WriteApiDeps extends CreateLinkDeps, ChangeLinkDeps {
 /**
  * Accepts link creation (spec 4.1), changes and deletions, and appends
  * LinkCreated, LinkUpdated and LinkDeleted events to Kafka; manages the
- * accounts' webhooks (their deliveries are the webhook dispatcher's).
+ * accounts' webhooks (their deliveries are the webhook dispatcher's) and
+ * branded domains.
  */
 export function createWriteApi(deps: WriteApiDeps): ServiceModule {
   const service = serviceAddresses(deps.publicBaseUrl);
@@ -129,6 +133,11 @@ export function createWriteApi(deps: WriteApiDeps): ServiceModule {
         authenticated: requireApiKey(deps.authenticate, deps.rateLimiter),
         service,
         idempotent,
+      });
+      registerDomainRoutes(app, deps.domains, {
+        authenticated: requireApiKey(deps.authenticate, deps.rateLimiter),
+        service,
+        publicBaseUrl: deps.publicBaseUrl,
       });
     },
   };

@@ -1,4 +1,5 @@
 import { httpEnv, kafkaEnv, logEnv, postgresEnv, publicEnv, rateLimitEnv } from '@shortlink/config';
+import { domainsEnv } from '@shortlink/domains';
 import { webhooksEnv } from '@shortlink/webhooks';
 import type { z } from 'zod';
 
@@ -9,5 +10,6 @@ export const writeApiConfig = httpEnv
   .extend(postgresEnv.shape)
   .extend(publicEnv.shape)
   .extend(rateLimitEnv.shape)
-  .extend(webhooksEnv.shape);
+  .extend(webhooksEnv.shape)
+  .extend(domainsEnv.shape);
 export type WriteApiConfig = z.infer<typeof writeApiConfig>;

@@ -1,7 +1,13 @@
 /** The service's package entry: its module, its wiring and what other packages may use. */
 export * from './app';
 export { WRITE_API_ROUTES } from './write-api-routes';
-export { composeWriteApi, composeWebhooksApi, type WriteApiSettings, type WriteApiStores } from './wiring';
+export {
+  composeWriteApi,
+  composeWebhooksApi,
+  composeDomainsApi,
+  type WriteApiSettings,
+  type WriteApiStores,
+} from './wiring';
 export { registerWebhookRoutes, type WebhooksApiDeps } from './webhooks/webhooks-api';
 export { memoryWebhookStore } from './webhooks/stores/memory-webhook-store';
 export { writeApiConfig, type WriteApiConfig } from './config';

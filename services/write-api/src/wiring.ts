@@ -7,7 +7,9 @@ import type { MetricsRegistry } from '@shortlink/metrics';
 import { postgresReachable } from '@shortlink/postgres';
 import type { WriteApiDeps } from './app';
 import type { WriteApiConfig } from './config';
+import { dnsTxtLookup, postgresDomainStore } from '@shortlink/domains';
 import { sealingKey } from '@shortlink/webhooks';
+import type { DomainsApiDeps } from './domains/domains-api';
 import { postgresWebhookStore } from './webhooks/stores/webhook-store';
 import type { WebhooksApiDeps } from './webhooks/webhooks-api';
 
@@ -39,6 +41,8 @@ export type WriteApiSettings = Pick<
   | 'WEBHOOKS_ALLOW_HTTP'
   | 'WEBHOOKS_ALLOW_PRIVATE_NETWORKS'
   | 'WEBHOOKS_ENCRYPTION_KEY'
+  | 'DNS_SERVERS'
+  | 'DNS_TIMEOUT_MS'
 >;
 
 /** The stores the process opened, shared with the other services of an all-in-one process. */
@@ -124,6 +128,7 @@ export function composeWriteApi(settings: WriteApiSettings, stores: WriteApiStor
     changes,
     redirectors,
     webhooks: composeWebhooksApi(settings, pool),
+    domains: composeDomainsApi(settings, pool),
     now: () => new Date(),
     newId: randomUUID,
     newSlug: () => generateSlug(),
@@ -186,5 +191,16 @@ export function composeWebhooksApi(
     allowPrivateNetworks: settings.WEBHOOKS_ALLOW_PRIVATE_NETWORKS,
     now: () => new Date(),
     newId: randomUUID,
+  };
+}
+
+/** The domains API on Postgres, its TXT lookups on the resolvers of DNS_SERVERS (docs/domains.md). */
+export function composeDomainsApi(
+  settings: Pick<WriteApiSettings, 'DNS_SERVERS' | 'DNS_TIMEOUT_MS'>,
+  pool: Pool,
+): DomainsApiDeps {
+  return {
+    store: postgresDomainStore(pool),
+    lookupTxt: dnsTxtLookup({ servers: settings.DNS_SERVERS, timeoutMs: settings.DNS_TIMEOUT_MS }),
   };
 }

@@ -1,3 +1,4 @@
+import type { DomainStore } from '@shortlink/domains';
 import { generateApiKey, memoryApiKeys, memoryRateLimiter } from '@shortlink/accounts';
 import { buildProcessServer } from '@shortlink/http';
 import { createMetricsRegistry } from '@shortlink/metrics';
@@ -168,6 +169,8 @@ async function writeApi(overrides: Partial<WriteApiDeps> = {}) {
       now: () => NOW,
       newId: () => `00000000-0000-4000-8000-${String(++ids).padStart(12, '0')}`,
     },
+    // The domains API is tested on Postgres and DNS (domains-api.int.test.ts); here nothing reaches it.
+    domains: { store: {} as DomainStore, lookupTxt: async () => ({ kind: 'none' }) },
     ...overrides,
   };
   app = await buildProcessServer(

@@ -32,6 +32,7 @@ import {
   unauthorized,
 } from './route-responses';
 import { WEBHOOK_ROUTES } from './webhooks/webhook-routes';
+import { DOMAIN_ROUTES } from './domains/domain-routes';
 
 /**
  * The write API's routes: what app.ts registers and what the API document
@@ -265,4 +266,5 @@ export const WRITE_API_ROUTES: readonly ApiRoute[] = [
   UPDATE_LINK_ROUTE,
   DELETE_LINK_ROUTE,
   ...WEBHOOK_ROUTES,
+  ...DOMAIN_ROUTES,
 ];
