@@ -84,7 +84,8 @@ function ask(port: number, options: { tls: boolean; host: string; sni?: string; 
       res.on('data', (chunk: string) => (body += chunk));
       res.on('end', () => {
         const socket = res.socket as TLSSocket;
-        const certificate = options.tls ? socket.getPeerCertificate?.().subject?.CN : undefined;
+        const name = options.tls ? socket.getPeerCertificate().subject?.CN : undefined;
+        const certificate = Array.isArray(name) ? name.join(',') : name;
         resolve({ status: res.statusCode ?? 0, body, ...(certificate ? { certificate } : {}) });
       });
     };
