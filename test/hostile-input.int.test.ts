@@ -13,6 +13,7 @@ import {
   cleanUrl,
   createCase,
   deleteCase,
+  domainCase,
   healthCase,
   listCase,
   readCase,
@@ -57,19 +58,25 @@ const SHARES: Record<Endpoint, number> = {
   list: 0.05,
   analytics: 0.1,
   redirect: 0.18,
-  any: 0.15,
+  any: 0.11,
   health: 0.04,
   webhook: 0.08,
+  domain: 0.05,
 };
 const runsOf = (endpoint: Endpoint): number => Math.max(1, Math.round(RUNS * SHARES[endpoint]));
 
 let infra: TestInfra;
 let server: RunningProcess;
 let port: number;
-const world: HostileWorld & { slugs: Record<Account, string[]>; webhooks: Record<Account, string[]> } = {
+const world: HostileWorld & {
+  slugs: Record<Account, string[]>;
+  webhooks: Record<Account, string[]>;
+  domains: Record<Account, string[]>;
+} = {
   keys: { pro: '', free: '' },
   slugs: { pro: [], free: [] },
   webhooks: { pro: [], free: [] },
+  domains: { pro: [], free: [] },
 };
 type ModelLink = { owner: Account; destinationUrl: string };
 /** Every live link the service answered 201 for, by slug, as changed since: the model the properties are checked against. */
@@ -94,6 +101,8 @@ beforeAll(async () => {
     // reach, so every answer is the one its input deserves (the limits have tests of their own).
     RATE_LIMIT_FREE_PER_MINUTE: '1000000',
     RATE_LIMIT_PRO_PER_MINUTE: '1000000',
+    // No DNS server answers here: a domain's verify is a fast 503, never a lookup on the machine's resolvers.
+    DNS_SERVERS: '127.0.0.1:1',
     ...(process.env.HOSTILE_LOG_LEVEL ? { LOG_LEVEL: process.env.HOSTILE_LOG_LEVEL } : {}),
   });
   port = Number(new URL(server.url).port);
@@ -254,6 +263,52 @@ function checkWebhookAnswer(c: HostileCase, r: RawResponse, path: string, fail: 
   }
 }
 
+/** The domains the service answered 201 for, as `account hostname`: two accounts may claim one until one verifies it. */
+const domains = new Set<string>();
+/** A stored hostname: lower-case ASCII labels, no trailing dot or port, no IP address (its last label starts with a letter). */
+const STORED_HOSTNAME = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]([a-z0-9-]{0,61}[a-z0-9])?$/;
+
+/**
+ * A domain route's answer: a domain is added only with a key and an acceptable hostname, read, changed or deleted
+ * only by its own account, and never verified here (no DNS server answers: a verify is a 503 at best).
+ */
+function checkDomainAnswer(c: HostileCase, r: RawResponse, path: string, fail: (what: string) => never): void {
+  if (r.status === 503) {
+    if (c.request.method !== 'POST' || !path.endsWith('/verify')) fail('a 503 from a domain route that asks no DNS');
+    if (!/"code":"dns_unavailable"/.test(r.body) || !r.headers['retry-after']) fail('a 503 not dns_unavailable');
+    return;
+  }
+  if (r.status >= 400) return;
+  if (c.account === null) fail('a domain route answered without a key');
+  const account = c.account;
+  const body =
+    c.request.method === 'HEAD' || r.status === 204 ? undefined : (JSON.parse(r.body) as Record<string, unknown>);
+  if (r.status === 201) {
+    if (c.request.method !== 'POST' || path !== '/api/v1/domains') fail('a 201 that is no domain added');
+    const hostname = String(body?.hostname);
+    if (!STORED_HOSTNAME.test(hostname) || hostname === 'sho.rt') fail(`a domain added as ${hostname}`);
+    if (body?.status !== 'pending') fail('a domain added already verified');
+    if (domains.has(`${account} ${hostname}`)) fail(`a domain added twice: ${hostname}`);
+    domains.add(`${account} ${hostname}`);
+    world.domains[account].push(hostname);
+    return;
+  }
+  if (path === '/api/v1/domains') {
+    for (const listed of (body?.domains as { hostname: string }[] | undefined) ?? []) {
+      if (!domains.has(`${account} ${listed.hostname}`)) fail(`a domain not of ${account} in its list`);
+    }
+    return;
+  }
+  if (path.endsWith('/verify')) fail(`a domain verified with no DNS server to ask (${r.status})`);
+  const hostname = typeof body?.hostname === 'string' ? body.hostname : decoded(path.split('/')[4] ?? '');
+  if (hostname === undefined || !domains.has(`${account} ${hostname.toLowerCase()}`))
+    fail(`another account's domain answered ${r.status}`);
+  if (r.status === 204) {
+    if (c.request.method !== 'DELETE') fail('a 204 that is no domain deletion');
+    domains.delete(`${account} ${hostname.toLowerCase()}`);
+  }
+}
+
 /** A slug no create may have: a live link's, or a deleted one's (never given out again). */
 const taken = (slug: string) => links.has(slug) || deleted.has(slug);
 
@@ -324,7 +379,8 @@ async function check(c: HostileCase, responses: RawResponse[], overload = false)
   for (const [i, r] of responses.entries()) {
     const tallyKey = `${c.endpoint}:${r.status}`;
     tally.set(tallyKey, (tally.get(tallyKey) ?? 0) + 1);
-    if (r.status >= 500 && !(overload && r.status === 503)) fail('a 5xx', r);
+    const dnsDown = c.endpoint === 'domain' && r.status === 503; // judged by checkDomainAnswer
+    if (r.status >= 500 && !(overload && r.status === 503) && !dnsDown) fail('a 5xx', r);
     if (!KNOWN_STATUSES.has(r.status) && r.status < 500) fail(`an unexpected status ${r.status}`, r);
     if (i > 0 && r.status < 400) fail('a second request smuggled in the first one was served', r);
     if (r.status >= 400) {
@@ -363,6 +419,10 @@ async function check(c: HostileCase, responses: RawResponse[], overload = false)
   const path = routedPath(c.request.target);
   if (path === '/api/v1/webhooks' || path.startsWith('/api/v1/webhooks/')) {
     checkWebhookAnswer(c, r, path, (what) => fail(what, r));
+    return;
+  }
+  if (path === '/api/v1/domains' || path.startsWith('/api/v1/domains/')) {
+    checkDomainAnswer(c, r, path, (what) => fail(what, r));
     return;
   }
 
@@ -641,6 +701,14 @@ describe('hostile input, generated (fast-check)', () => {
     timeFor(runsOf('webhook')),
   );
 
+  it(
+    `every domain route: ${runsOf('domain')} generated requests`,
+    async () => {
+      await property(domainCase(world), runsOf('domain'));
+    },
+    timeFor(runsOf('domain')),
+  );
+
   it('refuses every kind of webhook URL the rules name, with a key and otherwise valid body: a 400 on url', async () => {
     for (const url of REFUSED_WEBHOOK_URLS) {
       const [answer] = await send({
@@ -692,7 +760,7 @@ describe('hostile input, generated (fast-check)', () => {
       'analytics:400',
     ];
     kinds.push('redirect:302', 'redirect:404', 'any:404', 'bulk:200', 'bulk:400', 'update:400', 'update:404');
-    kinds.push('delete:404', 'webhook:201', 'webhook:400', 'webhook:404');
+    kinds.push('delete:404', 'webhook:201', 'webhook:400', 'webhook:404', 'domain:201', 'domain:400', 'domain:404');
     if (RUNS >= 5000) kinds.push('create:409', 'create:413', 'analytics:403', 'update:200', 'delete:204');
     expect(kinds.filter((kind) => seen(kind) === 0)).toEqual([]);
   });

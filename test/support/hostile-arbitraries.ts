@@ -14,7 +14,18 @@ export type Account = 'pro' | 'free';
 export const ACCOUNTS: readonly Account[] = ['pro', 'free'];
 
 export type Endpoint =
-  'create' | 'bulk' | 'read' | 'update' | 'delete' | 'list' | 'analytics' | 'redirect' | 'health' | 'any' | 'webhook';
+  | 'create'
+  | 'bulk'
+  | 'read'
+  | 'update'
+  | 'delete'
+  | 'list'
+  | 'analytics'
+  | 'redirect'
+  | 'health'
+  | 'any'
+  | 'webhook'
+  | 'domain';
 
 export interface HostileCase {
   endpoint: Endpoint;
@@ -38,6 +49,8 @@ export interface HostileWorld {
   slugs: Readonly<Record<Account, readonly string[]>>;
   /** Ids of the webhooks created so far, by owner. */
   webhooks: Readonly<Record<Account, readonly string[]>>;
+  /** Hostnames of the domains added so far, by owner. */
+  domains: Readonly<Record<Account, readonly string[]>>;
 }
 
 // ---------------------------------------------------------------- text
@@ -1148,6 +1161,139 @@ function hostileWebhookCase(world: HostileWorld): fc.Arbitrary<HostileCase> {
         request: {
           method: route.method,
           target: `/api/v1/webhooks${route.path}${query}`,
+          headers: [
+            ...headers.headers,
+            ...(contentType.v === undefined ? [] : [['Content-Type', contentType.v] as const]),
+          ],
+          ...(route.method === 'POST' || route.method === 'PATCH' ? { body } : {}),
+        },
+        account: auth.account,
+        authenticates: auth.authenticates,
+        clean: false,
+      })),
+  );
+}
+
+// ---------------------------------------------------------------- branded domains
+
+/** A hostname to add: a plain one now and then, else every spelling the hostname rules name, and noise. */
+const domainHostname: fc.Arbitrary<string> = fc.oneof(
+  { weight: 3, arbitrary: fc.nat(40).map((n) => `brand-${n}.example.com`) },
+  fc.constantFrom(
+    'Brand-1.Example.COM.',
+    'brand-2.example.com:8443',
+    'bücher-3.example.com',
+    'xn--bcher-kva.example.com',
+    '\u0430pple.example.com', // a Cyrillic "а" among Latin letters
+    '127.0.0.1',
+    '0x7f.1',
+    '2130706433',
+    '[::1]',
+    '::1',
+    'sho.rt',
+    'SHO.RT.',
+    'com',
+    'co.uk',
+    'localhost',
+    'printer.local',
+    'a..example.com',
+    '.example.com',
+    'x_y.example.com',
+    `${'a'.repeat(64)}.example.com`,
+    'example.com/path',
+    'https://example.com',
+    'exa mple.com',
+    'ex\u0000ample.com',
+    '.',
+    '',
+  ),
+  hostileText(60),
+  hugeText(254, 3000),
+);
+
+/** A domain body: an add's `{hostname}`, a change's redirects, or anything at all. */
+const domainBody: fc.Arbitrary<string> = fc.oneof(
+  { weight: 3, arbitrary: domainHostname.map((hostname) => JSON.stringify({ hostname })) },
+  fc
+    .record(
+      {
+        hostname: field(domainHostname),
+        rootRedirect: fc.oneof(field(cleanUrl), field(hostileUrl)),
+        notFoundRedirect: fc.oneof(field(cleanUrl), field(hostileUrl)),
+        extra: fc.array(fc.tuple(hostileKey, hostileValue), { maxLength: 2 }),
+      },
+      { requiredKeys: [] },
+    )
+    .map(({ extra, ...known }) => objectText([...Object.entries(known), ...(extra ?? [])])),
+  fc.constantFrom('', '[]', 'null', '"x"', '{', '{"hostname":"brand-1.example.com",}'),
+  deeplyNested,
+);
+
+/** A domain in a path: one of either account's, a hostile spelling of a hostname, or a hostile segment. */
+const domainSegment = (world: HostileWorld): fc.Arbitrary<string> =>
+  fc.oneof(
+    {
+      weight: 4,
+      arbitrary: fc.tuple(fc.constantFrom(...ACCOUNTS), fc.nat()).map(([who, i]) => {
+        const names = world.domains[who];
+        return names.length > 0 ? (names[i % names.length] as string) : 'brand-0.example.com';
+      }),
+    },
+    { weight: 2, arbitrary: domainHostname.map((h) => encodeURIComponent(h.replace(/[\ud800-\udfff]/g, 'x'))) },
+    { weight: 1, arbitrary: hostileSegment },
+  );
+
+/** Every domain route, with hostile hostnames, bodies and paths, of either account or none. */
+export function domainCase(world: HostileWorld): fc.Arbitrary<HostileCase> {
+  return fc.oneof({ weight: 9, arbitrary: hostileDomainCase(world) }, { weight: 1, arbitrary: plainDomain(world) });
+}
+
+/** An add sent right by either account, so that the hostile cases meet existing domains. */
+const plainDomain = (world: HostileWorld): fc.Arbitrary<HostileCase> =>
+  fc.tuple(fc.constantFrom(...ACCOUNTS), fc.nat(40)).map(([account, n]) => ({
+    endpoint: 'domain' as const,
+    request: {
+      method: 'POST',
+      target: '/api/v1/domains',
+      headers: [
+        ['Host', '127.0.0.1'],
+        ['Authorization', `Bearer ${world.keys[account]}`],
+        ['Content-Type', 'application/json'],
+      ],
+      body: JSON.stringify({ hostname: `brand-${n}.example.com` }),
+    },
+    account,
+    authenticates: true,
+    clean: false,
+  }));
+
+function hostileDomainCase(world: HostileWorld): fc.Arbitrary<HostileCase> {
+  return authorization(world).chain((auth) =>
+    fc
+      .record({
+        headers: headersFor(auth),
+        route: fc.oneof(
+          { weight: 4, arbitrary: fc.constant({ method: 'POST', path: '' }) },
+          { weight: 1, arbitrary: fc.constantFrom('GET', 'HEAD').map((method) => ({ method, path: '' })) },
+          {
+            weight: 5,
+            arbitrary: fc
+              .tuple(
+                domainSegment(world),
+                fc.constantFrom(['GET', ''], ['PATCH', ''], ['DELETE', ''], ['POST', '/verify'], ['PUT', '']),
+              )
+              .map(([name, [method, suffix]]) => ({ method: method, path: `/${name}${suffix as string}` })),
+          },
+        ),
+        body: domainBody,
+        contentType: contentTypeCase,
+        query: anyQuery,
+      })
+      .map(({ headers, route, body, contentType, query }) => ({
+        endpoint: 'domain' as const,
+        request: {
+          method: route.method,
+          target: `/api/v1/domains${route.path}${query}`,
           headers: [
             ...headers.headers,
             ...(contentType.v === undefined ? [] : [['Content-Type', contentType.v] as const]),
