@@ -1,0 +1,145 @@
+import { classifyAgent, DEVICE_BIT, OS_BIT } from './user-agent-class';
+import { preferredLanguage } from './preferred-language';
+import { queryParameter } from './query-parameter';
+import type { LinkRouting } from './routing-fields';
+import { variantBucket, variantSeed } from './variant-bucket';
+
+/**
+ * What the redirect thread knows of a visit. Only what a link's rules need is read: `country()` (a GeoIP lookup) is
+ * called only for a link with a country rule, the User-Agent is classified only for a device or os rule.
+ */
+export interface Visit {
+  readonly userAgent: string | undefined;
+  readonly acceptLanguage: string | undefined;
+  /** The request's raw query string, without `?`; '' when it has none. */
+  readonly query: string;
+  /** The client's address: read to choose a variant, never kept. */
+  readonly address: string;
+  /** The address's country (ISO 3166-1 alpha-2; `XX` when unknown). */
+  country(): string;
+}
+
+/** The destination a visit goes to and why: made once, when the link is compiled, so a choice allocates nothing. */
+export interface Choice {
+  readonly location: string;
+  readonly matched: 'rule' | 'variant';
+  /** The rule's or the variant's position in the link's lists. */
+  readonly index: number;
+}
+
+/** The facts a rule reads, as bits: a link's union says which the visit must yield. */
+const NEEDS_AGENT = 1;
+const NEEDS_LANGUAGE = 2;
+const NEEDS_COUNTRY = 4;
+
+/** One rule, flattened: every condition absent is "any" (0, '' or null) and costs one comparison. */
+class CompiledRule {
+  constructor(
+    readonly devices: number,
+    readonly systems: number,
+    /** Country codes run together (`DEATCH`): two characters each. */
+    readonly countries: string,
+    readonly languages: readonly string[] | null,
+    readonly queryName: string,
+    readonly queryValues: readonly string[] | null,
+    readonly choice: Choice,
+  ) {}
+}
+
+/**
+ * A link's rules and variants as the redirector's cache holds them beside the packed link. A link with neither has
+ * none (`compileRouting` answers null): its cache entry stays the packed string it is today.
+ */
+export class CompiledRouting {
+  constructor(
+    readonly needs: number,
+    readonly rules: readonly CompiledRule[],
+    readonly seed: number,
+    /** Variant i takes the buckets below `bounds[i]` and at or above the one before: cumulative weights. */
+    readonly bounds: Uint8Array | null,
+    readonly variants: readonly Choice[],
+  ) {}
+}
+
+export interface CompileOptions {
+  linkId: string;
+  /** The installation's visitor secret: variants are sticky across redirectors sharing it. */
+  secret: string;
+  /** A destination as the Location header carries it (the redirector's `redirectLocation`); as given when absent. */
+  location?: (destinationUrl: string) => string;
+}
+
+const bitsOf = (names: readonly string[] | undefined, bits: Readonly<Record<string, number>>) =>
+  (names ?? []).reduce((all, name) => all | (bits[name] ?? 0), 0);
+
+/** The compact form of a validated routing; null when it has no rules and no variants. */
+export function compileRouting(routing: LinkRouting, options: CompileOptions): CompiledRouting | null {
+  const { rules, variants } = routing;
+  if (rules.length === 0 && (variants === null || variants.length === 0)) return null;
+  const location = options.location ?? ((url: string) => url);
+  let needs = 0;
+  const compiled = rules.map(({ when, destinationUrl }, index) => {
+    if (when.device || when.os) needs |= NEEDS_AGENT;
+    if (when.language) needs |= NEEDS_LANGUAGE;
+    if (when.country) needs |= NEEDS_COUNTRY;
+    return new CompiledRule(
+      bitsOf(when.device, DEVICE_BIT),
+      bitsOf(when.os, OS_BIT),
+      (when.country ?? []).join(''),
+      when.language ?? null,
+      when.query?.name ?? '',
+      when.query?.values ?? null,
+      Object.freeze({ location: location(destinationUrl), matched: 'rule' as const, index }),
+    );
+  });
+  let bounds: Uint8Array | null = null;
+  const choices: Choice[] = [];
+  if (variants !== null && variants.length > 0) {
+    bounds = new Uint8Array(variants.length);
+    let sum = 0;
+    for (const [index, variant] of variants.entries()) {
+      sum += variant.weight;
+      bounds[index] = sum;
+      choices.push(Object.freeze({ location: location(variant.destinationUrl), matched: 'variant' as const, index }));
+    }
+  }
+  const seed = bounds === null ? 0 : variantSeed(options.secret, options.linkId);
+  return new CompiledRouting(needs, compiled, seed, bounds, choices);
+}
+
+function hasCountry(codes: string, country: string): boolean {
+  for (let i = 0; i < codes.length; i += 2) {
+    if (codes.charCodeAt(i) === country.charCodeAt(0) && codes.charCodeAt(i + 1) === country.charCodeAt(1)) return true;
+  }
+  return false;
+}
+
+/**
+ * Where a visit goes: the first rule whose conditions all hold, else a variant by the visitor's bucket, else null
+ * (the link's own destination). Each fact is worked out at most once a visit, and only when a rule reads it.
+ */
+export function chooseDestination(routing: CompiledRouting, visit: Visit): Choice | null {
+  const needs = routing.needs;
+  const agent = needs & NEEDS_AGENT ? classifyAgent(visit.userAgent) : 0;
+  const language = needs & NEEDS_LANGUAGE ? preferredLanguage(visit.acceptLanguage) : '';
+  let country: string | undefined;
+  for (const rule of routing.rules) {
+    if (rule.devices !== 0 && (rule.devices & agent) === 0) continue;
+    if (rule.systems !== 0 && (rule.systems & agent) === 0) continue;
+    if (rule.languages !== null && !rule.languages.includes(language)) continue;
+    if (rule.queryValues !== null) {
+      const value = queryParameter(visit.query, rule.queryName);
+      if (value === undefined || !rule.queryValues.includes(value)) continue;
+    }
+    // Last: the only fact that may cost a lookup.
+    if (rule.countries !== '' && !hasCountry(rule.countries, (country ??= visit.country()))) continue;
+    return rule.choice;
+  }
+  const bounds = routing.bounds;
+  if (bounds === null) return null;
+  const bucket = variantBucket(routing.seed, visit.address);
+  for (let i = 0; i < bounds.length; i++) {
+    if (bucket < (bounds[i] as number)) return routing.variants[i] ?? null;
+  }
+  return null;
+}
