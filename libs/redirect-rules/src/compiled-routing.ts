@@ -1,5 +1,5 @@
 import { classifyAgent, DEVICE_BIT, OS_BIT } from './user-agent-class';
-import { preferredLanguage } from './preferred-language';
+import { languageCode, preferredLanguage } from './preferred-language';
 import { queryParameter } from './query-parameter';
 import type { LinkRouting } from './routing-fields';
 import { variantBucket, variantSeed } from './variant-bucket';
@@ -27,11 +27,6 @@ export interface Choice {
   readonly index: number;
 }
 
-/** The facts a rule reads, as bits: a link's union says which the visit must yield. */
-const NEEDS_AGENT = 1;
-const NEEDS_LANGUAGE = 2;
-const NEEDS_COUNTRY = 4;
-
 /** One rule, flattened: every condition absent is "any" (0, '' or null) and costs one comparison. */
 class CompiledRule {
   constructor(
@@ -39,7 +34,8 @@ class CompiledRule {
     readonly systems: number,
     /** Country codes run together (`DEATCH`): two characters each. */
     readonly countries: string,
-    readonly languages: readonly string[] | null,
+    /** Language subtags as `languageCode` numbers. */
+    readonly languages: readonly number[] | null,
     readonly queryName: string,
     readonly queryValues: readonly string[] | null,
     readonly choice: Choice,
@@ -52,7 +48,6 @@ class CompiledRule {
  */
 export class CompiledRouting {
   constructor(
-    readonly needs: number,
     readonly rules: readonly CompiledRule[],
     readonly seed: number,
     /** Variant i takes the buckets below `bounds[i]` and at or above the one before: cumulative weights. */
@@ -77,16 +72,12 @@ export function compileRouting(routing: LinkRouting, options: CompileOptions): C
   const { rules, variants } = routing;
   if (rules.length === 0 && (variants === null || variants.length === 0)) return null;
   const location = options.location ?? ((url: string) => url);
-  let needs = 0;
   const compiled = rules.map(({ when, destinationUrl }, index) => {
-    if (when.device || when.os) needs |= NEEDS_AGENT;
-    if (when.language) needs |= NEEDS_LANGUAGE;
-    if (when.country) needs |= NEEDS_COUNTRY;
     return new CompiledRule(
       bitsOf(when.device, DEVICE_BIT),
       bitsOf(when.os, OS_BIT),
       (when.country ?? []).join(''),
-      when.language ?? null,
+      when.language?.map(languageCode) ?? null,
       when.query?.name ?? '',
       when.query?.values ?? null,
       Object.freeze({ location: location(destinationUrl), matched: 'rule' as const, index }),
@@ -104,7 +95,7 @@ export function compileRouting(routing: LinkRouting, options: CompileOptions): C
     }
   }
   const seed = bounds === null ? 0 : variantSeed(options.secret, options.linkId);
-  return new CompiledRouting(needs, compiled, seed, bounds, choices);
+  return new CompiledRouting(compiled, seed, bounds, choices);
 }
 
 function hasCountry(codes: string, country: string): boolean {
@@ -119,14 +110,20 @@ function hasCountry(codes: string, country: string): boolean {
  * (the link's own destination). Each fact is worked out at most once a visit, and only when a rule reads it.
  */
 export function chooseDestination(routing: CompiledRouting, visit: Visit): Choice | null {
-  const needs = routing.needs;
-  const agent = needs & NEEDS_AGENT ? classifyAgent(visit.userAgent) : 0;
-  const language = needs & NEEDS_LANGUAGE ? preferredLanguage(visit.acceptLanguage) : '';
+  // Each fact is read when a rule first needs it (-1: not yet), so a rule that holds early spares the others.
+  let agent = -1;
+  let language = -1;
   let country: string | undefined;
   for (const rule of routing.rules) {
-    if (rule.devices !== 0 && (rule.devices & agent) === 0) continue;
-    if (rule.systems !== 0 && (rule.systems & agent) === 0) continue;
-    if (rule.languages !== null && !rule.languages.includes(language)) continue;
+    if (rule.devices !== 0 || rule.systems !== 0) {
+      if (agent === -1) agent = classifyAgent(visit.userAgent);
+      if (rule.devices !== 0 && (rule.devices & agent) === 0) continue;
+      if (rule.systems !== 0 && (rule.systems & agent) === 0) continue;
+    }
+    if (rule.languages !== null) {
+      if (language === -1) language = preferredLanguage(visit.acceptLanguage);
+      if (!rule.languages.includes(language)) continue;
+    }
     if (rule.queryValues !== null) {
       const value = queryParameter(visit.query, rule.queryName);
       if (value === undefined || !rule.queryValues.includes(value)) continue;

@@ -29,6 +29,6 @@ export {
   type Visit,
 } from './compiled-routing';
 export { classifyAgent, DEVICE_BIT, OS_BIT } from './user-agent-class';
-export { preferredLanguage } from './preferred-language';
+export { languageCode, preferredLanguage } from './preferred-language';
 export { queryParameter } from './query-parameter';
 export { variantBucket, variantSeed } from './variant-bucket';

@@ -1,4 +1,4 @@
-import { preferredLanguage } from './preferred-language';
+import { languageCode, preferredLanguage } from './preferred-language';
 
 describe('preferredLanguage', () => {
   it.each([
@@ -13,8 +13,19 @@ describe('preferredLanguage', () => {
     ['', ''],
     [undefined, ''],
     [',,;q=,', ''],
+    ['i-klingon, en;q=0.5', ''],
+    ['en;q=0.5, de; Q=0.501', 'de'],
+    ['en;level=1;q=0.4, fr;q=0.3', 'en'],
+    ['en;q=1.5, fr;q=0.3', 'fr'],
   ])('given Accept-Language %j, when read, then the preferred language is %j', (header, expected) => {
-    expect(preferredLanguage(header)).toBe(expected);
+    expect(preferredLanguage(header)).toBe(expected === '' ? 0 : languageCode(expected));
+  });
+
+  it('given subtags, when coded, then each has its own number and case does not matter', () => {
+    const codes = ['en', 'de', 'ed', 'eng', 'zh', 'zz', 'aa'].map(languageCode);
+    expect(new Set(codes).size).toBe(codes.length);
+    expect(languageCode('EN')).toBe(languageCode('en'));
+    expect(languageCode('en-US')).toBe(0);
   });
 
   // Read once a header, it takes about a millisecond; searched again for each entry, seconds.

@@ -17,13 +17,24 @@ export function queryParameter(query: string, name: string): string | undefined 
       if (nextEquals === -1) nextEquals = end;
     }
     const equals = nextEquals < next ? nextEquals : next;
-    const key = query.slice(at, equals);
-    if (key === name || (key.length > 0 && formDecode(key) === name)) {
+    // Compared in place: a plain key is not copied; only one that is encoded is decoded.
+    const matches =
+      (equals - at === name.length && query.startsWith(name, at)) ||
+      (equals > at && isEncoded(query, at, equals) && formDecode(query.slice(at, equals)) === name);
+    if (matches) {
       return equals === next ? '' : formDecode(query.slice(equals + 1, next));
     }
     at = next + 1;
   }
   return undefined;
+}
+
+function isEncoded(text: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x25 || c === 0x2b) return true;
+  }
+  return false;
 }
 
 function formDecode(text: string): string {
