@@ -11,8 +11,8 @@ const OPTIONS = { linkId: '0b0f6f0e-3f43-4c55-9e5c-6f1b1b0c1d2e', secret: 'test-
 function visit(facts: Partial<Omit<Visit, 'country'>> & { country?: string } = {}) {
   const looked = { country: 0 };
   const v: Visit = {
-    userAgent: facts.userAgent ?? WINDOWS,
-    acceptLanguage: facts.acceptLanguage ?? 'en-US,en;q=0.9',
+    userAgent: 'userAgent' in facts ? facts.userAgent : WINDOWS,
+    acceptLanguage: 'acceptLanguage' in facts ? facts.acceptLanguage : 'en-US,en;q=0.9',
     query: facts.query ?? '',
     address: facts.address ?? '203.0.113.7',
     country: () => {
@@ -75,6 +75,14 @@ describe('chooseDestination', () => {
 
   it('given a rule of two conditions, when only one holds, then the rule does not match', () => {
     expect(chooseDestination(compiled, visit({ userAgent: WINDOWS, country: 'DE' }).v)).toBeNull();
+  });
+
+  it.each([
+    ['no headers at all', { userAgent: undefined, acceptLanguage: undefined, query: '', address: '' }],
+    ['broken escapes', { query: '%%%&utm_source=%E0%A4%A&=&&', acceptLanguage: ';;,q=,,;q=9' }],
+    ['16 KiB of header', { userAgent: '('.repeat(16_384), acceptLanguage: 'x;q=0.'.repeat(2730) }],
+  ])('given a visit with %s, when chosen, then it is answered, not thrown', (_, facts) => {
+    expect(() => chooseDestination(compiled, visit(facts).v)).not.toThrow();
   });
 
   it('given a choice, when made twice, then it is the same object: choosing allocates nothing', () => {

@@ -54,6 +54,8 @@ export const whenField = z
     query: queryConditionField,
   })
   .partial()
+  // JSON Schema shows it as minProperties; the refinement holds it when parsed.
+  .refine((when) => Object.keys(when).length > 0, 'when holds no condition')
   .meta({
     minProperties: 1,
     description: 'Every condition given must hold; a condition holds when the visit has one of its values.',

@@ -1,5 +1,5 @@
 import { type Rejection } from './routing-errors';
-import { ROUTING_LIMITS } from './routing-fields';
+import { ROUTING_LIMITS, rulesField, variantsField } from './routing-fields';
 import { type DestinationCheck, validateRouting } from './routing-validation';
 
 /**
@@ -262,5 +262,17 @@ describe('validateRouting', () => {
     if (outcome.ok) return;
     expect(outcome.rejection).toMatchObject({ status: 400, code, field });
     expect(outcome.rejection.detail).toMatch(detail);
+  });
+
+  // What the published schema cannot state stays in code: storable text, distinct destinations, the weights' sum.
+  const BEYOND_THE_SCHEMA = ['a lone surrogate', 'a duplicate variant', 'weights summing to 99'];
+  it.each(
+    HOSTILE.filter(
+      ([name, , code]) => code.startsWith('invalid_') && code !== 'invalid_body' && !BEYOND_THE_SCHEMA.includes(name),
+    ),
+  )('given %s, when parsed by the published schema, then it is refused there too', (_, body) => {
+    const fits =
+      rulesField.safeParse(body.rules ?? []).success && variantsField.safeParse(body.variants ?? null).success;
+    expect(fits).toBe(false);
   });
 });
