@@ -8,14 +8,14 @@ const WINDOWS =
 
 const OPTIONS = { linkId: '0b0f6f0e-3f43-4c55-9e5c-6f1b1b0c1d2e', secret: 'test-secret' };
 
-function visit(facts: Partial<Omit<Visit, 'country'>> & { country?: string } = {}) {
+function visit(facts: Partial<Omit<Visit, 'countryOf'>> & { country?: string } = {}) {
   const looked = { country: 0 };
   const v: Visit = {
     userAgent: 'userAgent' in facts ? facts.userAgent : WINDOWS,
     acceptLanguage: 'acceptLanguage' in facts ? facts.acceptLanguage : 'en-US,en;q=0.9',
     query: facts.query ?? '',
     address: facts.address ?? '203.0.113.7',
-    country: () => {
+    countryOf: () => {
       looked.country++;
       return facts.country ?? 'US';
     },

@@ -6,7 +6,7 @@ import { variantBucket, variantSeed } from './variant-bucket';
 
 /**
  * What the redirect thread knows of a visit. Only what a link's rules need is read: `country()` (a GeoIP lookup) is
- * called only for a link with a country rule, the User-Agent is classified only for a device or os rule.
+ * called only when a rule's country condition is reached, the User-Agent is classified only for a device or os rule.
  */
 export interface Visit {
   readonly userAgent: string | undefined;
@@ -15,8 +15,11 @@ export interface Visit {
   readonly query: string;
   /** The client's address: read to choose a variant, never kept. */
   readonly address: string;
-  /** The address's country (ISO 3166-1 alpha-2; `XX` when unknown). */
-  country(): string;
+  /**
+   * An address's country (ISO 3166-1 alpha-2; `XX` when unknown): the process's one lookup, shared by every visit,
+   * so a visit is a plain object and allocates no closure.
+   */
+  readonly countryOf: (address: string) => string;
 }
 
 /** The destination a visit goes to and why: made once, when the link is compiled, so a choice allocates nothing. */
@@ -27,18 +30,23 @@ export interface Choice {
   readonly index: number;
 }
 
-/** One rule, flattened: every condition absent is "any" (0, '' or null) and costs one comparison. */
-class CompiledRule {
+/**
+ * One rule, flattened, and its own `Choice`: every condition absent is "any" (0, '' or null) and costs one comparison.
+ * Lists of codes are strings of character codes: a short string is the smallest thing V8 holds a list in.
+ */
+class CompiledRule implements Choice {
+  readonly matched = 'rule' as const;
   constructor(
+    readonly location: string,
+    readonly index: number,
     readonly devices: number,
     readonly systems: number,
     /** Country codes run together (`DEATCH`): two characters each. */
     readonly countries: string,
-    /** Language subtags as `languageCode` numbers. */
-    readonly languages: readonly number[] | null,
+    /** Language subtags, each one character of code `languageCode` (at most 32^3). */
+    readonly languages: string,
     readonly queryName: string,
     readonly queryValues: readonly string[] | null,
-    readonly choice: Choice,
   ) {}
 }
 
@@ -50,8 +58,8 @@ export class CompiledRouting {
   constructor(
     readonly rules: readonly CompiledRule[],
     readonly seed: number,
-    /** Variant i takes the buckets below `bounds[i]` and at or above the one before: cumulative weights. */
-    readonly bounds: Uint8Array | null,
+    /** Variant i takes the buckets below the code of character i and at or above the one before: cumulative weights. */
+    readonly bounds: string,
     readonly variants: readonly Choice[],
   ) {}
 }
@@ -72,30 +80,34 @@ export function compileRouting(routing: LinkRouting, options: CompileOptions): C
   const { rules, variants } = routing;
   if (rules.length === 0 && (variants === null || variants.length === 0)) return null;
   const location = options.location ?? ((url: string) => url);
-  const compiled = rules.map(({ when, destinationUrl }, index) => {
-    return new CompiledRule(
-      bitsOf(when.device, DEVICE_BIT),
-      bitsOf(when.os, OS_BIT),
-      (when.country ?? []).join(''),
-      when.language?.map(languageCode) ?? null,
-      when.query?.name ?? '',
-      when.query?.values ?? null,
-      Object.freeze({ location: location(destinationUrl), matched: 'rule' as const, index }),
-    );
-  });
-  let bounds: Uint8Array | null = null;
+  const compiled = rules.map(
+    ({ when, destinationUrl }, index) =>
+      new CompiledRule(
+        location(destinationUrl),
+        index,
+        bitsOf(when.device, DEVICE_BIT),
+        bitsOf(when.os, OS_BIT),
+        (when.country ?? []).join(''),
+        String.fromCharCode(...(when.language ?? []).map(languageCode)),
+        when.query?.name ?? '',
+        when.query?.values ?? null,
+      ),
+  );
+  let bounds = '';
   const choices: Choice[] = [];
-  if (variants !== null && variants.length > 0) {
-    bounds = new Uint8Array(variants.length);
-    let sum = 0;
-    for (const [index, variant] of variants.entries()) {
-      sum += variant.weight;
-      bounds[index] = sum;
-      choices.push(Object.freeze({ location: location(variant.destinationUrl), matched: 'variant' as const, index }));
-    }
+  let sum = 0;
+  for (const [index, variant] of (variants ?? []).entries()) {
+    sum += variant.weight;
+    bounds += String.fromCharCode(sum);
+    choices.push(Object.freeze({ location: location(variant.destinationUrl), matched: 'variant' as const, index }));
   }
-  const seed = bounds === null ? 0 : variantSeed(options.secret, options.linkId);
+  const seed = bounds === '' ? 0 : variantSeed(options.secret, options.linkId);
   return new CompiledRouting(compiled, seed, bounds, choices);
+}
+
+function hasCode(codes: string, code: number): boolean {
+  for (let i = 0; i < codes.length; i++) if (codes.charCodeAt(i) === code) return true;
+  return false;
 }
 
 function hasCountry(codes: string, country: string): boolean {
@@ -120,23 +132,23 @@ export function chooseDestination(routing: CompiledRouting, visit: Visit): Choic
       if (rule.devices !== 0 && (rule.devices & agent) === 0) continue;
       if (rule.systems !== 0 && (rule.systems & agent) === 0) continue;
     }
-    if (rule.languages !== null) {
+    if (rule.languages !== '') {
       if (language === -1) language = preferredLanguage(visit.acceptLanguage);
-      if (!rule.languages.includes(language)) continue;
+      if (!hasCode(rule.languages, language)) continue;
     }
     if (rule.queryValues !== null) {
       const value = queryParameter(visit.query, rule.queryName);
       if (value === undefined || !rule.queryValues.includes(value)) continue;
     }
     // Last: the only fact that may cost a lookup.
-    if (rule.countries !== '' && !hasCountry(rule.countries, (country ??= visit.country()))) continue;
-    return rule.choice;
+    if (rule.countries !== '' && !hasCountry(rule.countries, (country ??= visit.countryOf(visit.address)))) continue;
+    return rule;
   }
   const bounds = routing.bounds;
-  if (bounds === null) return null;
+  if (bounds === '') return null;
   const bucket = variantBucket(routing.seed, visit.address);
   for (let i = 0; i < bounds.length; i++) {
-    if (bucket < (bounds[i] as number)) return routing.variants[i] ?? null;
+    if (bucket < bounds.charCodeAt(i)) return routing.variants[i] ?? null;
   }
   return null;
 }
