@@ -58,6 +58,7 @@ it('runs every benchmark end to end (quick)', async () => {
       rebuild,
       embedded,
       coldCache,
+      rules,
     } = report.results;
     expect(redirect!.humanRequestsAnswered).toBeGreaterThan(0);
     expect(redirect!.clicksInClickHouse).toBe(redirect!.humanRequestsAnswered);
@@ -112,6 +113,9 @@ it('runs every benchmark end to end (quick)', async () => {
     expect(coldCache!.hitRatio).toBeLessThan(1);
     expect(coldCache!.miss.lookups).toBeGreaterThan(0);
     expect(coldCache!.errors).toBe(0);
+    expect(rules!.ns.noRules).toBeGreaterThan(0);
+    expect(rules!.ns.fiveRulesNoneHolds).toBeGreaterThan(rules!.ns.fiveRulesFirstHolds);
+    expect(rules!.compiledFiveRulesBytes).toBeGreaterThan(0);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- redirect|click-cost|click-worker|create|bulk|ingestion|analytics|account-analytics|dashboard|export|list|previews|preview-shares|preview-memory|rebuild|embedded|cold-cache|webhooks ...] [--quick] [--node-arg=<flag> ...] [--addresses=zipf|distinct|loopback] [--webhook-load=<x>]`
+ * `npm run bench [-- redirect|click-cost|click-worker|create|bulk|ingestion|analytics|account-analytics|dashboard|export|list|previews|preview-shares|preview-memory|rebuild|embedded|cold-cache|webhooks|rules ...] [--quick] [--node-arg=<flag> ...] [--addresses=zipf|distinct|loopback] [--webhook-load=<x>]`
  *
  * Runs each benchmark against the local stack (`npm run infra:up`), each in scratch databases and topics, prints a
  * table and writes it as JSON under bench/results/. `--quick` runs every part for about a second (the smoke test's
@@ -29,6 +29,7 @@ import { benchPreviews } from './previews';
 import { benchPreviewShares } from './preview-shares';
 import { benchRebuild } from './rebuild';
 import { benchRedirect } from './redirect';
+import { benchRules } from './rules';
 import { openBenchStack } from './stack';
 import { benchWebhooks } from './webhooks';
 import { formatReport, type Report } from './report';
@@ -52,8 +53,11 @@ const PARTS = [
   'embedded',
   'cold-cache',
   'webhooks',
+  'rules',
 ] as const;
 type Part = (typeof PARTS)[number];
+/** Parts that are the redirect thread's arithmetic alone: no servers. */
+const STACKLESS: readonly Part[] = ['rules'];
 const ROOT = join(__dirname, '..', '..');
 
 const HELP = `usage: npm run bench [-- <part> ...] [--quick] [--out <file>] [--node-arg=<flag> ...] [--addresses=${CLIENT_ADDRESSES.join('|')}] [--webhook-load=<x>]
@@ -121,8 +125,10 @@ runCommand(command, async ({ values, positionals }) => {
   const parts: Part[] = positionals.length > 0 ? (positionals as Part[]) : [...PARTS];
   const quick = values.quick;
   const { BENCH_PROFILE, ...env } = loadConfig(benchEnv, process.env);
-  // After the command line is read: `--help` and a mistake start nothing.
-  execFileSync('bash', [join(ROOT, 'deploy', 'local', 'infra.sh'), 'up'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  // After the command line is read: `--help` and a mistake start nothing; nor does a run of parts needing no stack.
+  if (parts.some((part) => !STACKLESS.includes(part))) {
+    execFileSync('bash', [join(ROOT, 'deploy', 'local', 'infra.sh'), 'up'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  }
 
   const report: Report = {
     date: new Date().toISOString(),
@@ -144,6 +150,11 @@ runCommand(command, async ({ values, positionals }) => {
         connections: 50,
         slugs: quick ? 50 : 1000,
       });
+      continue;
+    }
+    if (part === 'rules') {
+      process.stderr.write(`[bench] ${part}…\n`);
+      report.results.rules = await benchRules(ROOT, { calls: quick ? 20_000 : 1_000_000, rounds: quick ? 1 : 5 });
       continue;
     }
     if (part === 'preview-memory') {

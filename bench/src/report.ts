@@ -15,6 +15,7 @@ import type { PreviewsResult } from './previews';
 import type { PreviewSharesResult } from './preview-shares';
 import type { RebuildResult } from './rebuild';
 import type { RedirectResult } from './redirect';
+import type { RulesResult } from './rules';
 import type { WebhooksResult } from './webhooks';
 
 export interface Report {
@@ -42,6 +43,7 @@ export interface Report {
     embedded?: EmbeddedResult;
     coldCache?: ColdCacheResult;
     webhooks?: WebhooksResult;
+    rules?: RulesResult;
   };
 }
 
@@ -79,6 +81,8 @@ const GOALS = {
   /** The healthy endpoints' p99 with 100 dead endpoints about, against the all-healthy run's. */
   webhookDeadP99Ratio: 1.2,
   webhookDeliveriesPerSecond: 5000,
+  /** What five rules may add to a redirect, against a link without rules, in ns. */
+  rulesAddedNs: 1000,
 };
 
 const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
@@ -103,6 +107,7 @@ export function formatReport(report: Report): string {
     embedded,
     coldCache,
     webhooks,
+    rules,
   } = report.results;
   if (redirect) {
     rows.push([
@@ -405,6 +410,15 @@ export function formatReport(report: Report): string {
       `${n(w.healthy.deliveriesPerSecond)}/s (goal ≥ ${n(GOALS.webhookDeliveriesPerSecond)})`,
       `${n(w.healthy.offeredDeliveriesPerSecond)}/s asked for; ${n(w.healthy.drainDeliveriesPerSecond)}/s draining the backlog after the load; ${n(w.dead.deliveriesPerSecond)}/s with dead endpoints; dispatcher concurrency ${w.dispatcher.concurrency}, ${w.dispatcher.perEndpoint} an endpoint`,
       verdict(w.healthy.deliveriesPerSecond >= GOALS.webhookDeliveriesPerSecond),
+    ]);
+  }
+  if (rules) {
+    const r = rules;
+    rows.push([
+      'Rules: five rules, none holding, against a link without rules',
+      `+${n(r.addedNs)} ns a redirect (goal ≤ ${n(GOALS.rulesAddedNs)})`,
+      `no rules ${n(r.ns.noRules)} ns, five rules ${n(r.ns.fiveRulesNoneHolds)} ns (country remembered), ${n(r.ns.fiveRulesNoneHoldsGeoIp)} ns with a GeoIP lookup (+${n(r.addedNsGeoIp)}), the first holding ${n(r.ns.fiveRulesFirstHolds)} ns, then a variant ${n(r.ns.fiveRulesThenVariants)} ns; facts: agent ${n(r.facts.classifyAgent)} ns, language ${n(r.facts.preferredLanguage)} ns, query ${n(r.facts.queryParameter)} ns, bucket ${n(r.facts.variantBucket)} ns, GeoIP ${n(r.facts.geoIp)} ns; a compiled five-rule link ${n(r.compiledFiveRulesBytes)} bytes more (none without rules); median of ${r.rounds} rounds of ${n(r.calls)}`,
+      verdict(r.addedNs <= GOALS.rulesAddedNs),
     ]);
   }
   const header = ['Benchmark', 'Result', 'Detail', 'Goal'];
