@@ -2,10 +2,8 @@
  * `npm run apikey -- <command>`: issues, lists and revokes API keys. `create`
  * prints the key as the last line of its output: shown once, stored only as a hash.
  */
-import { z } from 'zod';
-import { DEFAULT_DATA_DIR, loadConfig, runCommand, UsageError } from '@shortlink/config';
-import { embeddedPostgresFor } from '@shortlink/embedded';
-import { createPool, migrate, MIGRATIONS_DIR } from '@shortlink/postgres';
+import { loadConfig, runCommand, UsageError } from '@shortlink/config';
+import { openOperatorDatabase, operatorDatabaseEnv, OPERATOR_DATABASE_HELP } from '@shortlink/embedded';
 import { keyRecord, keyTable } from './key-table';
 import { isPlan, PLAN_NAMES } from './plans';
 import { KEY_CACHE_TTL_MS } from './postgres-authenticator';
@@ -22,26 +20,9 @@ const HELP = `usage: npm run apikey -- create --name <name> [--plan ${PLAN_NAMES
   list      every key, without its secret (--json: one JSON array)
   revoke    stops a key working, within ${KEY_CACHE_TTL_MS / 1000} s (the API caches keys that long)
 
-settings (environment):
-  DATABASE_URL   the Postgres of a deployment on servers (postgres://…)
-  DATA_DIR       unset DATABASE_URL: the embedded mode's data, default ${DEFAULT_DATA_DIR}
-                 (through the running npm start when there is one)`;
+${OPERATOR_DATABASE_HELP}`;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-const apikeyEnv = z.object({
-  DATABASE_URL: z.preprocess(
-    (v) => (v === '' ? undefined : v),
-    z
-      .string()
-      .regex(/^postgres(ql)?:\/\//, 'expected a postgres:// URL')
-      .optional(),
-  ),
-  DATA_DIR: z.preprocess(
-    (v) => (typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined),
-    z.string().default(DEFAULT_DATA_DIR),
-  ),
-});
 
 const command = {
   name: 'npm run apikey --',
@@ -86,19 +67,9 @@ runCommand(command, async ({ values, positionals }) => {
     throw new UsageError('--name, --plan and --account go with create');
   }
 
-  const env = loadConfig(apikeyEnv, process.env);
-  // The same store `npm start` uses: the configured Postgres, or else the embedded one under DATA_DIR
-  // (through the running server when there is one, so it need not stop).
-  const database = env.DATABASE_URL
-    ? { url: env.DATABASE_URL, close: async () => undefined }
-    : await embeddedPostgresFor(env.DATA_DIR);
-  const pool = createPool({ connectionString: database.url, max: 2, applicationName: 'shortlink-apikey' });
+  const env = loadConfig(operatorDatabaseEnv, process.env);
+  const { pool, close } = await openOperatorDatabase(env, 'shortlink-apikey');
   try {
-    await migrate(pool, MIGRATIONS_DIR).catch((e: unknown) => {
-      throw new Error(
-        `Cannot reach the Postgres of ${env.DATABASE_URL ? 'DATABASE_URL' : `DATA_DIR=${env.DATA_DIR}`}: ${e instanceof Error ? e.message : String(e)}`,
-      );
-    });
     if (action === 'create' && values.account) {
       const issued = await addKeyToAccount(pool, values.account, values.name!);
       if (!issued) throw new UsageError(`no account ${values.account}`);
@@ -127,7 +98,6 @@ runCommand(command, async ({ values, positionals }) => {
       );
     }
   } finally {
-    await pool.end();
-    await database.close();
+    await close();
   }
 });

@@ -3,10 +3,8 @@
  * verification without DNS for installations that control their own
  * (docs/domains.md). Beside a running `npm start` as `npm run apikey` is.
  */
-import { z } from 'zod';
-import { DEFAULT_DATA_DIR, loadConfig, runCommand, UsageError } from '@shortlink/config';
-import { embeddedPostgresFor } from '@shortlink/embedded';
-import { createPool, migrate, MIGRATIONS_DIR } from '@shortlink/postgres';
+import { loadConfig, runCommand, UsageError } from '@shortlink/config';
+import { openOperatorDatabase, operatorDatabaseEnv, OPERATOR_DATABASE_HELP } from '@shortlink/embedded';
 import { postgresDomainStore } from './domain-store';
 import { normaliseHostname } from './hostname';
 import type { DomainRow } from './domain-resource';
@@ -20,26 +18,9 @@ const HELP = `usage: npm run domains -- verify <hostname> [--account <account-id
   list      every domain of every account, pending and verified (--json: one
             JSON array)
 
-settings (environment):
-  DATABASE_URL   the Postgres of a deployment on servers (postgres://…)
-  DATA_DIR       unset DATABASE_URL: the embedded mode's data, default ${DEFAULT_DATA_DIR}
-                 (through the running npm start when there is one)`;
+${OPERATOR_DATABASE_HELP}`;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-const domainsCliEnv = z.object({
-  DATABASE_URL: z.preprocess(
-    (v) => (v === '' ? undefined : v),
-    z
-      .string()
-      .regex(/^postgres(ql)?:\/\//, 'expected a postgres:// URL')
-      .optional(),
-  ),
-  DATA_DIR: z.preprocess(
-    (v) => (typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined),
-    z.string().default(DEFAULT_DATA_DIR),
-  ),
-});
 
 const command = {
   name: 'npm run domains --',
@@ -102,19 +83,9 @@ runCommand(command, async ({ values, positionals }) => {
   if (action !== 'list' && values.json) throw new UsageError('--json goes with list');
   if (action !== 'verify' && values.account) throw new UsageError('--account goes with verify');
 
-  const env = loadConfig(domainsCliEnv, process.env);
-  // The same store `npm start` uses: the configured Postgres, or else the embedded one under DATA_DIR
-  // (through the running server when there is one, so it need not stop).
-  const database = env.DATABASE_URL
-    ? { url: env.DATABASE_URL, close: async () => undefined }
-    : await embeddedPostgresFor(env.DATA_DIR);
-  const pool = createPool({ connectionString: database.url, max: 2, applicationName: 'shortlink-domains' });
+  const env = loadConfig(operatorDatabaseEnv, process.env);
+  const { pool, close } = await openOperatorDatabase(env, 'shortlink-domains');
   try {
-    await migrate(pool, MIGRATIONS_DIR).catch((e: unknown) => {
-      throw new Error(
-        `Cannot reach the Postgres of ${env.DATABASE_URL ? 'DATABASE_URL' : `DATA_DIR=${env.DATA_DIR}`}: ${e instanceof Error ? e.message : String(e)}`,
-      );
-    });
     const store = postgresDomainStore(pool);
     if (action === 'list') {
       const rows = await store.all();
@@ -148,7 +119,6 @@ runCommand(command, async ({ values, positionals }) => {
       `Verified ${hostname} for account ${claim.accountId} (${verified.verifiedBy === 'operator' ? 'by the operator' : 'by DNS, earlier'}).`,
     );
   } finally {
-    await pool.end();
-    await database.close();
+    await close();
   }
 });

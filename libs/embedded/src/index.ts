@@ -9,3 +9,9 @@ export {
   type EmbeddedOptions,
 } from './embedded-stack';
 export { startPostgres, type EmbeddedPostgres } from './postgres/start-postgres';
+export {
+  openOperatorDatabase,
+  operatorDatabaseEnv,
+  OPERATOR_DATABASE_HELP,
+  type OperatorDatabaseEnv,
+} from './operator-database';
