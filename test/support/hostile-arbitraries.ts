@@ -1094,38 +1094,74 @@ const webhookId = (world: HostileWorld): fc.Arbitrary<string> =>
 
 /** Every webhook route, with hostile bodies, URLs and ids, of either account or none. */
 export function webhookCase(world: HostileWorld): fc.Arbitrary<HostileCase> {
-  return fc.oneof({ weight: 9, arbitrary: hostileWebhookCase(world) }, { weight: 1, arbitrary: plainWebhook(world) });
+  const routes = [
+    ['GET', ''],
+    ['PATCH', ''],
+    ['DELETE', ''],
+    ['POST', '/rotate-secret'],
+    ['POST', '/test'],
+    ['GET', '/deliveries'],
+    ['POST', '/replay'],
+    ['PUT', ''],
+  ] as const;
+  return fc.oneof(
+    {
+      weight: 9,
+      arbitrary: hostileResourceCase(world, 'webhook', '/api/v1/webhooks', webhookId(world), routes, webhookBody),
+    },
+    // About one case in ten sent right, so that even a short run makes webhooks for the hostile cases to reach (a 201
+    // from the hostile mix alone needs a valid key, headers, type, body and URL at once).
+    {
+      weight: 1,
+      arbitrary: plainCreateCase(
+        world,
+        'webhook',
+        '/api/v1/webhooks',
+        fc
+          .tuple(fc.constantFrom(...ACCEPTED_WEBHOOK_URLS), fc.subarray(WEBHOOK_EVENTS, { minLength: 1 }))
+          .map(([url, events]) => ({ url, events })),
+      ),
+    },
+  );
 }
 
-/**
- * A create sent right by either account: about one case in ten, so that even a short run makes webhooks for the
- * hostile cases to reach (a 201 from the hostile mix alone needs a valid key, headers, type, body and URL at once).
- */
-const plainWebhook = (world: HostileWorld): fc.Arbitrary<HostileCase> =>
-  fc
-    .tuple(
-      fc.constantFrom(...ACCOUNTS),
-      fc.constantFrom(...ACCEPTED_WEBHOOK_URLS),
-      fc.subarray(WEBHOOK_EVENTS, { minLength: 1 }),
-    )
-    .map(([account, url, events]) => ({
-      endpoint: 'webhook' as const,
-      request: {
-        method: 'POST',
-        target: '/api/v1/webhooks',
-        headers: [
-          ['Host', '127.0.0.1'],
-          ['Authorization', `Bearer ${world.keys[account]}`],
-          ['Content-Type', 'application/json'],
-        ],
-        body: JSON.stringify({ url, events }),
-      },
-      account,
-      authenticates: true,
-      clean: false,
-    }));
+/** A create of a resource sent right by either account, with a body of `bodies`. */
+const plainCreateCase = (
+  world: HostileWorld,
+  endpoint: Endpoint,
+  target: string,
+  bodies: fc.Arbitrary<object>,
+): fc.Arbitrary<HostileCase> =>
+  fc.tuple(fc.constantFrom(...ACCOUNTS), bodies).map(([account, body]) => ({
+    endpoint,
+    request: {
+      method: 'POST',
+      target,
+      headers: [
+        ['Host', '127.0.0.1'],
+        ['Authorization', `Bearer ${world.keys[account]}`],
+        ['Content-Type', 'application/json'],
+      ],
+      body: JSON.stringify(body),
+    },
+    account,
+    authenticates: true,
+    clean: false,
+  }));
 
-function hostileWebhookCase(world: HostileWorld): fc.Arbitrary<HostileCase> {
+/**
+ * A hostile request to a resource's routes, under `base`: its collection (`POST`, `GET`, `HEAD`), or one member
+ * named by `member` with one of `memberRoutes` (a method and a path after the member), with hostile headers, key,
+ * content type, query and body.
+ */
+function hostileResourceCase(
+  world: HostileWorld,
+  endpoint: Endpoint,
+  base: string,
+  member: fc.Arbitrary<string>,
+  memberRoutes: ReadonlyArray<readonly [string, string]>,
+  body: fc.Arbitrary<string>,
+): fc.Arbitrary<HostileCase> {
   return authorization(world).chain((auth) =>
     fc
       .record({
@@ -1136,31 +1172,19 @@ function hostileWebhookCase(world: HostileWorld): fc.Arbitrary<HostileCase> {
           {
             weight: 5,
             arbitrary: fc
-              .tuple(
-                webhookId(world),
-                fc.constantFrom(
-                  ['GET', ''],
-                  ['PATCH', ''],
-                  ['DELETE', ''],
-                  ['POST', '/rotate-secret'],
-                  ['POST', '/test'],
-                  ['GET', '/deliveries'],
-                  ['POST', '/replay'],
-                  ['PUT', ''],
-                ),
-              )
-              .map(([id, [method, suffix]]) => ({ method: method, path: `/${id}${suffix as string}` })),
+              .tuple(member, fc.constantFrom(...memberRoutes))
+              .map(([name, [method, suffix]]) => ({ method, path: `/${name}${suffix}` })),
           },
         ),
-        body: webhookBody,
+        body,
         contentType: contentTypeCase,
         query: anyQuery,
       })
       .map(({ headers, route, body, contentType, query }) => ({
-        endpoint: 'webhook' as const,
+        endpoint,
         request: {
           method: route.method,
-          target: `/api/v1/webhooks${route.path}${query}`,
+          target: `${base}${route.path}${query}`,
           headers: [
             ...headers.headers,
             ...(contentType.v === undefined ? [] : [['Content-Type', contentType.v] as const]),
@@ -1245,64 +1269,27 @@ const domainSegment = (world: HostileWorld): fc.Arbitrary<string> =>
 
 /** Every domain route, with hostile hostnames, bodies and paths, of either account or none. */
 export function domainCase(world: HostileWorld): fc.Arbitrary<HostileCase> {
-  return fc.oneof({ weight: 9, arbitrary: hostileDomainCase(world) }, { weight: 1, arbitrary: plainDomain(world) });
-}
-
-/** An add sent right by either account, so that the hostile cases meet existing domains. */
-const plainDomain = (world: HostileWorld): fc.Arbitrary<HostileCase> =>
-  fc.tuple(fc.constantFrom(...ACCOUNTS), fc.nat(40)).map(([account, n]) => ({
-    endpoint: 'domain' as const,
-    request: {
-      method: 'POST',
-      target: '/api/v1/domains',
-      headers: [
-        ['Host', '127.0.0.1'],
-        ['Authorization', `Bearer ${world.keys[account]}`],
-        ['Content-Type', 'application/json'],
-      ],
-      body: JSON.stringify({ hostname: `brand-${n}.example.com` }),
+  const routes = [
+    ['GET', ''],
+    ['PATCH', ''],
+    ['DELETE', ''],
+    ['POST', '/verify'],
+    ['PUT', ''],
+  ] as const;
+  return fc.oneof(
+    {
+      weight: 9,
+      arbitrary: hostileResourceCase(world, 'domain', '/api/v1/domains', domainSegment(world), routes, domainBody),
     },
-    account,
-    authenticates: true,
-    clean: false,
-  }));
-
-function hostileDomainCase(world: HostileWorld): fc.Arbitrary<HostileCase> {
-  return authorization(world).chain((auth) =>
-    fc
-      .record({
-        headers: headersFor(auth),
-        route: fc.oneof(
-          { weight: 4, arbitrary: fc.constant({ method: 'POST', path: '' }) },
-          { weight: 1, arbitrary: fc.constantFrom('GET', 'HEAD').map((method) => ({ method, path: '' })) },
-          {
-            weight: 5,
-            arbitrary: fc
-              .tuple(
-                domainSegment(world),
-                fc.constantFrom(['GET', ''], ['PATCH', ''], ['DELETE', ''], ['POST', '/verify'], ['PUT', '']),
-              )
-              .map(([name, [method, suffix]]) => ({ method: method, path: `/${name}${suffix as string}` })),
-          },
-        ),
-        body: domainBody,
-        contentType: contentTypeCase,
-        query: anyQuery,
-      })
-      .map(({ headers, route, body, contentType, query }) => ({
-        endpoint: 'domain' as const,
-        request: {
-          method: route.method,
-          target: `/api/v1/domains${route.path}${query}`,
-          headers: [
-            ...headers.headers,
-            ...(contentType.v === undefined ? [] : [['Content-Type', contentType.v] as const]),
-          ],
-          ...(route.method === 'POST' || route.method === 'PATCH' ? { body } : {}),
-        },
-        account: auth.account,
-        authenticates: auth.authenticates,
-        clean: false,
-      })),
+    // An add sent right by either account, so that the hostile cases meet existing domains.
+    {
+      weight: 1,
+      arbitrary: plainCreateCase(
+        world,
+        'domain',
+        '/api/v1/domains',
+        fc.nat(40).map((n) => ({ hostname: `brand-${n}.example.com` })),
+      ),
+    },
   );
 }
