@@ -108,6 +108,8 @@ export async function readAccountStats(
       query,
       query_params: { account: accountId, from, to, limit, dimension: groupBy },
       format: 'JSONEachRow',
+      // On a cluster link_tags is sharded by link_id as account_link_daily is: each shard joins its own rows.
+      clickhouse_settings: { distributed_product_mode: 'local' },
       abort_signal: signal,
     })
     .then((r) => r.json<{ kind: string; name: string; link: string; clicks: number; visitors: number }>());

@@ -112,6 +112,8 @@ export async function streamExport(
       // Every Parquet reader has Snappy; zstd, ClickHouse's default, is missing from some.
       output_format_parquet_compression_method: 'snappy',
       cancel_http_readonly_queries_on_client_close: 1,
+      // On a cluster link_tags is sharded by link_id as clicks are: each shard reads its own links' tags.
+      distributed_product_mode: 'local',
       optimize_read_in_order: 1,
     },
   });
