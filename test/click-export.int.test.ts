@@ -96,6 +96,19 @@ beforeAll(async () => {
     60_000,
     'the clicks in ClickHouse',
   );
+  // The tags too: the export by tag reads them in ClickHouse (link_tags), projected beside the clicks.
+  await eventually(
+    async () => {
+      const result = await system.infra.clickhouse.query({
+        query: "SELECT count() AS n FROM link_tags WHERE tag = 'spring'",
+        format: 'JSONEachRow',
+      });
+      const [row] = await result.json<{ n: number }>();
+      return Number(row?.n) === 2 ? true : undefined;
+    },
+    60_000,
+    'the tags in ClickHouse',
+  );
 }, 120_000);
 
 afterAll(async () => {
@@ -226,5 +239,50 @@ describe('GET /api/v1/clicks/export', () => {
     expect(pro.status).toBe(200);
     // A body left unread keeps its connection busy, and the server's close waits on it.
     await pro.body?.cancel();
+  });
+
+  // Last: it changes the links the tests above read.
+  it('follows a link’s tag change and leaves a deleted link out of its tag', async () => {
+    const api = (method: 'PATCH' | 'DELETE', slug: string, payload?: object) =>
+      system.app.inject({
+        method,
+        url: `/api/v1/links/${slug}`,
+        headers: {
+          authorization: `Bearer ${keyOf('pro')}`,
+          ...(payload ? { 'content-type': 'application/json' } : {}),
+        },
+        ...(payload ? { payload } : {}),
+      });
+    // Waited for in ClickHouse (each export counts against the plan's exports an hour): rows of link_tags.
+    const projected = (where: string, what: string) =>
+      eventually(
+        async () => {
+          const query = `SELECT count() AS n FROM link_tags FINAL WHERE ${where}`;
+          const [row] = await (
+            await system.infra.clickhouse.query({ query, format: 'JSONEachRow' })
+          ).json<{ n: number }>();
+          return Number(row?.n) > 0 ? true : undefined;
+        },
+        30_000,
+        what,
+      );
+    const bySlug = async () => {
+      const counts = new Map<string, number>();
+      for (const r of await read('pro', 'tag=spring')) counts.set(r.slug, (counts.get(r.slug) ?? 0) + 1);
+      return counts;
+    };
+    expect((await api('PATCH', 'export-pro-b', { tag: 'spring' })).statusCode).toBe(200);
+    await projected("version = 2 AND tag = 'spring'", 'the tag change');
+    expect(await bySlug()).toEqual(
+      new Map([
+        ['export-pro-a', 23],
+        ['export-pro-b', 17],
+      ]),
+    );
+    expect((await api('DELETE', 'export-pro-a')).statusCode).toBe(204);
+    await projected('deleted = 1', 'the deletion');
+    expect(await bySlug()).toEqual(new Map([['export-pro-b', 17]]));
+    // The free account's link of the same tag is its own.
+    expect((await read('free', 'tag=spring')).map((r) => r.slug)).toEqual(Array(12).fill('export-free-a'));
   });
 });

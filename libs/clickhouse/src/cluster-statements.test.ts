@@ -34,6 +34,7 @@ describe('the migrations on a cluster', () => {
       'clicks',
       'link_daily',
       'link_daily_breakdown',
+      'link_tags',
       'link_uniques',
       'link_visitors',
       'redirects_filtered',
@@ -60,6 +61,7 @@ describe('the migrations on a cluster', () => {
       account_link_daily: 'ReplicatedAggregatingMergeTree',
       link_daily: 'ReplicatedAggregatingMergeTree',
       link_daily_breakdown: 'ReplicatedSummingMergeTree',
+      link_tags: 'ReplicatedReplacingMergeTree',
       link_visitors: 'ReplicatedAggregatingMergeTree',
       link_uniques: 'ReplicatedAggregatingMergeTree',
       redirects_filtered: 'ReplicatedReplacingMergeTree',
@@ -71,6 +73,10 @@ describe('the migrations on a cluster', () => {
     // SummingMergeTree keeps the column it sums.
     expect(localTables.find((s) => s.includes('link_daily_breakdown_local'))).toContain(
       "ReplicatedSummingMergeTree('/clickhouse/tables/{shard}/shortlink/link_daily_breakdown_local', '{replica}', clicks)",
+    );
+    // ReplacingMergeTree keeps the column that orders a link's rows.
+    expect(localTables.find((s) => s.includes('link_tags_local'))).toContain(
+      "ReplicatedReplacingMergeTree('/clickhouse/tables/{shard}/shortlink/link_tags_local', '{replica}', version)",
     );
   });
 

@@ -24,6 +24,8 @@ export const CONSUMER_GROUPS = {
   linkProjector: 'shortlink.projector.links',
   clickProjector: 'shortlink.projector.clicks',
   filteredProjector: 'shortlink.projector.redirects-filtered',
+  /** Each link's tag into ClickHouse (link_tags), beside the click projection that owns that schema. */
+  linkTagsProjector: 'shortlink.projector.link-tags',
   previewWorker: 'shortlink.preview-worker',
   webhookDispatcher: 'shortlink.webhook-dispatcher',
 } as const;

@@ -14,7 +14,6 @@ import {
 import type { AnalyticsDeps } from './app';
 import { readRangeStats } from './analytics/queries';
 import { readAccountAnalytics } from './account/account-analytics';
-import { readTaggedLinks } from './account/link-tags';
 import { EXPORT_LIMITS } from './clicks/export-errors';
 import { streamExport } from './clicks/export-query';
 import type { AnalyticsConfig } from './config';
@@ -73,9 +72,8 @@ export function composeAnalytics(
     },
     readAccountAnalytics(request, now) {
       const withdraw = new AbortController();
-      const taggedLinks = (accountId: string) => bounded(readTaggedLinks(pool, accountId));
       return answerWithin(
-        readAccountAnalytics({ clickhouse, taggedLinks }, request, now, withdraw.signal),
+        readAccountAnalytics({ clickhouse }, request, now, withdraw.signal),
         CLICKHOUSE_READ_MS,
         'ClickHouse',
       ).finally(() => withdraw.abort());

@@ -18,6 +18,7 @@ import { runClickProjector } from './clicks/click-projector';
 import { postgresBatchLedger } from './clicks/batch-ledger';
 import { linkEventHandler } from './links/link-handler';
 import { filteredEventHandler } from './filtered/filtered-handler';
+import { runLinkTagsProjector } from './link-tags/link-tags-projector';
 import { projectorMetrics } from './projector-metrics';
 
 export const SERVICE_NAME = 'projector';
@@ -54,6 +55,7 @@ export function createProjector(deps: ProjectorDeps): ServiceModule {
   let clicks: Awaited<ReturnType<typeof runClickProjector>> | undefined;
   let filtered: RunningConsumer | undefined;
   let filteredDeadLetters: LogProducer | undefined;
+  let linkTags: Awaited<ReturnType<typeof runLinkTagsProjector>> | undefined;
   const projections = new Set(deps.projections ?? ['links', 'clicks']);
   const eventLog = eventLogProbe(
     deps.kafka,
@@ -74,7 +76,7 @@ export function createProjector(deps: ProjectorDeps): ServiceModule {
     },
     async stop() {
       // Each consumer's disconnect waits for its fetch in flight: the two wait side by side.
-      await Promise.all([clicks?.stop(), links?.stop(), filtered?.stop()]);
+      await Promise.all([clicks?.stop(), links?.stop(), filtered?.stop(), linkTags?.stop()]);
       await linksDeadLetters?.disconnect();
       await filteredDeadLetters?.disconnect();
       await eventLog.close();
@@ -123,6 +125,16 @@ export function createProjector(deps: ProjectorDeps): ServiceModule {
       logger: deps.logger,
       deadLetterProducer: filteredDeadLetters,
       deadLetterTopic: deps.names.topics.deadLetter,
+      metrics: deps.metrics,
+      sessionTimeoutMs: deps.sessionTimeoutMs,
+    });
+    // Each link's tag into ClickHouse, for the reads by tag there (migration 0007): with the schema's owner.
+    linkTags = await runLinkTagsProjector({
+      kafka: deps.kafka,
+      clickhouse: deps.clickhouse,
+      topic: deps.names.topics.links,
+      groupId: deps.names.groups.linkTagsProjector,
+      logger: deps.logger,
       metrics: deps.metrics,
       sessionTimeoutMs: deps.sessionTimeoutMs,
     });

@@ -1,7 +1,7 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { GroupBy } from '../analytics-errors';
 import { rangeDays, utcDay, type Range } from '../analytics/range';
-import { readAccountClickDays, readAccountStats, type AccountStats, type TaggedLinks } from './account-stats';
+import { readAccountClickDays, readAccountStats, type AccountStats } from './account-stats';
 
 export interface AccountAnalyticsRequest {
   /** From the API key, never from the request. */
@@ -22,10 +22,10 @@ export interface AccountAnalytics {
  * The account's analytics over a range, with a link's range rule: `7d` is
  * today and the 6 days before, `all` starts on the account's first click day,
  * and a range ends on its last click day when a redirector's clock put that
- * after today (rangeDays). The tags are asked for only when grouping by tag.
+ * after today (rangeDays).
  */
 export async function readAccountAnalytics(
-  deps: { clickhouse: ClickHouseClient; taggedLinks: (accountId: string) => Promise<TaggedLinks> },
+  deps: { clickhouse: ClickHouseClient },
   request: AccountAnalyticsRequest,
   now: Date,
   signal?: AbortSignal,
@@ -37,7 +37,6 @@ export async function readAccountAnalytics(
     new Date(`${clickDays?.first ?? utcDay(now)}T00:00:00.000Z`),
     clickDays,
   );
-  const tagged = request.groupBy === 'tag' ? await deps.taggedLinks(request.accountId) : undefined;
-  const stats = await readAccountStats(deps.clickhouse, { ...request, from, to }, tagged, signal);
+  const stats = await readAccountStats(deps.clickhouse, { ...request, from, to }, signal);
   return { from, to, stats };
 }

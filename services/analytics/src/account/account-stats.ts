@@ -17,9 +17,6 @@ export interface AccountStats {
   rows: AccountRow[];
 }
 
-/** The links that carry each tag now (Postgres, the owner of a link's tag): tag, then its links' ids. */
-export type TaggedLinks = ReadonlyMap<string, readonly string[]>;
-
 export interface AccountStatsRequest {
   accountId: string;
   groupBy: GroupBy;
@@ -28,13 +25,9 @@ export interface AccountStatsRequest {
   to: string;
 }
 
-/** ClickHouse's own default for max_query_size, kept for every statement that fits it. */
-const DEFAULT_MAX_QUERY_SIZE = 262_144;
-
 const byBytes = (a: string, b: string): number => Buffer.compare(Buffer.from(a), Buffer.from(b));
 
 const DIMENSIONS: ReadonlySet<GroupBy> = new Set(['country', 'referrer', 'device', 'browser']);
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /**
  * The first and last UTC days of the account's clicks, or undefined without
@@ -58,35 +51,8 @@ export async function readAccountClickDays(
   return row && Number(row.n) > 0 ? { first: row.first, last: row.last } : undefined;
 }
 
-/**
- * The tag of each link, for the tag grouping: a transform from link id to the
- * tag's number (1-based; 0 for a link without a tag). Written into the
- * statement rather than passed as a parameter: parameters travel in the URL,
- * which servers cap (16 KiB at the local endpoint, a few hundred links; 128 KiB
- * a value at a ClickHouse server), and an account may have many tagged links.
- * Only ids that are UUIDs are written, and the numbers are positions, so no
- * text from a user reaches the SQL.
- */
-function tagOfLink(tagged: TaggedLinks): { expression: string; names: string[] } {
-  const ids: string[] = [];
-  const numbers: number[] = [];
-  // Numbered in the server's (byte) order of their text, so its ties by number are ties by name.
-  const names = [...tagged.keys()].sort(byBytes);
-  names.forEach((tag, i) => {
-    for (const id of tagged.get(tag) ?? []) {
-      if (!UUID.test(id)) throw new Error(`Not a link id: ${id}`);
-      ids.push(`'${id}'`);
-      numbers.push(i + 1);
-    }
-  });
-  return {
-    expression: `transform(link_id, CAST([${ids.join(',')}] AS Array(UUID)), CAST([${numbers.join(',')}] AS Array(UInt32)), toUInt32(0))`,
-    names,
-  };
-}
-
 /** The statement of the rows for a grouping: name, link, clicks, visitors; the top `limit` by clicks, ties by name. */
-function rowsQuery(groupBy: GroupBy, tagExpression: string): string {
+function rowsQuery(groupBy: GroupBy): string {
   const range = `account_id = {account:UUID} AND day BETWEEN {from:Date} AND {to:Date}`;
   const top = `ORDER BY clicks DESC, name ASC LIMIT {limit:UInt32}`;
   const counts = `toUInt64(sum(clicks)) AS clicks, toUInt64(uniqExactMerge(visitors)) AS visitors`;
@@ -104,9 +70,15 @@ function rowsQuery(groupBy: GroupBy, tagExpression: string): string {
              GROUP BY link_id ${top}`;
   }
   if (groupBy === 'tag') {
-    // The tag's number as the name; the route puts the tag's text back (tagOfLink).
-    return `SELECT toString(${tagExpression} AS tag) AS name, '' AS link, ${counts}
-              FROM account_link_daily WHERE ${range} AND tag != 0 GROUP BY tag ORDER BY clicks DESC, tag ASC LIMIT {limit:UInt32}`;
+    // Each link under its current tag, joined in ClickHouse (link_tags, migration 0007): its newest tag row by
+    // version; a deleted link under its last tag, as its clicks stay in the account's figures.
+    return `SELECT t.tag AS name, '' AS link, ${counts}
+              FROM account_link_daily AS d
+             INNER JOIN (SELECT link_id, argMax(tag, version) AS tag FROM link_tags
+                          WHERE account_id = {account:UUID} AND deleted = 0 GROUP BY link_id HAVING tag != '') AS t
+                ON d.link_id = t.link_id
+             WHERE d.account_id = {account:UUID} AND d.day BETWEEN {from:Date} AND {to:Date}
+             GROUP BY t.tag ${top}`;
   }
   if (!DIMENSIONS.has(groupBy)) throw new Error(`Unknown grouping: ${groupBy}`);
   return `SELECT value AS name, '' AS link, ${counts}
@@ -123,29 +95,21 @@ function rowsQuery(groupBy: GroupBy, tagExpression: string): string {
 export async function readAccountStats(
   clickhouse: ClickHouseClient,
   request: AccountStatsRequest,
-  tagged: TaggedLinks = new Map(),
   signal?: AbortSignal,
 ): Promise<AccountStats> {
   const { accountId, groupBy, limit, from, to } = request;
-  const tags = tagOfLink(tagged);
-  // A tag grouping with no tagged link has no rows: its statement is left out.
-  const withRows = groupBy !== 'tag' || tags.names.length > 0;
   const query = `SELECT 'total' AS kind, '' AS name, '' AS link,
                         toUInt64(sum(clicks)) AS clicks, toUInt64(uniqExactMerge(visitors)) AS visitors
                    FROM account_daily
                   WHERE account_id = {account:UUID} AND day BETWEEN {from:Date} AND {to:Date}
-                 ${withRows ? `UNION ALL SELECT 'row', name, link, clicks, visitors FROM (${rowsQuery(groupBy, tags.expression)})` : ''}`;
+                 UNION ALL SELECT 'row', name, link, clicks, visitors FROM (${rowsQuery(groupBy)})`;
   const rows = await clickhouse
     .query({
       query,
       query_params: { account: accountId, from, to, limit, dimension: groupBy },
       format: 'JSONEachRow',
-      // A tag roll-up's statement grows with the account's tagged links (about 40 bytes each): past ClickHouse's
-      // default max_query_size (256 KiB, some 6,000 links) the server refuses to parse it. Interim until the tags
-      // are read in ClickHouse (decision 0073). The margin is for the FORMAT clause the client appends.
-      clickhouse_settings: {
-        max_query_size: String(Math.max(DEFAULT_MAX_QUERY_SIZE, Buffer.byteLength(query) + 1024)),
-      },
+      // On a cluster link_tags is sharded by link_id as account_link_daily is: each shard joins its own rows.
+      clickhouse_settings: { distributed_product_mode: 'local' },
       abort_signal: signal,
     })
     .then((r) => r.json<{ kind: string; name: string; link: string; clicks: number; visitors: number }>());
@@ -157,8 +121,12 @@ export async function readAccountStats(
       stats.totalClicks = clicks;
       stats.uniqueVisitors = uniqueVisitors;
     } else {
-      const name = groupBy === 'tag' ? (tags.names[Number(row.name) - 1] ?? '') : row.name;
-      stats.rows.push({ name, ...(groupBy === 'link' ? { linkId: row.link } : {}), clicks, uniqueVisitors });
+      stats.rows.push({
+        name: row.name,
+        ...(groupBy === 'link' ? { linkId: row.link } : {}),
+        clicks,
+        uniqueVisitors,
+      });
     }
   }
   // The union's parts arrive in any order; ties by name, as each part chose them.

@@ -19,7 +19,6 @@ import {
   INVALID_EXPORT_LIMIT,
   INVALID_SLUG_FILTER,
   invalidTime,
-  TOO_MANY_TAG_LINKS,
 } from './export-errors';
 
 const EXAMPLE_ROW = {
@@ -63,7 +62,7 @@ export const CLICK_EXPORT_ROUTE: ApiRoute = {
           type: 'string',
           minLength: 1,
           maxLength: LIST_LIMITS.tagMaxLength,
-          description: `Only the clicks of your live links with exactly this tag (at most ${EXPORT_LIMITS.maxTagLinks} links).`,
+          description: 'Only the clicks of your live links with exactly this tag, however many.',
         },
         after: {
           type: 'string',
@@ -101,7 +100,6 @@ export const CLICK_EXPORT_ROUTE: ApiRoute = {
         invalidLimit: INVALID_EXPORT_LIMIT,
         invalidSlug: INVALID_SLUG_FILTER,
         invalidTag: INVALID_TAG_FILTER,
-        tooManyTagLinks: TOO_MANY_TAG_LINKS,
         ...MALFORMED_REQUESTS,
       }),
       401: errorResponse(

@@ -21,8 +21,6 @@ export const EXPORT_LIMITS = {
   perWindow: { free: 20, pro: 120 } as Record<Plan, number>,
   windowSeconds: 3600,
   maxLimit: 100_000_000,
-  /** A tag's links are listed into the query: past this, export by slug or without the tag. */
-  maxTagLinks: 1000,
 } as const;
 
 export const INVALID_EXPORT_FORMAT = new HttpError(
@@ -58,13 +56,6 @@ export const INVALID_SLUG_FILTER = new HttpError(400, 'slug must be a slug: 3-30
   detail: 'slug must be 3-30 characters of a-z, 0-9 and -.',
   field: 'slug',
 });
-
-export const TOO_MANY_TAG_LINKS = new HttpError(
-  400,
-  `tag names more than ${EXPORT_LIMITS.maxTagLinks} links: export by slug or without tag`,
-  'too_many_tag_links',
-  { detail: `An export by tag reads at most ${EXPORT_LIMITS.maxTagLinks} links.`, field: 'tag' },
-);
 
 /** `from` earlier than the plan exports. */
 export function exportRangeNeedsPro(days: number): HttpError {

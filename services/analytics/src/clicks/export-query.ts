@@ -10,8 +10,8 @@ export interface ExportQuery {
   from: Date;
   to: Date;
   slug?: string;
-  /** Only these links (a tag's); an empty list exports nothing. */
-  linkIds?: readonly string[];
+  /** Only the live links that carry this tag now (link_tags). */
+  tag?: string;
   after?: ExportCursor;
   limit?: number;
 }
@@ -38,14 +38,12 @@ export const EXPORT_COLUMNS = [
   'cursor',
 ] as const;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const dateTime = (d: Date) => d.toISOString().replace('T', ' ').replace('Z', '');
 
 /**
  * The export's SQL: the account's clicks in the table's own order (link_id, clicked_at, event_id), which ClickHouse
  * reads in order without sorting the whole range, each row with the cursor that resumes after it. Identifiers and
- * values are bound as parameters; a tag's link ids, which could overflow a URL, are written into the SQL, each
- * checked to be a UUID first.
+ * values are bound as parameters; a tag's links are read in ClickHouse (link_tags, migration 0007), however many.
  */
 export function exportStatement(q: ExportQuery): { query: string; params: Record<string, unknown> } {
   const params: Record<string, unknown> = { account: q.accountId, from: dateTime(q.from), to: dateTime(q.to) };
@@ -58,9 +56,13 @@ export function exportStatement(q: ExportQuery): { query: string; params: Record
     params.slug = q.slug;
     where.push('slug = {slug:String}');
   }
-  if (q.linkIds !== undefined) {
-    if (!q.linkIds.every((id) => UUID.test(id))) throw new Error('A link id is not a UUID');
-    where.push(q.linkIds.length === 0 ? '0' : `link_id IN (${q.linkIds.map((id) => `'${id}'`).join(', ')})`);
+  if (q.tag !== undefined) {
+    params.tag = q.tag;
+    // A link's current tag is its newest tag row by version; a deleted link has a row of its own.
+    where.push(
+      `link_id IN (SELECT link_id FROM link_tags WHERE account_id = {account:UUID} GROUP BY link_id
+                    HAVING max(deleted) = 0 AND argMaxIf(tag, version, deleted = 0) = {tag:String})`,
+    );
   }
   if (q.after !== undefined) {
     Object.assign(params, {
@@ -110,6 +112,8 @@ export async function streamExport(
       // Every Parquet reader has Snappy; zstd, ClickHouse's default, is missing from some.
       output_format_parquet_compression_method: 'snappy',
       cancel_http_readonly_queries_on_client_close: 1,
+      // On a cluster link_tags is sharded by link_id as clicks are: each shard reads its own links' tags.
+      distributed_product_mode: 'local',
       optimize_read_in_order: 1,
     },
   });

@@ -2,9 +2,8 @@ import type { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { accountOf, requireApiKey, type Authenticate, type RateLimiter } from '@shortlink/accounts';
 import { servedSchema } from '@shortlink/http';
-import type { LinkListDeps } from '../links/list-route';
 import { CLICK_EXPORT_ROUTE } from './export-api-route';
-import { EXPORT_LIMITS, exportRateLimited, TOO_MANY_TAG_LINKS } from './export-errors';
+import { exportRateLimited } from './export-errors';
 import type { ExportQuery } from './export-query';
 import { parseExportRequest } from './export-request';
 
@@ -13,7 +12,6 @@ export interface ClickExportDeps {
   rateLimiter: RateLimiter;
   /** Exports per account and window (EXPORT_LIMITS), in the store of the requests' limits. */
   exportLimiter: RateLimiter;
-  listLinks: LinkListDeps['listLinks'];
   /** The export as ClickHouse writes it (streamExport). */
   exportClicks: (query: ExportQuery, signal: AbortSignal) => Promise<Readable>;
   now: () => Date;
@@ -48,17 +46,11 @@ export async function clickExportRoutes(app: FastifyInstance, deps: ClickExportD
       const counted = await deps.exportLimiter.take(account.id, account.plan);
       if (!counted.allowed) throw exportRateLimited(account.plan, Math.max(1, Math.ceil(counted.resetMs / 1000)));
 
-      let linkIds: string[] | undefined;
-      if (tag !== undefined) {
-        const links = await deps.listLinks({ accountId: account.id, limit: EXPORT_LIMITS.maxTagLinks + 1, tag });
-        if (links.length > EXPORT_LIMITS.maxTagLinks) throw TOO_MANY_TAG_LINKS;
-        linkIds = links.map((l) => l.linkId);
-      }
       const withdraw = new AbortController();
       // 'close' also follows a complete answer, when there is nothing left to withdraw.
       reply.raw.once('close', () => withdraw.abort());
       const body = await deps.exportClicks(
-        { accountId: account.id, format, from, to, slug, linkIds, after, limit },
+        { accountId: account.id, format, from, to, slug, tag, after, limit },
         withdraw.signal,
       );
       const name = `clicks-${fileTime(from)}-${fileTime(to)}.${format}`;
