@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { once } from 'node:events';
 import { open, unlink, type FileHandle } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -80,12 +79,26 @@ function headerLength(chunk: Uint8Array, lines: number): number {
   return end;
 }
 
-/** Writes with back-pressure: waits for `drain`, and gives up (false) once the response is gone. */
+/**
+ * Writes with back-pressure: waits for `drain`, and gives up (false) once the response is gone. Its listeners go
+ * with the wait: a response takes thousands of writes, each of which would otherwise leave one behind.
+ */
 async function send(out: Writable, res: ServerResponse, bytes: Uint8Array): Promise<boolean> {
   if (res.destroyed) return false;
   if (out.write(bytes)) return true;
-  const gone = once(res, 'close').then(() => false);
-  return Promise.race([once(out, 'drain').then(() => !res.destroyed), gone]);
+  return new Promise<boolean>((resolve) => {
+    const settle = (sent: boolean) => {
+      out.off('drain', drained);
+      out.off('error', gone);
+      res.off('close', gone);
+      resolve(sent);
+    };
+    const drained = () => settle(!res.destroyed);
+    const gone = () => settle(false);
+    out.once('drain', drained);
+    out.once('error', gone);
+    res.once('close', gone);
+  });
 }
 
 /**
@@ -120,6 +133,8 @@ export async function streamResult(
   const stop = () => abort.abort();
   res.once('close', stop);
   const chunks = engine.stream({ ...request, sql: query.sql, format: query.format }, abort.signal);
+  // The chunk asked for while the one before is being written (see below); settled before the iteration ends.
+  let pending: Promise<IteratorResult<Uint8Array>> | null = null;
   try {
     // The first chunk decides between an error answer and a 200.
     const first = await chunks.next();
@@ -127,7 +142,12 @@ export async function streamResult(
     const out: Writable = gzip ? createGzip() : res;
     if (gzip) out.pipe(res);
     let header: Buffer | null = null;
-    for (let next = first; !next.done; next = await chunks.next()) {
+    for (let next = first; !next.done;) {
+      // chdb computes a chunk only while one is asked for: asking for the next before this one is written keeps the
+      // engine working while the socket drains, where one after the other left each idle half the time.
+      pending = chunks.next();
+      // Awaited below, or dropped once the client is gone (the abort then rejects it): never unhandled.
+      pending.catch(() => undefined);
       let bytes = next.value;
       if (query.headerLines > 0) {
         if (header === null) {
@@ -138,17 +158,21 @@ export async function streamResult(
         }
       }
       if (bytes.length > 0 && !(await send(out, res, bytes))) return;
+      next = await pending;
+      pending = null;
     }
     out.end();
   } finally {
     res.off('close', stop);
+    // A chunk still asked for is waited for: the stream ends only after its fetch (chdb's rule), and its error is moot.
+    if (pending !== null) await pending.catch(() => undefined);
     await chunks.return(undefined);
   }
 }
 
 /** How often a file being written is looked at again once its end is reached. */
 const TAIL_POLL_MS = 50;
-const TAIL_CHUNK_BYTES = 256 * 1024;
+const TAIL_CHUNK_BYTES = 1024 * 1024;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -201,15 +225,18 @@ async function sendFile(
     res.writeHead(200, headers);
     const out: Writable = gzip ? createGzip() : res;
     if (gzip) out.pipe(res);
-    const buffer = Buffer.alloc(TAIL_CHUNK_BYTES);
+    // A buffer for each read that returns bytes, handed to the response as it is (the response may still hold it
+    // when the next is read). Only the bytes read are sent, so it need not be zeroed.
+    let buffer = Buffer.allocUnsafe(TAIL_CHUNK_BYTES);
     let position = 0;
     for (;;) {
       const wasFinished = outcome.finished;
       const { bytesRead } = await file.read(buffer, 0, buffer.length, position);
       if (bytesRead > 0) {
         position += bytesRead;
-        // A copy: the buffer is read into again while the response may still hold these bytes.
-        if (!(await send(out, res, Buffer.from(buffer.subarray(0, bytesRead))))) return;
+        const read = buffer.subarray(0, bytesRead);
+        buffer = Buffer.allocUnsafe(TAIL_CHUNK_BYTES);
+        if (!(await send(out, res, read))) return;
         continue;
       }
       // Everything written before the query ended has been read: the file is whole, or the query failed.
