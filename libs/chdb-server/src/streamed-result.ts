@@ -133,8 +133,6 @@ export async function streamResult(
   const stop = () => abort.abort();
   res.once('close', stop);
   const chunks = engine.stream({ ...request, sql: query.sql, format: query.format }, abort.signal);
-  // The chunk asked for while the one before is being written (see below); settled before the iteration ends.
-  let pending: Promise<IteratorResult<Uint8Array>> | null = null;
   try {
     // The first chunk decides between an error answer and a 200.
     const first = await chunks.next();
@@ -142,12 +140,7 @@ export async function streamResult(
     const out: Writable = gzip ? createGzip() : res;
     if (gzip) out.pipe(res);
     let header: Buffer | null = null;
-    for (let next = first; !next.done;) {
-      // chdb computes a chunk only while one is asked for: asking for the next before this one is written keeps the
-      // engine working while the socket drains, where one after the other left each idle half the time.
-      pending = chunks.next();
-      // Awaited below, or dropped once the client is gone (the abort then rejects it): never unhandled.
-      pending.catch(() => undefined);
+    for (let next = first; !next.done; next = await chunks.next()) {
       let bytes = next.value;
       if (query.headerLines > 0) {
         if (header === null) {
@@ -158,21 +151,17 @@ export async function streamResult(
         }
       }
       if (bytes.length > 0 && !(await send(out, res, bytes))) return;
-      next = await pending;
-      pending = null;
     }
     out.end();
   } finally {
     res.off('close', stop);
-    // A chunk still asked for is waited for: the stream ends only after its fetch (chdb's rule), and its error is moot.
-    if (pending !== null) await pending.catch(() => undefined);
     await chunks.return(undefined);
   }
 }
 
 /** How often a file being written is looked at again once its end is reached. */
 const TAIL_POLL_MS = 50;
-const TAIL_CHUNK_BYTES = 1024 * 1024;
+const TAIL_CHUNK_BYTES = 256 * 1024;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -225,18 +214,15 @@ async function sendFile(
     res.writeHead(200, headers);
     const out: Writable = gzip ? createGzip() : res;
     if (gzip) out.pipe(res);
-    // A buffer for each read that returns bytes, handed to the response as it is (the response may still hold it
-    // when the next is read). Only the bytes read are sent, so it need not be zeroed.
-    let buffer = Buffer.allocUnsafe(TAIL_CHUNK_BYTES);
+    const buffer = Buffer.alloc(TAIL_CHUNK_BYTES);
     let position = 0;
     for (;;) {
       const wasFinished = outcome.finished;
       const { bytesRead } = await file.read(buffer, 0, buffer.length, position);
       if (bytesRead > 0) {
         position += bytesRead;
-        const read = buffer.subarray(0, bytesRead);
-        buffer = Buffer.allocUnsafe(TAIL_CHUNK_BYTES);
-        if (!(await send(out, res, read))) return;
+        // A copy: the buffer is read into again while the response may still hold these bytes.
+        if (!(await send(out, res, Buffer.from(buffer.subarray(0, bytesRead))))) return;
         continue;
       }
       // Everything written before the query ended has been read: the file is whole, or the query failed.
