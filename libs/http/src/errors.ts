@@ -43,6 +43,18 @@ export interface ErrorBody extends ErrorDetail {
   code: string;
 }
 
+/** A request refused for what it holds: its status, the error's fixed text and code, and what is wrong in it. */
+export interface Rejection extends ErrorBody {
+  status: 400 | 403;
+}
+
+/** A rejection saying what is wrong in this request, about the part at `field` when it names one. */
+export const explain = (rejection: Rejection, detail: string, field?: string): Rejection => ({
+  ...rejection,
+  detail,
+  ...(field === undefined ? {} : { field }),
+});
+
 export function errorBody(error: string, code: string, explained: ErrorDetail): ErrorBody {
   return {
     error,

@@ -1,5 +1,16 @@
 export { addJsonBodyParser, createServer, type ServerOptions } from './server';
-export { HttpError, errorBody, excerpt, httpError, kindOf, textBody, type ErrorBody, type ErrorDetail } from './errors';
+export {
+  HttpError,
+  errorBody,
+  excerpt,
+  explain,
+  httpError,
+  kindOf,
+  textBody,
+  type ErrorBody,
+  type ErrorDetail,
+  type Rejection,
+} from './errors';
 export { healthRoutes, HEALTH_ROUTE, type HealthOptions } from './health';
 export {
   readinessChecker,

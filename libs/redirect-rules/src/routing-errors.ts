@@ -1,18 +1,13 @@
+import { explain, type Rejection } from '@shortlink/http';
 import { ROUTING_LIMITS } from './routing-fields';
+
+export { explain, type Rejection };
 
 /**
  * The texts of a refused `rules` or `variants` (docs/errors.md's style: `error` fixed for people, `code` for
  * programs, `detail` one sentence naming the part of the body, `field` its path such as `rules[2].when.country[0]`).
- * Shaped as the write API's `Rejection`, so its routes answer them as they answer their own.
+ * Each is the shared `Rejection` of `@shortlink/http`, so the write API answers them as it answers its own.
  */
-export interface Rejection {
-  status: 400 | 403;
-  error: string;
-  code: string;
-  detail: string;
-  field?: string;
-}
-
 export const RULES_REJECTION = {
   status: 400,
   error: `Rules must be a list of at most ${ROUTING_LIMITS.maxRules} { when, destinationUrl }, each when holding device, os, country, language or query`,
@@ -28,13 +23,6 @@ export const VARIANTS_REJECTION = {
   detail: 'variants is not a list of weighted destinations this service takes.',
   field: 'variants',
 } as const satisfies Rejection;
-
-/** A rejection saying what is wrong in this request, about the part at `field`. */
-export const explain = (rejection: Rejection, detail: string, field: string): Rejection => ({
-  ...rejection,
-  detail,
-  field,
-});
 
 /**
  * The link's destination rule, answered for a destination inside `rules` or `variants`: its code and text are the

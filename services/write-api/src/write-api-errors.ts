@@ -1,5 +1,7 @@
 import { PLANS, type Plan } from '@shortlink/accounts';
-import { excerpt, HTTP_ERRORS, HttpError } from '@shortlink/http';
+import { excerpt, explain, HTTP_ERRORS, HttpError, type Rejection } from '@shortlink/http';
+
+export { explain, type Rejection };
 
 /**
  * The write API's own error texts. Those of the Link resource (not found, not
@@ -18,22 +20,6 @@ export const LIMITS = {
   bulkBodyLimitBytes: 1024 * 1024,
   idempotencyKeyMaxLength: 255,
 } as const;
-
-export interface Rejection {
-  status: 400 | 403;
-  error: string;
-  code: string;
-  /** What is wrong in this request, in one sentence (see `ErrorDetail` in @shortlink/http). */
-  detail: string;
-  field?: string;
-}
-
-/** A rejection saying what is wrong in this request. */
-export const explain = (rejection: Rejection, detail: string, field?: string): Rejection => ({
-  ...rejection,
-  detail,
-  ...(field === undefined ? {} : { field }),
-});
 
 /** The error a route throws for a rejection. */
 export const rejectionError = ({ status, error, code, detail, field }: Rejection): HttpError =>
