@@ -179,6 +179,25 @@ describe('the domains API on Postgres and DNS', () => {
     expect(listed.domains.map((d) => d.hostname)).toEqual(['go.example.org', 'links.example.com']);
   });
 
+  it('verifies one claim of a hostname when two accounts verify it at the same moment', async () => {
+    // Both records published, both verifies sent together: the unique index decides, not the order of arrival.
+    for (let round = 0; round < 10; round++) {
+      const hostname = `race-${round}.example.com`;
+      const [ours, theirs] = await Promise.all([claim(keys.a, hostname), claim(keys.b, hostname)]);
+      dns.setTxt(ours.verification.name, [ours.verification.value, theirs.verification.value]);
+      const answers = await Promise.all(
+        [keys.a, keys.b].map((key) => send('POST', `/api/v1/domains/${hostname}/verify`, key)),
+      );
+      expect(answers.map((r) => r.statusCode).sort()).toEqual([200, 409]);
+      expect(answers.find((r) => r.statusCode === 409)!.json()).toMatchObject({ code: 'domain_taken' });
+      const { rows } = await pool.query(
+        'SELECT count(*)::int AS n FROM domains WHERE hostname = $1 AND verified_at IS NOT NULL',
+        [hostname],
+      );
+      expect(rows[0]).toEqual({ n: 1 });
+    }
+  });
+
   it('answers 503 when DNS fails or is silent, within the timeout, and changes nothing', async () => {
     const domain = await claim(keys.b, 'slow.example.net');
     dns.setTxt(domain.verification.name, [domain.verification.value]);
