@@ -13,7 +13,7 @@ import { buildOnce, startProcess, type RunningProcess } from './support/processe
  * is told; the right one signs in; a link is created; a visitor in a real browser follows the short URL from a page
  * on another site, and the link's page (live) shows that click within 5 s with the referrer's origin, the device and
  * the browser; the QR code is downloaded, read back as a camera would, scanned, and counted as a scan; another
- * account's key never sees the link.
+ * account's key never sees the link; a program's and a link checker's redirects are shown as not counted.
  */
 /** The issue's bound: a click seen on the dashboard this long after it was made at most. */
 const SEEN_WITHIN_MS = 5000;
@@ -128,6 +128,18 @@ it('signs in, creates a link, sees a real click from another site within 5 s, an
   // Then the page counts it as a scan, beside the followed click
   await breakdown(page, 'Link or QR code').getByRole('row', { name: 'QR code scanned 1' }).waitFor({ timeout: 10_000 });
   await breakdown(page, 'Link or QR code').getByRole('row', { name: 'Short link followed 1' }).waitFor();
+
+  // When a program (curl) and a link checker (HEAD) follow it too, they are answered but not counted
+  for (const method of ['GET', 'HEAD']) {
+    const answer = await fetch(shortUrl, { method, redirect: 'manual', headers: { 'user-agent': 'curl/8.5.0' } });
+    expect(answer.status).toBe(302);
+  }
+  // Then the page shows each by its reason (the redirector tallies them every 5 s), and the clicks stay two
+  await breakdown(page, 'Not counted')
+    .getByRole('row', { name: 'Programs such as curl 1' })
+    .waitFor({ timeout: 20_000 });
+  await breakdown(page, 'Not counted').getByRole('row', { name: 'Not a GET (link checkers) 1' }).waitFor();
+  expect(await page.locator('.totals dd').allTextContents()).toEqual(['2', '1', '2']);
   expect(problems).toEqual([]);
 
   // And another account's key sees neither the link in its list nor its page

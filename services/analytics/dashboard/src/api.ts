@@ -119,6 +119,8 @@ export interface Analytics {
   devices: Bucket[];
   browsers: Bucket[];
   triggers: Bucket[];
+  /** Redirects answered but not counted as clicks, by reason and crawler family (docs/filtered-redirects.md). */
+  filtered: { total: number; reasons: Bucket[]; crawlers: Bucket[] };
 }
 
 /** `GET /api/v1/account`: the key's account and what its plan allows. */

@@ -41,6 +41,14 @@ export function safeImageUrl(value: string | null): string | null {
 }
 
 const TRIGGER_NAMES: Record<string, string> = { link: 'Short link followed', qr: 'QR code scanned' };
+/** Why a redirect was not counted, in the words of docs/filtered-redirects.md. */
+const FILTER_REASON_NAMES: Record<string, string> = {
+  crawler: 'Crawlers and bots',
+  http_library: 'Programs such as curl',
+  prefetch: 'Browser prefetches',
+  head: 'Not a GET (link checkers)',
+  no_user_agent: 'No user agent',
+};
 
 /**
  * One link: its short URL to copy, its destination's preview, its clicks over a range (ranges its plan does not read
@@ -235,6 +243,12 @@ export function linkView(key: string, slug: string, onSignedOut: () => void): HT
     totals.replaceChildren(
       el('div', {}, el('dt', {}, 'Clicks'), el('dd', {}, analytics.totalClicks.toLocaleString())),
       el('div', {}, el('dt', {}, 'Unique visitors'), el('dd', {}, analytics.uniqueVisitors.toLocaleString())),
+      el(
+        'div',
+        { attrs: { title: 'Redirects answered but not counted as clicks: bots, programs, prefetches' } },
+        el('dt', {}, 'Not counted'),
+        el('dd', {}, analytics.filtered.total.toLocaleString()),
+      ),
     );
     breakdowns.replaceChildren(
       breakdown('Referrers', analytics.referrers),
@@ -245,6 +259,16 @@ export function linkView(key: string, slug: string, onSignedOut: () => void): HT
         'Link or QR code',
         analytics.triggers.map((t) => ({ name: TRIGGER_NAMES[t.name] ?? t.name, count: t.count })),
       ),
+      // What was left out, so the counts above can be audited: reasons with none are not listed.
+      breakdown(
+        'Not counted',
+        analytics.filtered.reasons
+          .filter((r) => r.count > 0)
+          .map((r) => ({ name: FILTER_REASON_NAMES[r.name] ?? r.name, count: r.count })),
+        'Nothing left out.',
+        'Redirects',
+      ),
+      breakdown('Crawlers', analytics.filtered.crawlers, 'No crawler came.', 'Redirects'),
     );
   }
 
@@ -351,13 +375,14 @@ export function linkView(key: string, slug: string, onSignedOut: () => void): HT
 }
 
 /** A breakdown as a small table: its names are visitors' and pages' strings, shown as text. */
-function breakdown(title: string, buckets: Bucket[]): HTMLElement {
+/** A table of buckets; `counted` names its numbers (clicks, or redirects not counted as clicks). */
+function breakdown(title: string, buckets: Bucket[], none = 'No clicks yet.', counted = 'Clicks'): HTMLElement {
   return el(
     'section',
     { className: 'panel breakdown' },
     el('h3', {}, title),
     buckets.length === 0
-      ? el('p', { className: 'muted' }, 'No clicks yet.')
+      ? el('p', { className: 'muted' }, none)
       : el(
           'table',
           {},
@@ -368,7 +393,7 @@ function breakdown(title: string, buckets: Bucket[]): HTMLElement {
               'tr',
               {},
               el('th', { attrs: { scope: 'col' } }, 'Name'),
-              el('th', { className: 'number', attrs: { scope: 'col' } }, 'Clicks'),
+              el('th', { className: 'number', attrs: { scope: 'col' } }, counted),
             ),
           ),
           el(
