@@ -1,7 +1,6 @@
 import { request } from 'node:http';
 import { startDnsTestServer, type DnsTestServer } from '@shortlink/testing';
-import { eventually } from '@shortlink/testing';
-import { issueKey, openTestInfra, type TestInfra } from './support/link-system';
+import { issueKey, openTestInfra, redirectorsLeased, type TestInfra } from './support/link-system';
 import { buildOnce, startProcess, type RunningProcess } from './support/processes';
 
 /**
@@ -39,12 +38,8 @@ describe('branded domains at the redirectors', () => {
     ]);
     writeApi = started[0]!;
     redirectors = started.slice(1);
-    await eventually(async () => {
-      const { rows } = await infra.pool.query(
-        'SELECT count(*)::int AS n FROM redirector_leases WHERE expires_at > now()',
-      );
-      return rows[0].n === 2 ? true : undefined;
-    });
+    // Both redirectors hold their lease before the first change.
+    await redirectorsLeased(infra.pool, 2);
   }, 120_000);
 
   afterAll(async () => {
