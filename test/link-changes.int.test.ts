@@ -4,7 +4,7 @@ import { Client } from 'pg';
 import { CHANNELS, parsePayloadPair, releaseRedirectorLease, renewRedirectorLease } from '@shortlink/postgres';
 import { decodeEvent, linkEvent, type LinkEvent } from '@shortlink/events';
 import { eventually } from '@shortlink/testing';
-import { issueKey, openTestInfra, type TestInfra } from './support/link-system';
+import { issueKey, openTestInfra, redirectorsLeased, type TestInfra } from './support/link-system';
 import { buildOnce, startProcess, type RunningProcess } from './support/processes';
 
 /**
@@ -40,13 +40,8 @@ describe('link changes across processes', () => {
     ]);
     [writeApi, secondWriteApi] = started;
     redirectors = started.slice(2);
-    // Both redirectors hold their lease before the first change (each takes it as it starts listening).
-    await eventually(async () => {
-      const { rows } = await infra.pool.query(
-        'SELECT count(*)::int AS n FROM redirector_leases WHERE expires_at > now()',
-      );
-      return rows[0].n === 2 ? true : undefined;
-    });
+    // Both redirectors hold their lease before the first change.
+    await redirectorsLeased(infra.pool, 2);
   }, 120_000);
 
   afterAll(async () => {

@@ -15,6 +15,7 @@ import { CLICKHOUSE_MIGRATIONS_DIR, createClickHouse, migrateClickHouse } from '
 import {
   createScratchClickHouse,
   createScratchPostgres,
+  eventually,
   infraEnv,
   uniqueSuffix,
   type ScratchDatabase,
@@ -87,6 +88,16 @@ export async function openTestInfra(): Promise<TestInfra> {
 
 export async function issueKey(pool: Pool, plan: Plan): Promise<string> {
   return (await createAccountWithKey(pool, { accountName: `acct-${plan}`, keyName: 'test', plan })).key;
+}
+
+/** Resolves once `count` redirectors hold their lease: each takes it as it starts listening for changes. */
+export async function redirectorsLeased(pool: Pool, count: number): Promise<void> {
+  await eventually(async () => {
+    const { rows } = await pool.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM redirector_leases WHERE expires_at > now()',
+    );
+    return rows[0]?.n === count ? true : undefined;
+  });
 }
 
 export interface LinkSystem {

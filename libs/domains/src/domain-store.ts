@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import { CHANNELS, inTransaction, type Statements } from '@shortlink/postgres';
+import { CHANNELS, domainChangedPayload, inTransaction, type Statements } from '@shortlink/postgres';
 import type { DomainRow } from './domain-resource';
 
 /** The redirect settings a change sets; null removes one. */
@@ -22,10 +22,14 @@ export interface DomainStore {
   create(accountId: string, hostname: string, challengeToken: string, maxPerAccount: number): Promise<CreateOutcome>;
   list(accountId: string): Promise<DomainRow[]>;
   find(accountId: string, hostname: string): Promise<DomainRow | null>;
-  /** Verified now (or kept as verified); `taken` when another account's claim was verified first. */
-  markVerified(accountId: string, hostname: string, by: 'dns' | 'operator'): Promise<VerifyOutcome>;
-  update(accountId: string, hostname: string, changes: DomainChanges): Promise<DomainRow | null>;
-  remove(accountId: string, hostname: string): Promise<boolean>;
+  /**
+   * Verified now (or kept as verified); `taken` when another account's claim was verified first. This and the two
+   * changes below notify the redirectors in their transaction under `changeId`, which each confirms once it holds the
+   * domain's new state.
+   */
+  markVerified(accountId: string, hostname: string, by: 'dns' | 'operator', changeId: string): Promise<VerifyOutcome>;
+  update(accountId: string, hostname: string, changes: DomainChanges, changeId: string): Promise<DomainRow | null>;
+  remove(accountId: string, hostname: string, changeId: string): Promise<boolean>;
   /** Every account's claim of one hostname, for the operator. */
   claims(hostname: string): Promise<DomainRow[]>;
   /** Every domain, for the operator. */
@@ -64,8 +68,8 @@ const isUniqueViolation = (err: unknown) => (err as { code?: unknown }).code ===
  * hostname's domain changed or is gone, in the changing transaction: a
  * listener that holds its lease has seen it before the change is answered.
  */
-const notify = (db: Statements, hostname: string) =>
-  db.query('SELECT pg_notify($1, $2)', [CHANNELS.domainChanged, hostname]);
+const notify = (db: Statements, hostname: string, changeId: string) =>
+  db.query('SELECT pg_notify($1, $2)', [CHANNELS.domainChanged, domainChangedPayload(changeId, hostname)]);
 
 export function postgresDomainStore(pool: Pool): DomainStore {
   return {
@@ -108,7 +112,7 @@ export function postgresDomainStore(pool: Pool): DomainStore {
       ]);
       return rows[0] ? toDomain(rows[0]) : null;
     },
-    async markVerified(accountId, hostname, by) {
+    async markVerified(accountId, hostname, by, changeId) {
       try {
         return await inTransaction(pool, async (db) => {
           const { rows } = await db.query<Row>(
@@ -117,7 +121,7 @@ export function postgresDomainStore(pool: Pool): DomainStore {
              WHERE account_id = $1 AND hostname = $2 RETURNING ${COLUMNS}`,
             [accountId, hostname, by],
           );
-          if (rows[0]) await notify(db, hostname);
+          if (rows[0]) await notify(db, hostname, changeId);
           return rows[0] ? toDomain(rows[0]) : null;
         });
       } catch (err) {
@@ -126,7 +130,7 @@ export function postgresDomainStore(pool: Pool): DomainStore {
         throw err;
       }
     },
-    async update(accountId, hostname, changes) {
+    async update(accountId, hostname, changes, changeId) {
       return inTransaction(pool, async (db) => {
         const { rows } = await db.query<Row>(
           `UPDATE domains SET
@@ -143,18 +147,18 @@ export function postgresDomainStore(pool: Pool): DomainStore {
             changes.notFoundRedirect ?? null,
           ],
         );
-        if (rows[0]) await notify(db, hostname);
+        if (rows[0]) await notify(db, hostname, changeId);
         return rows[0] ? toDomain(rows[0]) : null;
       });
     },
-    async remove(accountId, hostname) {
+    async remove(accountId, hostname, changeId) {
       return inTransaction(pool, async (db) => {
         const { rowCount } = await db.query('DELETE FROM domains WHERE account_id = $1 AND hostname = $2', [
           accountId,
           hostname,
         ]);
         if (rowCount === 0) return false;
-        await notify(db, hostname);
+        await notify(db, hostname, changeId);
         return true;
       });
     },

@@ -3,6 +3,7 @@
  * verification without DNS for installations that control their own
  * (docs/domains.md). Beside a running `npm start` as `npm run apikey` is.
  */
+import { randomUUID } from 'node:crypto';
 import { loadConfig, runCommand, UsageError } from '@shortlink/config';
 import { openOperatorDatabase, operatorDatabaseEnv, OPERATOR_DATABASE_HELP } from '@shortlink/embedded';
 import { postgresDomainStore } from './domain-store';
@@ -109,7 +110,9 @@ runCommand(command, async ({ values, positionals }) => {
       );
     }
     const claim = chosen[0]!;
-    const verified = await store.markVerified(claim.accountId, hostname, 'operator');
+    // Nobody waits for the redirectors' confirmations here: a verified domain is served once they hear of it,
+    // a moment after the commit (only a change that stops serving must be awaited, as the API's DELETE is).
+    const verified = await store.markVerified(claim.accountId, hostname, 'operator', randomUUID());
     if (verified === 'taken') {
       const holder = claims.find((c) => c.verifiedAt !== null)?.accountId ?? 'another account';
       throw new UsageError(`${hostname} is verified by ${holder} already: it deletes the domain first`);

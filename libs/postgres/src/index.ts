@@ -1,7 +1,7 @@
 export { createPool, openDatabase, openServiceDatabase, type PoolOptions } from './pool';
 export { migrate, readMigrations, type Migration, type MigrateResult } from './migrate';
 export { MIGRATIONS_DIR } from './paths';
-export { CHANNELS, linkChangedPayload, parsePayloadPair } from './channels';
+export { CHANNELS, domainChangedPayload, linkChangedPayload, parsePayloadPair } from './channels';
 export { commitSlugClaim, commitSlugClaims, findUnsettledClaimOwner, type ClaimRef } from './slug-claims';
 export { instanceSecret } from './instance-secret';
 export {
@@ -24,4 +24,5 @@ export {
   type LiveLease,
 } from './redirector-leases';
 export { postgresReachable } from './reachable';
+export { servedDomain, servedDomains, type ServedDomain } from './served-domains';
 export { CommitUnconfirmed, inTransaction, type Statements, type TransactionOptions } from './transaction';

@@ -4,6 +4,7 @@ import { takeQrScanMarker } from '@shortlink/links';
 import { servedSchema, type Dependency, type ServiceModule } from '@shortlink/http';
 import { FAVICON_SVG, LANDING_PAGE, NOT_FOUND_PAGE, prefersHtml, robotsTxt, sendPage } from './browser-pages';
 import type { ClickQueueStats } from './clicks/click-queue';
+import type { DomainRoutes, ServedDomainMap } from './domains/served-domain-map';
 import type { LinkCache } from './link-cache';
 import type { ResolvedLink } from './resolved-link';
 import { passQueryThrough } from './query-pass-through';
@@ -27,6 +28,11 @@ export interface RedirectorDeps {
   onRedirect?: (request: FastifyRequest, link: ResolvedLink, scanned: boolean) => void;
   /** Called after a 404 for a path that is no link (an unknown or deleted slug, or no slug at all); must not throw or wait. */
   onUnknownSlug?: () => void;
+  /**
+   * The verified branded domains: a request whose `Host` names one is answered by that domain's rules (its root and
+   * not-found redirects; it holds no slug of the installation's). Any other `Host` is the installation's own.
+   */
+  domains?: Pick<ServedDomainMap, 'peek' | 'trusted' | 'confirm'>;
   /** The queue of clicks not yet acknowledged by Kafka, for tests and metrics. */
   clickQueue?: {
     depth: number;
@@ -68,6 +74,46 @@ export function createRedirector(deps: RedirectorDeps): ServiceModule {
     deps.onRedirect?.(request, link, scanned);
     return reply;
   };
+  // The site's root: a page for a browser; for an API client, the JSON 404 of any path that is no link.
+  const root = (request: FastifyRequest, reply: FastifyReply): FastifyReply =>
+    prefersHtml(request.headers.accept)
+      ? sendPage(reply.header('vary', 'Accept'), 200, LANDING_PAGE, 'public, max-age=300')
+      : refuse(reply, REDIRECT_ERRORS.notFound);
+  const slugRoute = (request: FastifyRequest<{ Params: { slug: string } }>, reply: FastifyReply) => {
+    const { slug } = request.params;
+    // Anything else cannot be a slug: a 404 without a lookup.
+    if (!SLUG_PATTERN.test(slug)) return unknownSlug(request, reply);
+    const cached = deps.cache.peek(slug);
+    // Warm path: no promise, no I/O.
+    if (cached) return redirect(request, reply, cached);
+    return deps.cache.resolve(slug).then(
+      (link) => redirect(request, reply, link),
+      (err: unknown) => {
+        request.log.warn({ err, slug }, 'link lookup failed');
+        return refuse(reply, REDIRECT_ERRORS.lookupFailed);
+      },
+    );
+  };
+  /**
+   * A request on a verified domain, answered by `onDomain`; a domain deleted meanwhile (found so while the map is
+   * not trusted) is no domain, and the request is the installation's, as for any other `Host`.
+   */
+  const onVerifiedDomain = (
+    domain: DomainRoutes,
+    domains: NonNullable<RedirectorDeps['domains']>,
+    onDomain: (domain: DomainRoutes) => FastifyReply,
+    otherwise: () => FastifyReply | Promise<FastifyReply>,
+  ): FastifyReply | Promise<FastifyReply> =>
+    domains.trusted()
+      ? onDomain(domain)
+      : domains.confirm(domain).then((confirmed) => (confirmed === null ? otherwise() : onDomain(confirmed)));
+  /** A slug the domain does not hold (today every slug: links are the installation's): its not-found redirect, or the 404. */
+  const notOnDomain = (request: FastifyRequest, reply: FastifyReply, domain: DomainRoutes): FastifyReply => {
+    if (domain.notFoundLocation === null) return unknownSlug(request, reply);
+    found(reply, domain.notFoundLocation);
+    deps.onUnknownSlug?.();
+    return reply;
+  };
   return {
     name: SERVICE_NAME,
     start: deps.start,
@@ -75,12 +121,17 @@ export function createRedirector(deps: RedirectorDeps): ServiceModule {
     dependencies: deps.dependencies,
     // `healthz`, `readyz` and `metrics` (the process's own routes) are reserved slugs: they never hide a link.
     async routes(app: FastifyInstance) {
-      // The site's root: a page for a browser; for an API client, the JSON 404 of any path that is no link.
-      app.get('/', (request, reply) =>
-        prefersHtml(request.headers.accept)
-          ? sendPage(reply.header('vary', 'Accept'), 200, LANDING_PAGE, 'public, max-age=300')
-          : refuse(reply, REDIRECT_ERRORS.notFound),
-      );
+      const { domains } = deps;
+      app.get('/', (request, reply) => {
+        const domain = domains?.peek(request.headers.host) ?? null;
+        if (domain === null) return root(request, reply);
+        return onVerifiedDomain(
+          domain,
+          domains!,
+          (d) => (d.rootLocation === null ? root(request, reply) : found(reply, d.rootLocation)),
+          () => root(request, reply),
+        );
+      });
       const robots = robotsTxt(deps.robotsAllowRedirects ?? false);
       app.get('/robots.txt', (_request, reply) =>
         reply
@@ -101,18 +152,14 @@ export function createRedirector(deps: RedirectorDeps): ServiceModule {
         REDIRECT_ROUTE.url,
         { schema: servedSchema(REDIRECT_ROUTE) },
         (request, reply) => {
-          const { slug } = request.params;
-          // Anything else cannot be a slug: a 404 without a lookup.
-          if (!SLUG_PATTERN.test(slug)) return unknownSlug(request, reply);
-          const cached = deps.cache.peek(slug);
-          // Warm path: no promise, no I/O.
-          if (cached) return redirect(request, reply, cached);
-          return deps.cache.resolve(slug).then(
-            (link) => redirect(request, reply, link),
-            (err: unknown) => {
-              request.log.warn({ err, slug }, 'link lookup failed');
-              return refuse(reply, REDIRECT_ERRORS.lookupFailed);
-            },
+          // With no domain verified, one size check: the installation's own slugs, as before domains.
+          const domain = domains?.peek(request.headers.host) ?? null;
+          if (domain === null) return slugRoute(request, reply);
+          return onVerifiedDomain(
+            domain,
+            domains!,
+            (d) => notOnDomain(request, reply, d),
+            () => slugRoute(request, reply),
           );
         },
       );

@@ -8,7 +8,10 @@ import {
   REDIRECTOR_LEASE_MS,
   releaseRedirectorLease,
   renewRedirectorLease,
+  servedDomain,
+  servedDomains,
 } from '@shortlink/postgres';
+import type { ServedDomainMap } from './domains/served-domain-map';
 import type { LinkCache } from './link-cache';
 
 export interface InvalidationLogger {
@@ -55,6 +58,8 @@ export interface LinkListenerOptions {
   renewEveryMs?: number;
   /** The first wait before listening again after the connection is lost (doubling up to 5 s). */
   firstRetryMs?: number;
+  /** The verified domains, kept on the same connection and lease as the links. */
+  domains?: ServedDomainMap;
 }
 
 /** Our lease ends this much before Postgres's, for clocks that tick at slightly different rates. */
@@ -65,7 +70,8 @@ const LEASE_MARGIN_MS = 250;
  * `linkChangeApplied`, which the write API waits for). The cache is trusted only while its lease in
  * `redirector_leases`, renewed on this connection and timed from before each renewal, surely runs. A lost connection or
  * a late renewal ends the trust at once; a renewed lease restores it after the whole cache is dropped, since changes
- * may have been missed (docs/decisions/0035-redirector-leases.md).
+ * may have been missed (docs/decisions/0035-redirector-leases.md). Verified domains ride on the same connection and
+ * lease: loaded whole when trust begins, then changed one hostname at a time and confirmed like a link change.
  */
 export function listenForLinkChanges(
   connectionString: string,
@@ -76,6 +82,7 @@ export function listenForLinkChanges(
   const leaseMs = options.leaseMs ?? REDIRECTOR_LEASE_MS;
   const renewEveryMs = options.renewEveryMs ?? Math.floor(leaseMs / 3);
   const firstRetryMs = options.firstRetryMs ?? 1000;
+  const { domains } = options;
   let client: Client | undefined;
   let listenerId = '';
   let trustedUntil = 0;
@@ -121,6 +128,9 @@ export function listenForLinkChanges(
       // Leased before on this connection (not its first renewal): the lease ran out while this one was on its way.
       if (trustedUntil > 0) trustLost('lease_late');
       cache.forgetAll();
+      // Read after LISTEN: a change committed since is heard and applied after this (the connection's one turn).
+      if (domains) domains.replaceAll(await inTurn(c, () => servedDomains(c)));
+      if (client !== c) return;
     }
     trustedUntil = sentAt + leaseMs - LEASE_MARGIN_MS;
     if (trusted()) lossTold = false;
@@ -152,6 +162,18 @@ export function listenForLinkChanges(
         const [changeId, slug] = pair;
         cache.invalidate(slug);
         acknowledge(c, changeId);
+      } else if (msg.channel === CHANNELS.domainChanged && domains) {
+        const pair = parsePayloadPair(msg.payload);
+        if (!pair) return;
+        const [changeId, hostname] = pair;
+        // Confirmed once the domain's new state is held; unconfirmed, the write API waits for the lease instead.
+        inTurn(c, () => servedDomain(c, hostname)).then(
+          (domain) => {
+            domains.apply(hostname, domain);
+            acknowledge(c, changeId);
+          },
+          (err: unknown) => logger.warn({ err, hostname }, 'could not read a changed domain'),
+        );
       }
     });
     c.on('error', (err) => {
@@ -170,6 +192,7 @@ export function listenForLinkChanges(
     await c.connect();
     await inTurn(c, () => c.query(`LISTEN ${CHANNELS.linkCreated}`));
     await inTurn(c, () => c.query(`LISTEN ${CHANNELS.linkChanged}`));
+    if (domains) await inTurn(c, () => c.query(`LISTEN ${CHANNELS.domainChanged}`));
     listenerId = randomUUID();
     pendingAcks = [];
     client = c;

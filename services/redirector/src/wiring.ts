@@ -2,7 +2,7 @@ import type { Pool } from 'pg';
 import { type EventLogClient, type KafkaLogger, type KafkaNames } from '@shortlink/event-log';
 import { answerWithin, isDependencyOutage } from '@shortlink/http';
 import type { MetricsRegistry } from '@shortlink/metrics';
-import { instanceSecret, postgresReachable, withReadTimeout } from '@shortlink/postgres';
+import { instanceSecret, postgresReachable, servedDomain, withReadTimeout } from '@shortlink/postgres';
 import { SERVICE_NAME, type RedirectorDeps } from './app';
 import type { RedirectorConfig } from './config';
 import { clickEventIds } from './clicks/click-event-id';
@@ -12,6 +12,7 @@ import { loadCountryLookup } from './clicks/country';
 import { workerClickSink } from './clicks/worker-click-sink';
 import { FilteredTally } from './clicks/filtered-tally';
 import { filteredSender } from './clicks/filtered-sender';
+import { ServedDomainMap } from './domains/served-domain-map';
 import { listenForLinkChanges } from './invalidation';
 import { LinkCache } from './link-cache';
 import { POSTGRES_ANSWER_MS, postgresLookup } from './lookup';
@@ -98,8 +99,14 @@ async function wireRedirector(resources: RedirectorResources): Promise<Redirecto
     trusted: () => listener.trusted(),
     storeAway: lookups.storeAway,
   });
+  const domains = new ServedDomainMap({
+    trusted: () => listener.trusted(),
+    lookup: (hostname) =>
+      answerWithin(servedDomain(pool, hostname, { readTimeoutMs: POSTGRES_ANSWER_MS }), POSTGRES_ANSWER_MS, 'Postgres'),
+  });
   const listener = listenForLinkChanges(resources.databaseUrl, cache, logger, {
     onTrustLost: countTrustLosses(metrics),
+    domains,
   });
   const visitorSecret = resources.visitorSecret ?? (await instanceSecret(pool, 'visitor-hash'));
   const topic = names.topics.clicks;
@@ -128,6 +135,7 @@ async function wireRedirector(resources: RedirectorResources): Promise<Redirecto
   registerRedirectorMetrics(metrics, { clicks: sink, cache, lookups, listener, filtered });
   return {
     cache,
+    domains,
     onRedirect: createClickRecorder({ sink, nextSequence: eventIds.next, now: Date.now, filtered }),
     onUnknownSlug: () => filtered.countUnknownSlug(Date.now()),
     clickQueue: {

@@ -43,3 +43,15 @@ export const contentCoded = errorResponse(
 export const idempotencyReused = errorResponse('This Idempotency-Key was already used with another request.', {
   idempotencyKeyReused: IDEMPOTENCY_KEY_REUSED,
 });
+
+/**
+ * What a route on one of the account's resources that reads a body may also answer, beside its own: no key, no such
+ * resource (or another account's), a body too large or not JSON, a store away.
+ */
+export const resourceRouteFailures = (notFound: JsonSchema, unavailable: JsonSchema) => ({
+  401: unauthorized,
+  404: notFound,
+  413: bodyTooLarge(64 * 1024),
+  415: contentCoded,
+  503: unavailable,
+});

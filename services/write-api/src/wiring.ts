@@ -128,7 +128,7 @@ export function composeWriteApi(settings: WriteApiSettings, stores: WriteApiStor
     changes,
     redirectors,
     webhooks: composeWebhooksApi(settings, pool),
-    domains: composeDomainsApi(settings, pool),
+    domains: composeDomainsApi(settings, pool, redirectors),
     now: () => new Date(),
     newId: randomUUID,
     newSlug: () => generateSlug(),
@@ -194,13 +194,18 @@ export function composeWebhooksApi(
   };
 }
 
-/** The domains API on Postgres, its TXT lookups on the resolvers of DNS_SERVERS (docs/domains.md). */
+/**
+ * The domains API on Postgres, its TXT lookups on the resolvers of DNS_SERVERS, its changes awaited by the
+ * redirectors as the links' are (docs/domains.md).
+ */
 export function composeDomainsApi(
   settings: Pick<WriteApiSettings, 'DNS_SERVERS' | 'DNS_TIMEOUT_MS'>,
   pool: Pool,
+  redirectors: DomainsApiDeps['redirectors'],
 ): DomainsApiDeps {
   return {
     store: postgresDomainStore(pool),
     lookupTxt: dnsTxtLookup({ servers: settings.DNS_SERVERS, timeoutMs: settings.DNS_TIMEOUT_MS }),
+    redirectors,
   };
 }

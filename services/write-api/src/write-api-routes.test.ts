@@ -170,7 +170,13 @@ async function writeApi(overrides: Partial<WriteApiDeps> = {}) {
       newId: () => `00000000-0000-4000-8000-${String(++ids).padStart(12, '0')}`,
     },
     // The domains API is tested on Postgres and DNS (domains-api.int.test.ts); here nothing reaches it.
-    domains: { store: {} as DomainStore, lookupTxt: async () => ({ kind: 'none' }) },
+    domains: {
+      store: {} as DomainStore,
+      lookupTxt: async () => ({ kind: 'none' }),
+      redirectors: {
+        expect: () => ({ settle: async () => ({ leased: 0, confirmed: 0, lapsed: 0 }), cancel: () => {} }),
+      },
+    },
     ...overrides,
   };
   app = await buildProcessServer(

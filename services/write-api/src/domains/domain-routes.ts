@@ -11,7 +11,7 @@ import {
 import { DOMAIN_ERRORS as E, DOMAIN_EXAMPLE, DOMAIN_LIMITS } from '@shortlink/domains';
 import { documentedSchema } from '../links/rules/link-fields';
 import { REJECTIONS } from '../write-api-errors';
-import { bodyTooLarge, contentCoded, unauthorized } from '../route-responses';
+import { bodyTooLarge, contentCoded, resourceRouteFailures, unauthorized } from '../route-responses';
 
 /**
  * The domains API's routes (docs/domains.md): what domains-api.ts registers
@@ -210,11 +210,7 @@ export const UPDATE_DOMAIN_ROUTE: ApiRoute = {
         urlSelf: REJECTIONS.urlSelf,
         ...MALFORMED_REQUESTS,
       }),
-      401: unauthorized,
-      404: notFound,
-      413: bodyTooLarge(64 * 1024),
-      415: contentCoded,
-      503: unavailable,
+      ...resourceRouteFailures(notFound, unavailable),
     },
   },
 };
@@ -231,11 +227,7 @@ export const DELETE_DOMAIN_ROUTE: ApiRoute = {
     response: {
       204: { description: 'The domain is deleted.', type: 'null' },
       400: errorResponse('The request could not be read.', readErrors),
-      401: unauthorized,
-      404: notFound,
-      413: bodyTooLarge(64 * 1024),
-      415: contentCoded,
-      503: unavailable,
+      ...resourceRouteFailures(notFound, unavailable),
     },
   },
 };

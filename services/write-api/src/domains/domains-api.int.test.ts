@@ -1,7 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import { Client, Pool } from 'pg';
 import type { FastifyInstance } from 'fastify';
-import { generateApiKey, memoryRateLimiter, postgresAuthenticator, requireApiKey } from '@shortlink/accounts';
+import { createAccountWithKey, memoryRateLimiter, postgresAuthenticator, requireApiKey } from '@shortlink/accounts';
 import { buildProcessServer } from '@shortlink/http';
 import { createMetricsRegistry } from '@shortlink/metrics';
 import { CHANNELS, migrate, MIGRATIONS_DIR } from '@shortlink/postgres';
@@ -13,6 +12,7 @@ import {
   type ScratchDatabase,
 } from '@shortlink/testing';
 import { serviceAddresses } from '../links/rules/self-link';
+import { redirectorAcks, type RedirectorAcks } from '../links/stores/redirector-acks';
 import { composeDomainsApi } from '../wiring';
 import { registerDomainRoutes } from './domains-api';
 
@@ -31,18 +31,11 @@ describe('the domains API on Postgres and DNS', () => {
   let pool: Pool;
   let dns: DnsTestServer;
   let app: FastifyInstance;
+  let acks: RedirectorAcks;
   const keys = { a: '', b: '' };
 
-  async function account(name: string): Promise<string> {
-    const id = randomUUID();
-    await pool.query(`INSERT INTO accounts (id, name, plan) VALUES ($1, $2, 'free')`, [id, name]);
-    const { key, hash, displayPrefix } = generateApiKey();
-    await pool.query(
-      'INSERT INTO api_keys (id, account_id, name, display_prefix, key_hash) VALUES ($1, $2, $3, $4, $5)',
-      [randomUUID(), id, name, displayPrefix, hash],
-    );
-    return `Bearer ${key}`;
-  }
+  const account = async (name: string): Promise<string> =>
+    `Bearer ${(await createAccountWithKey(pool, { accountName: name, keyName: name, plan: 'free' })).key}`;
 
   beforeAll(async () => {
     db = await createScratchPostgres(env.DATABASE_URL);
@@ -52,7 +45,10 @@ describe('the domains API on Postgres and DNS', () => {
     keys.a = await account('a');
     keys.b = await account('b');
     // A short timeout: the silent server's case answers within three of them.
-    const domains = composeDomainsApi({ DNS_SERVERS: [dns.address], DNS_TIMEOUT_MS: 300 }, pool);
+    // The write API's own wait for the redirectors (none is leased here: a change waits for nobody).
+    acks = redirectorAcks({ connectionString: db.url, pool, logger: { warn: () => undefined } });
+    await acks.start();
+    const domains = composeDomainsApi({ DNS_SERVERS: [dns.address], DNS_TIMEOUT_MS: 300 }, pool, acks);
     app = await buildProcessServer(
       [
         {
@@ -79,6 +75,7 @@ describe('the domains API on Postgres and DNS', () => {
 
   afterAll(async () => {
     await app?.close();
+    await acks?.stop();
     await dns?.close();
     await pool?.end();
     await db?.drop();
@@ -254,7 +251,8 @@ describe('the domains API on Postgres and DNS', () => {
       expect((await send('GET', '/api/v1/domains/r.example.net', keys.b)).statusCode).toBe(404);
       expect((await send('DELETE', '/api/v1/domains/r.example.net', keys.b)).statusCode).toBe(404);
       await listener.query('SELECT 1');
-      expect(heard).toEqual(['r.example.net']);
+      // Under the change's id, which each redirector confirms once it holds the domain's new state.
+      expect(heard).toEqual([expect.stringMatching(/^[0-9a-f-]{36} r\.example\.net$/)]);
     } finally {
       await listener.end();
     }

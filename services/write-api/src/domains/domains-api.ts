@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify';
 import { accountOf } from '@shortlink/accounts';
 import { servedSchema } from '@shortlink/http';
@@ -16,6 +17,7 @@ import {
 } from '@shortlink/domains';
 import { excerpt } from '@shortlink/http';
 import type { ServiceAddresses } from '../links/rules/self-link';
+import type { RedirectorAcks } from '../links/stores/redirector-acks';
 import { validateCreateDomain, validateDomainChange } from './rules/domain-body';
 import {
   CREATE_DOMAIN_ROUTE,
@@ -30,7 +32,10 @@ export interface DomainsApiDeps {
   store: DomainStore;
   /** TXT lookups on the resolvers of DNS_SERVERS (or the machine's). */
   lookupTxt: TxtLookup;
+  /** The redirectors' confirmations, awaited as a link change awaits them (decision 0035). */
+  redirectors: Pick<RedirectorAcks, 'expect'>;
   newToken?: () => string;
+  newId?: () => string;
 }
 
 /** What the domain routes share with the other routes of the module. */
@@ -47,6 +52,27 @@ export function registerDomainRoutes(app: FastifyInstance, deps: DomainsApiDeps,
   const { authenticated, service } = context;
   const ownHostname = ownHostnameOf(context.publicBaseUrl);
   const newToken = deps.newToken ?? newChallengeToken;
+  const newId = deps.newId ?? randomUUID;
+
+  /**
+   * A change every redirector holds before it is answered: notified under its id in its transaction, then awaited
+   * (within the redirectors' leases), so the next request anywhere sees it; a deleted domain stops at once.
+   */
+  async function seenByRedirectors<T>(change: (changeId: string) => Promise<T>, made: (outcome: T) => boolean) {
+    const changeId = newId();
+    const expectation = deps.redirectors.expect(changeId);
+    let outcome: T;
+    try {
+      outcome = await change(changeId);
+    } catch (err) {
+      expectation.cancel();
+      throw err;
+    }
+    if (made(outcome)) await expectation.settle();
+    else expectation.cancel();
+    return outcome;
+  }
+  const isRow = (outcome: DomainRow | 'taken' | null) => outcome !== null && outcome !== 'taken';
 
   /** The account's domain of that hostname, in any spelling: anything else (hostile, unknown, another's) is one 404. */
   async function ownDomain(accountId: string, raw: string): Promise<DomainRow> {
@@ -117,7 +143,10 @@ export function registerDomainRoutes(app: FastifyInstance, deps: DomainsApiDeps,
           `The ${count === 1 ? 'TXT record' : `${count} TXT records`} at ${name} ${count === 1 ? 'holds' : 'hold'} no ${expected}: this claim's token is another (an old record, or another claim's?).`,
         );
       }
-      const verified = await deps.store.markVerified(account.id, domain.hostname, 'dns');
+      const verified = await seenByRedirectors(
+        (changeId) => deps.store.markVerified(account.id, domain.hostname, 'dns', changeId),
+        isRow,
+      );
       if (verified === 'taken') {
         throw DOMAIN_ERRORS.taken.withDetail(`Another account verified ${domain.hostname} first.`, 'hostname');
       }
@@ -135,7 +164,10 @@ export function registerDomainRoutes(app: FastifyInstance, deps: DomainsApiDeps,
       const domain = await ownDomain(account.id, request.params.hostname);
       const validated = validateDomainChange(request.body, service);
       if (!validated.ok) throw validated.error;
-      const changed = await deps.store.update(account.id, domain.hostname, validated.value);
+      const changed = await seenByRedirectors(
+        (changeId) => deps.store.update(account.id, domain.hostname, validated.value, changeId),
+        isRow,
+      );
       if (changed === null) throw DOMAIN_ERRORS.notFound;
       return domainResource(changed);
     },
@@ -147,7 +179,13 @@ export function registerDomainRoutes(app: FastifyInstance, deps: DomainsApiDeps,
     async (request, reply) => {
       const account = accountOf(request);
       const hostname = normaliseHostname(request.params.hostname);
-      if (!hostname.ok || !(await deps.store.remove(account.id, hostname.hostname))) {
+      const removed =
+        hostname.ok &&
+        (await seenByRedirectors(
+          (changeId) => deps.store.remove(account.id, hostname.hostname, changeId),
+          (done) => done,
+        ));
+      if (!removed) {
         throw DOMAIN_ERRORS.notFound.withDetail(`This account has no domain ${excerpt(request.params.hostname)}.`);
       }
       return reply.code(204).send();

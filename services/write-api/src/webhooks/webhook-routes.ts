@@ -28,6 +28,7 @@ import {
   idempotencyKeyHeader,
   idempotencyReused,
   replayed,
+  resourceRouteFailures,
   unauthorized,
 } from '../route-responses';
 
@@ -221,11 +222,7 @@ export const UPDATE_WEBHOOK_ROUTE: ApiRoute = {
         invalidDescription: E.invalidDescription,
         ...MALFORMED_REQUESTS,
       }),
-      401: unauthorized,
-      404: notFound,
-      413: bodyTooLarge(64 * 1024),
-      415: contentCoded,
-      503: unavailable,
+      ...resourceRouteFailures(notFound, unavailable),
     },
   },
 };
@@ -246,11 +243,7 @@ export const DELETE_WEBHOOK_ROUTE: ApiRoute = {
         ...MALFORMED_REQUESTS,
         invalidBody: HTTP_ERRORS.invalidBody,
       }),
-      401: unauthorized,
-      404: notFound,
-      413: bodyTooLarge(64 * 1024),
-      415: contentCoded,
-      503: unavailable,
+      ...resourceRouteFailures(notFound, unavailable),
     },
   },
 };
@@ -270,11 +263,7 @@ export const ROTATE_SECRET_ROUTE: ApiRoute = {
         ...MALFORMED_REQUESTS,
         invalidBody: HTTP_ERRORS.invalidBody,
       }),
-      401: unauthorized,
-      404: notFound,
-      413: bodyTooLarge(64 * 1024),
-      415: contentCoded,
-      503: unavailable,
+      ...resourceRouteFailures(notFound, unavailable),
     },
   },
 };

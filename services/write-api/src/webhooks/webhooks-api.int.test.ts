@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Pool } from 'pg';
 import type { FastifyInstance } from 'fastify';
-import { generateApiKey, memoryRateLimiter, postgresAuthenticator, requireApiKey } from '@shortlink/accounts';
+import { createAccountWithKey, memoryRateLimiter, postgresAuthenticator, requireApiKey } from '@shortlink/accounts';
 import { buildProcessServer } from '@shortlink/http';
 import { createMetricsRegistry } from '@shortlink/metrics';
 import { migrate, MIGRATIONS_DIR } from '@shortlink/postgres';
@@ -27,16 +27,8 @@ describe('the webhooks API on Postgres', () => {
   let app: FastifyInstance;
   const keys = { a: '', b: '' };
 
-  async function account(name: string): Promise<string> {
-    const id = randomUUID();
-    await pool.query(`INSERT INTO accounts (id, name, plan) VALUES ($1, $2, 'pro')`, [id, name]);
-    const { key, hash, displayPrefix } = generateApiKey();
-    await pool.query(
-      'INSERT INTO api_keys (id, account_id, name, display_prefix, key_hash) VALUES ($1, $2, $3, $4, $5)',
-      [randomUUID(), id, name, displayPrefix, hash],
-    );
-    return `Bearer ${key}`;
-  }
+  const account = async (name: string): Promise<string> =>
+    `Bearer ${(await createAccountWithKey(pool, { accountName: name, keyName: name, plan: 'pro' })).key}`;
 
   beforeAll(async () => {
     db = await createScratchPostgres(env.DATABASE_URL);
