@@ -147,59 +147,57 @@ export async function runChaos(fleet: Fleet, options: ChaosOptions): Promise<Cha
     for (const link of links) while ((await redirectsTo(link.slug).catch(() => null)) !== link.url) await sleep(100);
   };
 
+  // A calibration warms up at its first rate, then tries the others on the same connections.
+  const traffic = new Traffic(fleet.layout.entryUrl, key, {
+    redirectsPerSecond: options.calibrate?.fromPerSecond ?? options.redirectsPerSecond,
+    createsPerSecond: options.createsPerSecond,
+    changesPerSecond: options.changesPerSecond,
+  });
+
   let calibration: Calibration | undefined;
-  if (options.calibrate) {
-    const { fraction, fromPerSecond, maxPerSecond, stepMs } = options.calibrate;
-    // Links of its own, never judged, and a probe for the freshness at each step's end.
-    const links = [];
-    for (let i = 0; i < 10; i++) links.push(await createLink(`https://example.com/calibration/${i}?t=${Date.now()}`));
-    const probe = await createLink(`https://example.com/calibration/probe?t=${Date.now()}`);
-    await linksReady([...links, probe]);
+  let redirectsPerSecond = options.redirectsPerSecond;
+  /**
+   * Each rate in turn on the running traffic, for `stepMs`, then a click's freshness under it; stops at the first
+   * step that misses a bound, with the pipeline left to drain a moment between steps.
+   */
+  const calibrate = async (
+    running: Traffic,
+    settings: CalibrationOptions,
+    links: readonly TargetLink[],
+    /** A click on a link no traffic goes to, timed until the analytics show it. */
+    fresh: () => Promise<number | null>,
+  ): Promise<Calibration> => {
     const steps: CalibrationStep[] = [];
-    for (const rate of calibrationRates(fromPerSecond, maxPerSecond)) {
-      const step = new Traffic(fleet.layout.entryUrl, key, {
-        redirectsPerSecond: rate,
-        createsPerSecond: options.createsPerSecond,
-        changesPerSecond: options.changesPerSecond,
-      });
+    for (const rate of calibrationRates(settings.fromPerSecond, settings.maxPerSecond)) {
+      running.setRedirectsPerSecond(rate);
       const busy: number[] = [];
       const stopWatching = watchMachineBusy((percent) => busy.push(percent));
-      step.nextPhase(links);
-      step.start();
-      await sleep(stepMs);
+      running.nextPhase(links);
+      await sleep(settings.stepMs);
       // Taken under the step's load: the click must get through what the pipeline holds then.
-      const freshMs = await clickFreshness(probe, () => undefined);
-      const ended = step.nextPhase([]);
+      const freshMs = await fresh();
+      const ended = running.nextPhase(links);
       stopWatching();
-      await step.stop();
       await ended.settled();
-      await step.close();
       const { redirects, creates } = ended;
-      const judged = judgeStep(
+      const step = judgeStep(
         rate,
         { ...redirects, p99Ms: p99(redirects.latenciesMs) },
         { slowestMs: creates.slowestMs, unanswered: creates.failures + creates.notSent },
         freshMs === null ? null : Math.round(freshMs),
         median(busy),
       );
-      steps.push(judged);
+      steps.push(step);
       log(
-        `calibration: ${rate}/s ${judged.ok ? 'held' : `missed: ${judged.missed.join('; ')}`} ` +
-          `(p99 ${judged.p99Ms} ms, fresh ${judged.freshMs ?? 'never'} ms, machine ${judged.machineBusyPercent ?? '?'} % busy)`,
+        `calibration: ${rate}/s ${step.ok ? 'held' : `missed: ${step.missed.join('; ')}`} ` +
+          `(p99 ${step.p99Ms} ms, fresh ${step.freshMs ?? 'never'} ms, machine ${step.machineBusyPercent ?? '?'} % busy)`,
       );
-      if (!judged.ok) break;
-      // The pipeline drains what the step left before the next one is judged on it.
-      await sleep(3000);
+      if (!step.ok) break;
     }
-    calibration = offeredRate(steps, fraction);
-    log(`calibration: ${calibration.why}`);
-  }
-  const redirectsPerSecond = calibration?.offeredPerSecond ?? options.redirectsPerSecond;
-  const traffic = new Traffic(fleet.layout.entryUrl, key, {
-    redirectsPerSecond,
-    createsPerSecond: options.createsPerSecond,
-    changesPerSecond: options.changesPerSecond,
-  });
+    const chosen = offeredRate(steps, settings.fraction);
+    log(`calibration: ${chosen.why}`);
+    return chosen;
+  };
 
   const phases: Phase[] = [];
   traffic.start();
@@ -212,6 +210,20 @@ export async function runChaos(fleet: Fleet, options: ChaosOptions): Promise<Cha
     await linksReady(warmUp);
     traffic.nextPhase(warmUp);
     await sleep(WARM_UP_MS);
+    if (options.calibrate) {
+      const probe = await createLink(`https://example.com/calibration/probe?t=${Date.now()}`);
+      await linksReady([probe]);
+      const fresh = () => clickFreshness(probe, () => undefined);
+      calibration = await calibrate(traffic, options.calibrate, warmUp, fresh);
+      redirectsPerSecond = calibration.offeredPerSecond;
+      traffic.setRedirectsPerSecond(redirectsPerSecond);
+      traffic.nextPhase(warmUp);
+      // What the last step left in the pipeline is drained before the first fault is judged on it.
+      for (const until = performance.now() + 120_000; performance.now() < until; await sleep(1000)) {
+        const took = await fresh();
+        if (took !== null && took < 2000) break;
+      }
+    }
     for (const fault of options.faults) {
       log(`${fault.name}: preparing ${options.linksPerPhase} links`);
       const links = [];
