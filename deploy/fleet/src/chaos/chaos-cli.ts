@@ -16,7 +16,10 @@ import { FAULTS } from './faults';
 import { CHAOS_WEBHOOK_RETRY_SCHEDULE, WEBHOOK_DISPATCHER_KILL } from './webhook-fault';
 
 const chaosEnv = z.object({
-  CHAOS_REDIRECTS_PER_SECOND: z.coerce.number().int().min(1).default(2000),
+  CHAOS_REDIRECTS_PER_SECOND: z.union([z.literal('auto'), z.coerce.number().int().min(1)]).default('auto'),
+  CHAOS_LOAD_FRACTION: z.coerce.number().gt(0).max(1).default(0.5),
+  CHAOS_CALIBRATION_MAX: z.coerce.number().int().min(100).default(12_000),
+  CHAOS_CALIBRATION_STEP_MS: z.coerce.number().int().min(1000).default(10_000),
   CHAOS_CREATES_PER_SECOND: z.coerce.number().int().min(0).default(50),
   CHAOS_CHANGES_PER_SECOND: z.coerce.number().int().min(0).default(20),
   CHAOS_STEADY_MS: z.coerce.number().int().min(0).default(5000),
@@ -32,7 +35,11 @@ CHAOS_RESULTS_DIR and exits non-zero if a fault broke a rule.
 faults: ${FAULTS.map((f) => f.name).join(', ')}
 
 settings (environment):
-  CHAOS_REDIRECTS_PER_SECOND   redirect traffic (default 2000)
+  CHAOS_REDIRECTS_PER_SECOND   redirect traffic: a number, or auto (the default): a share of
+                               what the fleet sustains here, measured first at rising rates
+  CHAOS_LOAD_FRACTION          with auto, the share offered (default 0.5)
+  CHAOS_CALIBRATION_MAX        with auto, the highest rate tried (default 12000)
+  CHAOS_CALIBRATION_STEP_MS    with auto, how long each rate is offered (default 10000)
   CHAOS_CREATES_PER_SECOND     link creations (default 50)
   CHAOS_CHANGES_PER_SECOND     link changes (default 20)
   CHAOS_STEADY_MS              steady traffic before and after each fault (default 5000)
@@ -70,7 +77,17 @@ runCommand(
       );
     const report = await runChaos(fleet, {
       faults,
-      redirectsPerSecond: env.CHAOS_REDIRECTS_PER_SECOND,
+      redirectsPerSecond: env.CHAOS_REDIRECTS_PER_SECOND === 'auto' ? 0 : env.CHAOS_REDIRECTS_PER_SECOND,
+      ...(env.CHAOS_REDIRECTS_PER_SECOND === 'auto'
+        ? {
+            calibrate: {
+              fraction: env.CHAOS_LOAD_FRACTION,
+              fromPerSecond: 250,
+              maxPerSecond: env.CHAOS_CALIBRATION_MAX,
+              stepMs: env.CHAOS_CALIBRATION_STEP_MS,
+            },
+          }
+        : {}),
       createsPerSecond: env.CHAOS_CREATES_PER_SECOND,
       changesPerSecond: env.CHAOS_CHANGES_PER_SECOND,
       linksPerPhase: 100,

@@ -1,6 +1,7 @@
 import { REDIRECTS_ANSWERED, type PhaseVerdict } from './phase-verdict';
 import { describeRedirectStalls, type RedirectTimeline } from './redirect-stalls';
 import type { WebhookFigures } from './webhook-verdict';
+import type { Calibration } from './calibration';
 
 /** What a chaos run found, as `chaos-latest.json` keeps it. */
 export interface ChaosReport {
@@ -8,6 +9,8 @@ export interface ChaosReport {
   seconds: number;
   ok: boolean;
   rates: { redirectsPerSecond: number; createsPerSecond: number; changesPerSecond: number };
+  /** How the redirect rate was chosen, when it was measured on this machine (calibration.ts). */
+  calibration?: Calibration;
   /** Each verdict with the second-by-second redirects it was judged on. */
   phases: (PhaseVerdict & { timeline: RedirectTimeline })[];
 }
@@ -40,7 +43,11 @@ export function formatReport(report: ChaosReport): string {
     return lines;
   });
   const webhooks = report.phases.flatMap((p) => (p.webhooks ? [`  ${p.fault}: ${describeWebhooks(p.webhooks)}`] : []));
+  const offered = report.calibration
+    ? [`offered ${report.rates.redirectsPerSecond} redirects/s: ${report.calibration.why}`, '']
+    : [`offered ${report.rates.redirectsPerSecond} redirects/s (as set)`, ''];
   return [
+    ...offered,
     `fault                         302 share    5xx  links ok  changes  clicks/human  twice  fresh at  verdict`,
     ...rows,
     ...(webhooks.length > 0 ? ['', 'webhooks:', ...webhooks] : []),

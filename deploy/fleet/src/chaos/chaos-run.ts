@@ -7,6 +7,7 @@ import { createAccountWithKey } from '@shortlink/accounts';
 import { createClickHouse } from '@shortlink/clickhouse';
 import { fleetUp, type Fleet } from '../fleet';
 import { apiCaller } from './api-caller';
+import { calibrationRates, judgeStep, offeredRate, type Calibration, type CalibrationStep } from './calibration';
 import { BROWSER_AGENTS, CHECKER_AGENT } from './browser-agents';
 import type { Fault } from './faults';
 import type { WebhookEvidence } from './webhook-verdict';
@@ -18,7 +19,9 @@ import { mayShow, type ChangeTally } from './change-traffic';
 
 export interface ChaosOptions {
   faults: readonly Fault[];
+  /** The redirect rate offered, unless `calibrate` is given: then a fraction of what the fleet sustains here. */
   redirectsPerSecond: number;
+  calibrate?: CalibrationOptions;
   createsPerSecond: number;
   /** `PATCH`es of the links the creates got back, each read back once answered 200 (change-traffic.ts). */
   changesPerSecond: number;
@@ -46,7 +49,22 @@ interface Phase {
   changes?: ChangeTally;
 }
 
+/** How the offered redirect rate is found (calibration.ts). */
+export interface CalibrationOptions {
+  /** The share of the sustained rate offered. */
+  fraction: number;
+  fromPerSecond: number;
+  maxPerSecond: number;
+  /** How long each rate is offered before a click's freshness is taken. */
+  stepMs: number;
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const median = (values: readonly number[]): number | null => {
+  if (values.length === 0) return null;
+  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+};
 
 /**
  * Traffic before the first fault: long enough for this client to open its
@@ -89,12 +107,6 @@ export async function runChaos(fleet: Fleet, options: ChaosOptions): Promise<Cha
     password: '',
     applicationName: 'chaos',
   });
-  const traffic = new Traffic(fleet.layout.entryUrl, key, {
-    redirectsPerSecond: options.redirectsPerSecond,
-    createsPerSecond: options.createsPerSecond,
-    changesPerSecond: options.changesPerSecond,
-  });
-
   const call = apiCaller(http, CHECKER_AGENT);
   const api = (method: 'GET' | 'POST', path: string, body?: unknown, idempotencyKey?: string) =>
     call(key, method, path, body, idempotencyKey);
@@ -118,17 +130,73 @@ export async function runChaos(fleet: Fleet, options: ChaosOptions): Promise<Cha
   };
 
   /** One counted click on the probe, timed until analytics shows it (null: not within 10 s). */
-  const freshness = async (phase: Phase): Promise<number | null> => {
-    const before = await totalClicks(phase.probe.slug).catch(() => -1);
+  const clickFreshness = async (probe: { slug: string }, onRedirected: () => void): Promise<number | null> => {
+    const before = await totalClicks(probe.slug).catch(() => -1);
     if (before < 0) return null;
     const clicked = performance.now();
-    if ((await redirectsTo(phase.probe.slug, BROWSER_AGENTS[0]).catch(() => null)) === null) return null;
-    phase.probeRedirects++;
+    if ((await redirectsTo(probe.slug, BROWSER_AGENTS[0]).catch(() => null)) === null) return null;
+    onRedirected();
     while (performance.now() - clicked < 10_000) {
-      if ((await totalClicks(phase.probe.slug).catch(() => -1)) > before) return performance.now() - clicked;
+      if ((await totalClicks(probe.slug).catch(() => -1)) > before) return performance.now() - clicked;
       await sleep(100);
     }
     return null;
+  };
+  const freshness = (phase: Phase) => clickFreshness(phase.probe, () => phase.probeRedirects++);
+  const linksReady = async (links: readonly { slug: string; url: string }[]) => {
+    for (const link of links) while ((await redirectsTo(link.slug).catch(() => null)) !== link.url) await sleep(100);
+  };
+
+  // A calibration warms up at its first rate, then tries the others on the same connections.
+  const traffic = new Traffic(fleet.layout.entryUrl, key, {
+    redirectsPerSecond: options.calibrate?.fromPerSecond ?? options.redirectsPerSecond,
+    createsPerSecond: options.createsPerSecond,
+    changesPerSecond: options.changesPerSecond,
+  });
+
+  let calibration: Calibration | undefined;
+  let redirectsPerSecond = options.redirectsPerSecond;
+  /**
+   * Each rate in turn on the running traffic, for `stepMs`, then a click's freshness under it; stops at the first
+   * step that misses a bound, with the pipeline left to drain a moment between steps.
+   */
+  const calibrate = async (
+    running: Traffic,
+    settings: CalibrationOptions,
+    links: readonly TargetLink[],
+    /** A click on a link no traffic goes to, timed until the analytics show it. */
+    fresh: () => Promise<number | null>,
+  ): Promise<Calibration> => {
+    const steps: CalibrationStep[] = [];
+    for (const rate of calibrationRates(settings.fromPerSecond, settings.maxPerSecond)) {
+      running.setRedirectsPerSecond(rate);
+      const busy: number[] = [];
+      const stopWatching = watchMachineBusy((percent) => busy.push(percent));
+      running.nextPhase(links);
+      await sleep(settings.stepMs);
+      // Taken under the step's load: the click must get through what the pipeline holds then.
+      const freshMs = await fresh();
+      const ended = running.nextPhase(links);
+      stopWatching();
+      await ended.settled();
+      const { redirects, creates } = ended;
+      const step = judgeStep(
+        rate,
+        { ...redirects, p99Ms: p99(redirects.latenciesMs) },
+        { slowestMs: creates.slowestMs, unanswered: creates.failures + creates.notSent },
+        freshMs === null ? null : Math.round(freshMs),
+        median(busy),
+      );
+      steps.push(step);
+      log(
+        `calibration: ${rate}/s ${step.ok ? 'held' : `missed: ${step.missed.join('; ')}`} ` +
+          `(p99 ${step.p99Ms} ms, fresh ${step.freshMs ?? 'never'} ms, machine ${step.machineBusyPercent ?? '?'} % busy)`,
+      );
+      if (!step.ok) break;
+    }
+    const chosen = offeredRate(steps, settings.fraction);
+    log(`calibration: ${chosen.why}`);
+    return chosen;
   };
 
   const phases: Phase[] = [];
@@ -139,9 +207,23 @@ export async function runChaos(fleet: Fleet, options: ChaosOptions): Promise<Cha
     log(`warming up: ${WARM_UP_MS / 1000} s of traffic`);
     const warmUp = [];
     for (let i = 0; i < 10; i++) warmUp.push(await createLink(`https://example.com/warm-up/${i}?t=${Date.now()}`));
-    for (const link of warmUp) while ((await redirectsTo(link.slug).catch(() => null)) !== link.url) await sleep(100);
+    await linksReady(warmUp);
     traffic.nextPhase(warmUp);
     await sleep(WARM_UP_MS);
+    if (options.calibrate) {
+      const probe = await createLink(`https://example.com/calibration/probe?t=${Date.now()}`);
+      await linksReady([probe]);
+      const fresh = () => clickFreshness(probe, () => undefined);
+      calibration = await calibrate(traffic, options.calibrate, warmUp, fresh);
+      redirectsPerSecond = calibration.offeredPerSecond;
+      traffic.setRedirectsPerSecond(redirectsPerSecond);
+      traffic.nextPhase(warmUp);
+      // What the last step left in the pipeline is drained before the first fault is judged on it.
+      for (const until = performance.now() + 120_000; performance.now() < until; await sleep(1000)) {
+        const took = await fresh();
+        if (took !== null && took < 2000) break;
+      }
+    }
     for (const fault of options.faults) {
       log(`${fault.name}: preparing ${options.linksPerPhase} links`);
       const links = [];
@@ -149,9 +231,7 @@ export async function runChaos(fleet: Fleet, options: ChaosOptions): Promise<Cha
         links.push(await createLink(`https://example.com/${fault.name}/${i}?t=${Date.now()}`));
       }
       const probe = await createLink(`https://example.com/${fault.name}/probe`);
-      for (const link of [...links, probe]) {
-        while ((await redirectsTo(link.slug).catch(() => null)) !== link.url) await sleep(100);
-      }
+      await linksReady([...links, probe]);
       const phase: Phase = { fault, links, probe, probeRedirects: 0, notes: {}, freshWithinMsOfEnd: null };
       const ended = traffic.nextPhase(links satisfies TargetLink[]);
       const previous = phases[phases.length - 1];
@@ -255,7 +335,7 @@ export async function runChaos(fleet: Fleet, options: ChaosOptions): Promise<Cha
       clickRows: settled.get(phase)?.rows ?? 0,
       clickEvents: settled.get(phase)?.events ?? 0,
       freshWithinMsOfEnd: phase.freshWithinMsOfEnd,
-      redirectsPerSecondPerRedirector: options.redirectsPerSecond / redirectorCount,
+      redirectsPerSecondPerRedirector: redirectsPerSecond / redirectorCount,
       webhooks: phase.webhooks,
     };
     // Per link: the 302s answered and the slug's link id, for tracing a shortfall.
@@ -279,10 +359,11 @@ export async function runChaos(fleet: Fleet, options: ChaosOptions): Promise<Cha
     seconds: Math.round((Date.now() - started) / 1000),
     ok: verdicts.every((v) => v.ok),
     rates: {
-      redirectsPerSecond: options.redirectsPerSecond,
+      redirectsPerSecond,
       createsPerSecond: options.createsPerSecond,
       changesPerSecond: options.changesPerSecond,
     },
+    ...(calibration ? { calibration } : {}),
     phases: verdicts,
   };
   mkdirSync(options.resultsDir, { recursive: true });

@@ -178,6 +178,11 @@ export class Traffic {
     return { redirects, creates, changes, settled: () => Promise.all(inFlight).then(() => undefined) };
   }
 
+  /** Redirects from now on at this rate, on the connections already open (a calibration's next step). */
+  setRedirectsPerSecond(rate: number): void {
+    this.rates.redirectsPerSecond = rate;
+  }
+
   /** Notes how busy the machine was (watchMachineBusy) on the current second of the phase's redirects. */
   noteMachineBusy(percent: number): void {
     second(this.phase.redirects).machineBusyPercent = percent;
