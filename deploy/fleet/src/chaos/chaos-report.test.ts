@@ -115,6 +115,39 @@ describe('the chaos report', () => {
     );
   });
 
+  it('says the rate offered and why, and who gave the entry point its abnormal answers', () => {
+    const report: ChaosReport = {
+      ...failedRun([
+        { ...judgePhase(evidence('baseline', 0)), timeline: { faultFromS: 1, faultToS: 2, seconds: [second()] } },
+      ]),
+      entryPoint: {
+        byCause: [
+          { cause: '503 redirectors/redirector-1 ----', count: 402 },
+          { cause: '503 redirectors/<NOSRV> sQ--', count: 7 },
+        ],
+        otherLines: 2,
+      },
+    };
+    const lines = formatReport(report).split('\n');
+    expect(lines[0]).toBe(`offered ${report.rates.redirectsPerSecond} redirects/s (as set)`);
+    expect(lines).toContain('      402  503 redirectors/redirector-1 ----');
+    expect(lines).toContain('        7  503 redirectors/<NOSRV> sQ--');
+    const calibrated = formatReport({
+      ...report,
+      rates: { ...report.rates, redirectsPerSecond: 450 },
+      calibration: {
+        steps: [],
+        sustainedPerSecond: 900,
+        fraction: 0.5,
+        offeredPerSecond: 450,
+        why: '900/s held every bound: offering 50 % of it, 450/s',
+      },
+    });
+    expect(calibrated.split('\n')[0]).toBe(
+      'offered 450 redirects/s: 900/s held every bound: offering 50 % of it, 450/s',
+    );
+  });
+
   it("gives the webhook phase's figures: what was due, what came, and when the last of it came", () => {
     const figures = {
       linkEvents: 1204,

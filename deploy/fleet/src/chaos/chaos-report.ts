@@ -2,6 +2,7 @@ import { REDIRECTS_ANSWERED, type PhaseVerdict } from './phase-verdict';
 import { describeRedirectStalls, type RedirectTimeline } from './redirect-stalls';
 import type { WebhookFigures } from './webhook-verdict';
 import type { Calibration } from './calibration';
+import type { AbnormalAnswers } from './entry-point-log';
 
 /** What a chaos run found, as `chaos-latest.json` keeps it. */
 export interface ChaosReport {
@@ -11,6 +12,8 @@ export interface ChaosReport {
   rates: { redirectsPerSecond: number; createsPerSecond: number; changesPerSecond: number };
   /** How the redirect rate was chosen, when it was measured on this machine (calibration.ts). */
   calibration?: Calibration;
+  /** The entry point's abnormal answers over the run (5xx, timeouts, retries): who gave them and why they ended. */
+  entryPoint?: AbnormalAnswers;
   /** Each verdict with the second-by-second redirects it was judged on. */
   phases: (PhaseVerdict & { timeline: RedirectTimeline })[];
 }
@@ -46,12 +49,22 @@ export function formatReport(report: ChaosReport): string {
   const offered = report.calibration
     ? [`offered ${report.rates.redirectsPerSecond} redirects/s: ${report.calibration.why}`, '']
     : [`offered ${report.rates.redirectsPerSecond} redirects/s (as set)`, ''];
+  const causes = report.entryPoint?.byCause ?? [];
+  const entryPoint =
+    causes.length === 0
+      ? []
+      : [
+          '',
+          "the entry point's abnormal answers (status, backend/instance, HAProxy's termination state):",
+          ...causes.slice(0, 10).map((c) => `  ${String(c.count).padStart(7)}  ${c.cause}`),
+        ];
   return [
     ...offered,
     `fault                         302 share    5xx  links ok  changes  clicks/human  twice  fresh at  verdict`,
     ...rows,
     ...(webhooks.length > 0 ? ['', 'webhooks:', ...webhooks] : []),
     ...(failures.length > 0 ? ['', 'failed checks:', ...failures] : []),
+    ...entryPoint,
     '',
     `${report.ok ? 'PASSED' : 'FAILED'} in ${report.seconds} s`,
   ].join('\n');

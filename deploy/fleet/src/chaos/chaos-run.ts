@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, openSync, readSync, closeSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { Pool as HttpPool } from 'undici';
@@ -7,6 +7,7 @@ import { createAccountWithKey } from '@shortlink/accounts';
 import { createClickHouse } from '@shortlink/clickhouse';
 import { fleetUp, type Fleet } from '../fleet';
 import { apiCaller } from './api-caller';
+import { summariseEntryPointLog } from './entry-point-log';
 import { calibrationRates, judgeStep, offeredRate, type Calibration, type CalibrationStep } from './calibration';
 import { BROWSER_AGENTS, CHECKER_AGENT } from './browser-agents';
 import type { Fault } from './faults';
@@ -96,6 +97,9 @@ export async function runChaos(fleet: Fleet, options: ChaosOptions): Promise<Cha
   const { log } = options;
   const started = Date.now();
   await fleetUp(fleet, log);
+  // The entry point logs only abnormal requests; what this run adds to its log is read at the end.
+  const entryLog = fleet.supervisor.logFile('entry');
+  const entryLogFrom = sizeOf(entryLog);
   const db = new pg.Pool({ connectionString: fleet.layout.options.databaseUrl, max: 2 });
   const { key } = await createAccountWithKey(db, { accountName: `chaos-${started}`, keyName: 'chaos', plan: 'pro' });
   await db.end();
@@ -364,11 +368,34 @@ export async function runChaos(fleet: Fleet, options: ChaosOptions): Promise<Cha
       changesPerSecond: options.changesPerSecond,
     },
     ...(calibration ? { calibration } : {}),
+    entryPoint: summariseEntryPointLog(readFrom(entryLog, entryLogFrom)),
     phases: verdicts,
   };
   mkdirSync(options.resultsDir, { recursive: true });
   writeFileSync(join(options.resultsDir, 'chaos-latest.json'), JSON.stringify(report, null, 2) + '\n');
   return report;
+}
+
+const sizeOf = (file: string): number => {
+  try {
+    return statSync(file).size;
+  } catch {
+    return 0;
+  }
+};
+
+/** A file from an offset to its end (empty when it is not there). */
+function readFrom(file: string, offset: number): string {
+  const size = sizeOf(file);
+  if (size <= offset) return '';
+  const buffer = Buffer.alloc(size - offset);
+  const fd = openSync(file, 'r');
+  try {
+    readSync(fd, buffer, 0, buffer.length, offset);
+  } finally {
+    closeSync(fd);
+  }
+  return buffer.toString('utf8');
 }
 
 /** What the end of the run found of a phase's changed links. */
