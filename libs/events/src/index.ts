@@ -59,6 +59,7 @@ export {
   variantField,
   variantsField,
   whenField,
+  storedRouting,
   type Condition,
   type ConditionKind,
   type Device,

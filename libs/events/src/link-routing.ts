@@ -105,3 +105,8 @@ export interface LinkRouting {
 
 /** A link without rules or variants: routing costs it nothing. */
 export const NO_ROUTING: LinkRouting = Object.freeze({ rules: [], variants: null });
+
+/** A routing as it is stored (Postgres `routing`, the cache): null when it has no rules and no variants. */
+export function storedRouting(routing: LinkRouting): LinkRouting | null {
+  return routing.rules.length === 0 && (routing.variants === null || routing.variants.length === 0) ? null : routing;
+}

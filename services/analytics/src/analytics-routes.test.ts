@@ -42,6 +42,7 @@ function link(slug: string, accountId: string, fields: Partial<LinkRecord> = {})
     createdAt,
     updatedAt: createdAt,
     version: 1,
+    routing: null,
     ...fields,
   };
 }
