@@ -267,6 +267,8 @@ describe('GET /api/v1/links/:slug', () => {
       tag: 'newsletter',
       createdAt: summer.createdAt.toISOString(),
       updatedAt: summer.createdAt.toISOString(),
+      rules: [],
+      variants: null,
       preview: { status: 'pending', title: null, description: null, image: null, fetchedAt: null },
     });
     previews.set(summer.linkId, {
@@ -335,6 +337,8 @@ describe('GET /api/v1/links', () => {
       tag: null,
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
+      rules: [],
+      variants: null,
     });
     const second = await get(`/api/v1/links?limit=2&cursor=${first.json().nextCursor}`);
     expect(second.json().links.map((l: { slug: string }) => l.slug)).toEqual(['three', 'two']);
