@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { envelopeOf } from './envelope';
-import { rulesField, variantsField, type LinkRouting } from './link-routing';
+import { ROUTING_LIMITS, rulesField, variantsField, type LinkRouting } from './link-routing';
 import { isStorableText, STORABLE_TEXT_PATTERN } from './storable-text';
 
 /** Every slug, custom or generated: 3-30 of lowercase letters, digits and hyphens. */
@@ -129,6 +129,21 @@ export const clickRecorded = envelopeOf(
      * Optional, added after v1 was published: absent means `link`, as every click before it.
      */
     trigger: z.enum(CLICK_TRIGGERS).optional(),
+    /**
+     * The position of the link's rule that chose the destination (docs/redirect-rules.md). Optional, added after v1
+     * was published: absent when no rule held, as on every click before it.
+     */
+    rule: z
+      .int()
+      .min(0)
+      .max(ROUTING_LIMITS.maxRules - 1)
+      .optional(),
+    /** The position of the link's variant the visit went to; absent when none did (a rule held, or the link has none). */
+    variant: z
+      .int()
+      .min(0)
+      .max(ROUTING_LIMITS.maxVariants - 1)
+      .optional(),
   }),
 );
 export type ClickRecorded = z.infer<typeof clickRecorded>;
