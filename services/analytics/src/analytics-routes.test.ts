@@ -81,6 +81,7 @@ const STATS: LinkStats = {
     ],
     crawlers: [{ name: 'googlebot', count: 3 }],
   },
+  routes: { rule: [], variant: [{ position: 1, clicks: 3, uniqueVisitors: 2 }] },
 };
 
 let app: FastifyInstance;
@@ -174,6 +175,8 @@ describe('GET /api/v1/links/:slug/analytics', () => {
         { name: 'qr', count: 1 },
       ],
       filtered: STATS.filtered,
+      byRule: [],
+      byVariant: [{ variant: 1, clicks: 3, uniqueVisitors: 2 }],
     });
     expect(statsRead).toEqual([{ linkId: summer.linkId, accountId: 'account-owner', range: '7d' }]);
   });
