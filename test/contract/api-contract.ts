@@ -87,6 +87,8 @@ export function describeApiContract(mode: string, target: () => ContractTarget):
         tag: 'launch',
         createdAt: expect.stringMatching(ISO_MILLIS),
         updatedAt: link.createdAt,
+        rules: [],
+        variants: null,
       });
     });
 
