@@ -56,6 +56,7 @@ function mustFit(validate: ValidateFunction, value: unknown, what: string): void
 
 interface LinkRecordEvent {
   type: string;
+  schemaVersion: number;
   eventId: string;
   data: { slug: string };
 }
