@@ -129,6 +129,8 @@ describe('GET /api/v1/links/:slug/analytics, end to end', () => {
     expect(Object.keys(body).sort()).toEqual(
       [
         'browsers',
+        'byRule',
+        'byVariant',
         'clicksOverTime',
         'countries',
         'devices',

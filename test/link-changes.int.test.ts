@@ -68,8 +68,8 @@ describe('link changes across processes', () => {
       .find((l) => l.startsWith(`shortlink_link_change_redirector_wait_seconds_count{outcome="${outcome}"}`));
     return line === undefined ? 0 : Number(line.split(' ').at(-1));
   };
-  const visit = async (redirector: RunningProcess, slug: string) => {
-    const res = await fetch(`${redirector.url}/${slug}`, { redirect: 'manual' });
+  const visit = async (redirector: RunningProcess, slug: string, headers: Record<string, string> = {}) => {
+    const res = await fetch(`${redirector.url}/${slug}`, { redirect: 'manual', headers });
     return { status: res.status, location: res.headers.get('location') };
   };
 
@@ -159,6 +159,37 @@ describe('link changes across processes', () => {
     await Promise.all(traffic);
     expect(violations).toEqual([]);
     expect(background).toBeGreaterThan(100);
+  });
+
+  it('sends the very next redirect in every redirector by the rules a PATCH set, and by none once they are cleared', async () => {
+    const slug = 'chg-rules';
+    const mobile = {
+      'user-agent':
+        'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Mobile Safari/537.36',
+    };
+    expect((await api('POST', '/api/v1/links', { url: 'https://example.com/r0', customSlug: slug })).status).toBe(201);
+    // Warm: each redirector holds the link without routing.
+    for (const r of redirectors)
+      expect(await visit(r, slug, mobile)).toEqual({ status: 302, location: 'https://example.com/r0' });
+    const rules = [{ when: { device: ['mobile'] }, destinationUrl: 'https://example.com/r0/app' }];
+    expect((await api('PATCH', `/api/v1/links/${slug}`, { rules })).status).toBe(200);
+    for (const r of redirectors) {
+      expect(await visit(r, slug, mobile)).toEqual({ status: 302, location: 'https://example.com/r0/app' });
+      expect(await visit(r, slug)).toEqual({ status: 302, location: 'https://example.com/r0' });
+    }
+    const variants = [
+      { destinationUrl: 'https://example.com/r0/a', weight: 1 },
+      { destinationUrl: 'https://example.com/r0/b', weight: 99 },
+    ];
+    expect((await api('PATCH', `/api/v1/links/${slug}`, { rules: [], variants })).status).toBe(200);
+    for (const r of redirectors) {
+      expect(['https://example.com/r0/a', 'https://example.com/r0/b']).toContain(
+        (await visit(r, slug, mobile)).location,
+      );
+    }
+    expect((await api('PATCH', `/api/v1/links/${slug}`, { variants: null })).status).toBe(200);
+    for (const r of redirectors)
+      expect(await visit(r, slug, mobile)).toEqual({ status: 302, location: 'https://example.com/r0' });
   });
 
   it('appends LinkUpdated and LinkDeleted to the links topic, keyed by slug, in version order', async () => {

@@ -38,10 +38,12 @@ describe('POST /api/v1/links', () => {
       'createdAt',
       'destinationUrl',
       'id',
+      'rules',
       'shortUrl',
       'slug',
       'tag',
       'updatedAt',
+      'variants',
     ]);
     expect(link).toMatchObject({
       slug: 'summer-sale',

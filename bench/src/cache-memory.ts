@@ -55,6 +55,7 @@ async function main(): Promise<void> {
             updated_at: null,
             deleted_at: null,
             version: 1,
+            routing: null,
           },
         ],
       };
@@ -62,7 +63,11 @@ async function main(): Promise<void> {
   } as unknown as Pool;
 
   const before = used();
-  const cache = new LinkCache({ lookup: postgresLookup(pool), maxEntries: entries, negativeTtlMs: 5000 });
+  const cache = new LinkCache({
+    lookup: postgresLookup(pool, 'visitor-secret'),
+    maxEntries: entries,
+    negativeTtlMs: 5000,
+  });
   const fill = async (from: number) => {
     for (let i = from; i < from + entries; i++) {
       // As a request's slug arrives: cut out of its path by the router.

@@ -87,6 +87,8 @@ export function describeApiContract(mode: string, target: () => ContractTarget):
         tag: 'launch',
         createdAt: expect.stringMatching(ISO_MILLIS),
         updatedAt: link.createdAt,
+        rules: [],
+        variants: null,
       });
     });
 
@@ -316,7 +318,7 @@ export function describeApiContract(mode: string, target: () => ContractTarget):
         [{ tag: '' }, 400, 'Tags must be 1-100 characters without control characters'],
         [{ url: `https://example.com/${'a'.repeat(2048)}` }, 400, 'URLs must be at most 2048 characters'],
         [{}, 400, 'Nothing to change: give url, tag or both'],
-        [{ customSlug: 'other' }, 400, 'Only url and tag can be changed'],
+        [{ customSlug: 'other' }, 400, 'Only url, tag, rules and variants can be changed'],
         [[1], 400, 'Invalid request body'],
       ];
       for (const [body, status, error] of cases) {

@@ -267,6 +267,62 @@ const hostileValue = fc.oneof(
   hostileText(30).map((s) => JSON.stringify(s)),
 );
 
+/** A rule whose parts are each clean or hostile: conditions, values and destinations, as JSON text. */
+const ruleText = fc
+  .record({
+    kind: fc.constantFrom('device', 'os', 'country', 'language', 'query', '__proto__', 'constructor', 'planet', ''),
+    values: fc.oneof(
+      fc.constantFrom('["mobile"]', '["DE","AT"]', '["de"]', '[]', '"mobile"', 'null', '{}', '[1,2]', '["\\u0000"]'),
+      fc.constantFrom(
+        '{"name":"src","values":["mail"]}',
+        '{"name":"","values":[]}',
+        '{"name":"\\ud800","values":["x"]}',
+      ),
+      hostileText(30).map((t) => JSON.stringify([t])),
+      fc.nat({ max: 80 }).map((n) => JSON.stringify(Array.from({ length: n }, () => 'DE'))),
+    ),
+    destination: fc.oneof(
+      cleanUrl.map((u) => JSON.stringify(u)),
+      hostileUrl.map((u) => JSON.stringify(u)),
+      wrongType,
+    ),
+  })
+  .map(
+    ({ kind, values, destination }) => `{"when":{${JSON.stringify(kind)}:${values}},"destinationUrl":${destination}}`,
+  );
+
+/** `rules` as a body may send them: a few rules, too many, a list of no rules, or no list at all. */
+const hostileRules = fc.oneof(
+  fc.array(ruleText, { maxLength: 4 }).map((rules) => `[${rules.join(',')}]`),
+  fc
+    .constantFrom(21, 1000, 100_000)
+    .map(
+      (n) => `[${Array(n).fill('{"when":{"device":["mobile"]},"destinationUrl":"https://example.com"}').join(',')}]`,
+    ),
+  fc.constantFrom('[{}]', '[{"when":{}}]', '[null]', '[[]]', '{"0":{}}', '"rules"', '[{"when":{"device":["mobile"]}}]'),
+  wrongType,
+  deeplyNested,
+);
+
+/** `variants` as a body may send them: weights off 100, too few or many, URLs twice, odd types. */
+const hostileVariants = fc.oneof(
+  fc
+    .array(fc.tuple(fc.oneof(cleanUrl, hostileUrl), fc.oneof(fc.integer({ min: -5, max: 120 }), fc.double())), {
+      maxLength: 6,
+    })
+    .map((vs) => JSON.stringify(vs.map(([destinationUrl, weight]) => ({ destinationUrl, weight })))),
+  fc.constantFrom(
+    '[{"destinationUrl":"https://example.com/a","weight":50},{"destinationUrl":"https://example.com/a","weight":50}]',
+    '[{"destinationUrl":"https://example.com/a","weight":50.5},{"destinationUrl":"https://example.com/b","weight":49.5}]',
+    '[{"destinationUrl":"https://example.com/a","weight":100}]',
+    '[{"destinationUrl":"https://example.com/a","weight":50,"__proto__":{"x":1}},{"destinationUrl":"https://example.com/b","weight":50}]',
+    '[]',
+    'null',
+  ),
+  wrongType,
+  deeplyNested,
+);
+
 export interface BodyCase {
   body: string | Uint8Array;
   /** A plain, valid create: the outcome is a 201 (or a 409 when its slug is taken). */
@@ -306,6 +362,8 @@ export function createBody(world: HostileWorld): fc.Arbitrary<BodyCase> {
           field(invalidSlug),
         ),
         tag: fc.oneof(field(cleanTag), field(hostileTag)),
+        rules: hostileRules,
+        variants: hostileVariants,
         extra: fc.array(fc.tuple(hostileKey, hostileValue), { maxLength: 3 }),
       },
       { requiredKeys: [] },

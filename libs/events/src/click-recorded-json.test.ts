@@ -54,12 +54,21 @@ const anyClick = fc
     country: text,
     userAgent: fc.string({ maxLength: 300, unit: 'binary' }),
     trigger: fc.constantFrom(undefined, 'link', 'qr'),
+    rule: fc.option(fc.integer({ min: 0, max: 19 }), { nil: undefined }),
+    variant: fc.option(fc.integer({ min: 0, max: 3 }), { nil: undefined }),
   })
-  .map(({ eventId, occurredAt, trigger, ...data }) =>
-    createEvent<ClickRecorded>('ClickRecorded', 1, trigger === undefined ? data : { ...data, trigger }, {
-      eventId,
-      occurredAt,
-    }),
+  .map(({ eventId, occurredAt, trigger, rule, variant, ...data }) =>
+    createEvent<ClickRecorded>(
+      'ClickRecorded',
+      1,
+      {
+        ...data,
+        ...(trigger === undefined ? {} : { trigger }),
+        ...(rule === undefined ? {} : { rule }),
+        ...(variant === undefined ? {} : { variant }),
+      },
+      { eventId, occurredAt },
+    ),
   );
 
 describe('a ClickRecorded envelope as JSON', () => {
@@ -179,6 +188,8 @@ describe('a ClickRecorded envelope as JSON', () => {
               p.country,
               p.userAgent,
               click.data.trigger,
+              click.data.rule,
+              click.data.variant,
             );
             expect(line).toBe(asLine(click));
           });

@@ -43,9 +43,16 @@ export const clickRecordedPiece = {
   userAgent: (userAgent: string): string => ',"userAgent":' + lineJsonString(userAgent),
 };
 
-/** The end of the line: the trigger when there is one (the redirector writes only `qr`; none is a link). */
-const ending = (trigger: string | undefined): string =>
-  trigger === undefined ? '}}' : ',"trigger":' + lineJsonString(trigger) + '}}';
+/**
+ * The end of the line: the trigger when there is one (the redirector writes only `qr`; none is a link), then the rule
+ * and the variant that chose the destination when one did (a negative or absent position: none).
+ */
+const ending = (trigger: string | undefined, rule: number | undefined, variant: number | undefined): string => {
+  const routed =
+    (rule === undefined || rule < 0 ? '' : ',"rule":' + number(rule)) +
+    (variant === undefined || variant < 0 ? '' : ',"variant":' + number(variant));
+  return (trigger === undefined ? '' : ',"trigger":' + lineJsonString(trigger)) + routed + '}}';
+};
 
 /**
  * One click's event as JSON, from its own id, instant and time and the pieces
@@ -63,6 +70,8 @@ export function clickRecordedJson(
   country: string,
   userAgent: string,
   trigger?: string,
+  rule?: number,
+  variant?: number,
 ): string {
   return (
     '{"eventId":' +
@@ -75,7 +84,7 @@ export function clickRecordedJson(
     referrer +
     country +
     userAgent +
-    ending(trigger)
+    ending(trigger, rule, variant)
   );
 }
 
@@ -92,5 +101,7 @@ export function clickRecordedJsonOf(event: ClickRecorded): string {
     clickRecordedPiece.country(data.country),
     clickRecordedPiece.userAgent(data.userAgent),
     data.trigger,
+    data.rule,
+    data.variant,
   );
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { envelopeOf } from './envelope';
+import { ROUTING_LIMITS, rulesField, variantsField, type LinkRouting } from './link-routing';
 import { isStorableText, STORABLE_TEXT_PATTERN } from './storable-text';
 
 /** Every slug, custom or generated: 3-30 of lowercase letters, digits and hyphens. */
@@ -11,42 +12,77 @@ const text = () =>
   z.string().refine(isStorableText, 'holds U+0000 or a lone surrogate').meta({ pattern: STORABLE_TEXT_PATTERN });
 
 /** A short link came into existence. Keyed by slug on the links topic. */
-export const linkCreated = envelopeOf(
-  'LinkCreated',
-  1,
-  z.object({
-    linkId: z.uuid(),
-    accountId: z.uuid(),
-    slug,
-    destinationUrl: text().min(1),
-    tag: text().nullable(),
-  }),
-);
+const linkCreatedFields = {
+  linkId: z.uuid(),
+  accountId: z.uuid(),
+  slug,
+  destinationUrl: text().min(1),
+  tag: text().nullable(),
+};
+
+/**
+ * The fields version 2 of `LinkCreated` and `LinkUpdated` adds: the link's routing, whole, and its domain. A link's
+ * `rules` are `[]` and its `variants` null when it has none. `domain` null means the installation's own domain: every
+ * link is on it until links on branded domains land.
+ */
+const routedFields = {
+  rules: rulesField,
+  variants: variantsField,
+  domain: text().min(1).max(253).nullable(),
+};
+
+export const linkCreatedV1 = envelopeOf('LinkCreated', 1, z.object(linkCreatedFields));
+export const linkCreatedV2 = envelopeOf('LinkCreated', 2, z.object({ ...linkCreatedFields, ...routedFields }));
+/** Either version: a consumer accepts both (a v1 link has no routing and is on the installation's own domain). */
+export const linkCreated = z.discriminatedUnion('schemaVersion', [linkCreatedV1, linkCreatedV2]);
 export type LinkCreated = z.infer<typeof linkCreated>;
 
 /** A link's number in its own history: 1 for its LinkCreated, one more for each change after it. */
 const linkVersion = z.number().int().min(2);
 
 /**
- * A link's destination and/or tag changed (`PATCH /api/v1/links/:slug`).
+ * A link's destination, tag or routing changed (`PATCH /api/v1/links/:slug`).
  * Carries the link's whole new state and which fields changed. Keyed by slug
  * on the links topic; `version` orders a link's changes, so a consumer applies
  * one only when it is newer than what it holds (an event may be appended twice).
  */
-export const linkUpdated = envelopeOf(
+const linkUpdatedFields = {
+  linkId: z.uuid(),
+  accountId: z.uuid(),
+  slug,
+  version: linkVersion,
+  destinationUrl: text().min(1),
+  tag: text().nullable(),
+};
+
+export const linkUpdatedV1 = envelopeOf(
   'LinkUpdated',
   1,
+  z.object({ ...linkUpdatedFields, changedFields: z.array(z.enum(['destinationUrl', 'tag'])).min(1) }),
+);
+export const linkUpdatedV2 = envelopeOf(
+  'LinkUpdated',
+  2,
   z.object({
-    linkId: z.uuid(),
-    accountId: z.uuid(),
-    slug,
-    version: linkVersion,
-    destinationUrl: text().min(1),
-    tag: text().nullable(),
-    changedFields: z.array(z.enum(['destinationUrl', 'tag'])).min(1),
+    ...linkUpdatedFields,
+    ...routedFields,
+    changedFields: z.array(z.enum(['destinationUrl', 'tag', 'rules', 'variants'])).min(1),
   }),
 );
+/** Either version: a consumer accepts both. */
+export const linkUpdated = z.discriminatedUnion('schemaVersion', [linkUpdatedV1, linkUpdatedV2]);
 export type LinkUpdated = z.infer<typeof linkUpdated>;
+export type LinkChangedField = LinkUpdated['data']['changedFields'][number];
+
+/** A link's routing as its `LinkCreated` or `LinkUpdated` carries it: none in a version 1 event. */
+export function routingOf(data: LinkCreated['data'] | LinkUpdated['data']): LinkRouting {
+  return 'rules' in data ? { rules: data.rules, variants: data.variants } : { rules: [], variants: null };
+}
+
+/** A link's domain as its event carries it: null (the installation's own) in a version 1 event. */
+export function domainOf(data: LinkCreated['data'] | LinkUpdated['data']): string | null {
+  return 'domain' in data ? data.domain : null;
+}
 
 /**
  * A link was deleted (`DELETE /api/v1/links/:slug`): it stops redirecting
@@ -93,6 +129,21 @@ export const clickRecorded = envelopeOf(
      * Optional, added after v1 was published: absent means `link`, as every click before it.
      */
     trigger: z.enum(CLICK_TRIGGERS).optional(),
+    /**
+     * The position of the link's rule that chose the destination (docs/redirect-rules.md). Optional, added after v1
+     * was published: absent when no rule held, as on every click before it.
+     */
+    rule: z
+      .int()
+      .min(0)
+      .max(ROUTING_LIMITS.maxRules - 1)
+      .optional(),
+    /** The position of the link's variant the visit went to; absent when none did (a rule held, or the link has none). */
+    variant: z
+      .int()
+      .min(0)
+      .max(ROUTING_LIMITS.maxVariants - 1)
+      .optional(),
   }),
 );
 export type ClickRecorded = z.infer<typeof clickRecorded>;

@@ -83,12 +83,12 @@ describe('docs/events.md', () => {
   });
 
   const events = PUBLISHED_SCHEMAS.filter((p) => / v\d+$/.test(p.title));
-  it.each(events.map((p) => [p.title.split(' ')[0]!, p] as const))(
-    'lists every field of %s, and no other',
-    (type, p) => {
-      const { data } = (jsonSchemaOf(p) as { properties: { data: unknown } }).properties;
-      expect(fieldsUnder(`### \`${type}\``)).toEqual(propertiesOf(data));
-      expect(doc).toContain(`](schemas/${p.file})`);
-    },
-  );
+  // A type's version 1 is under `### \`Type\``, a later version under `### \`Type\` vN`.
+  const headingOf = (title: string) =>
+    title.replace(/^(\w+) v(\d+)$/, (_, type, v) => (v === '1' ? `\`${type}\`` : `\`${type}\` v${v}`));
+  it.each(events.map((p) => [p.title, p] as const))('lists every field of %s, and no other', (title, p) => {
+    const { data } = (jsonSchemaOf(p) as { properties: { data: unknown } }).properties;
+    expect(fieldsUnder(`### ${headingOf(title)}`)).toEqual(propertiesOf(data));
+    expect(doc).toContain(`](schemas/${p.file})`);
+  });
 });

@@ -2,12 +2,14 @@ import { z } from 'zod';
 import { envelope } from './envelope';
 import {
   clickRecorded,
-  linkCreated,
+  linkCreatedV1,
+  linkCreatedV2,
   linkDeleted,
   linkEvent,
   linkPreviewFailed,
   linkPreviewFetched,
-  linkUpdated,
+  linkUpdatedV1,
+  linkUpdatedV2,
   redirectsFiltered,
 } from './events';
 
@@ -31,14 +33,28 @@ export const PUBLISHED_SCHEMAS: readonly PublishedSchema[] = [
     file: 'link-created.v1.schema.json',
     title: 'LinkCreated v1',
     description: 'A short link came into existence (its version 1). Topic shortlink.links.v1, keyed by slug.',
-    schema: linkCreated,
+    schema: linkCreatedV1,
+  },
+  {
+    file: 'link-created.v2.schema.json',
+    title: 'LinkCreated v2',
+    description:
+      "A short link came into existence, with its redirect rules, weighted variants and domain (null: the installation's own). Topic shortlink.links.v1, keyed by slug.",
+    schema: linkCreatedV2,
   },
   {
     file: 'link-updated.v1.schema.json',
     title: 'LinkUpdated v1',
     description:
       "A link's destination and/or tag changed: its whole new state. Topic shortlink.links.v1, keyed by slug.",
-    schema: linkUpdated,
+    schema: linkUpdatedV1,
+  },
+  {
+    file: 'link-updated.v2.schema.json',
+    title: 'LinkUpdated v2',
+    description:
+      "A link's destination, tag, rules and/or variants changed: its whole new state, routing and domain included. Topic shortlink.links.v1, keyed by slug.",
+    schema: linkUpdatedV2,
   },
   {
     file: 'link-deleted.v1.schema.json',

@@ -1,4 +1,4 @@
 export { linkResource, type LinkResource, type LinkFacts } from './link-resource';
-export { linkResponseProperties, linkSchema, LINK_EXAMPLE, LINK_RESPONSE_FIELDS } from './link-schema';
+export { linkResponseProperties, linkSchema, LINK_EXAMPLE, LINK_RESPONSE_FIELDS, routingSchema } from './link-schema';
 export { LINK_NOT_FOUND, LINK_NOT_SETTLED, linkNotFound } from './link-errors';
 export { QR_SCAN_PARAMETER, qrScanUrl, takeQrScanMarker } from './qr-scan-marker';

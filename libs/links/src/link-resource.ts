@@ -1,3 +1,5 @@
+import type { LinkRule, Variant, LinkRouting } from '@shortlink/events';
+
 /** The Link object of the API contract (spec 2.1), as every endpoint that returns a link shows it. */
 export interface LinkResource {
   id: string;
@@ -8,6 +10,10 @@ export interface LinkResource {
   createdAt: string;
   /** When the link last changed; equal to `createdAt` until its first change. */
   updatedAt: string;
+  /** Its redirect rules, in order: always present, `[]` when none. */
+  rules: LinkRule[];
+  /** Its weighted destinations: always present, null when none. */
+  variants: Variant[] | null;
 }
 
 export interface LinkFacts {
@@ -18,6 +24,8 @@ export interface LinkFacts {
   createdAt: Date;
   /** Absent or null: never changed. */
   updatedAt?: Date | null;
+  /** Absent or null: no rules and no variants. */
+  routing?: LinkRouting | null;
 }
 
 /** The one place a Link object is built: `shortUrl` from the public base URL, `createdAt` ISO 8601 UTC with milliseconds. */
@@ -30,5 +38,7 @@ export function linkResource(link: LinkFacts, publicBaseUrl: string): LinkResour
     tag: link.tag,
     createdAt: link.createdAt.toISOString(),
     updatedAt: (link.updatedAt ?? link.createdAt).toISOString(),
+    rules: link.routing?.rules ?? [],
+    variants: link.routing?.variants ?? null,
   };
 }

@@ -1,3 +1,6 @@
+import { rulesField, variantsField } from '@shortlink/events';
+import { z } from 'zod';
+
 const ISO_MILLIS = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$';
 
 /** The Link object of the API contract (spec 2.1), as the write and read APIs return it. */
@@ -19,7 +22,16 @@ export const linkResponseProperties = {
     pattern: ISO_MILLIS,
     description: 'When the link last changed (`PATCH`); equal to `createdAt` until then.',
   },
+  // The one shape of the routing (@shortlink/events), as the request bodies and the events show it.
+  rules: routingSchema(rulesField, 'Its redirect rules, tried in order; `[]` when none. See docs/redirect-rules.md.'),
+  variants: routingSchema(variantsField, 'Its weighted destinations, or null when none. See docs/redirect-rules.md.'),
 } as const;
+
+/** A routing field's JSON Schema, for a response (zod's output side) or a request body (input). */
+export function routingSchema(field: z.ZodType, description: string, io: 'input' | 'output' = 'output') {
+  const { $schema: _, ...schema } = z.toJSONSchema(field, { io, target: 'draft-2020-12' });
+  return { ...schema, description } as Record<string, unknown>;
+}
 
 export const LINK_RESPONSE_FIELDS = [
   'id',
@@ -29,6 +41,8 @@ export const LINK_RESPONSE_FIELDS = [
   'tag',
   'createdAt',
   'updatedAt',
+  'rules',
+  'variants',
 ] as const;
 
 /** The Link object as a response schema: what the API's responses are serialised through. */
@@ -47,4 +61,6 @@ export const LINK_EXAMPLE = {
   tag: 'launch',
   createdAt: '2026-11-21T09:30:00.000Z',
   updatedAt: '2026-11-21T09:30:00.000Z',
+  rules: [],
+  variants: null,
 } as const;

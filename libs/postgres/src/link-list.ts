@@ -63,8 +63,9 @@ export async function listLinks(pool: Pool, query: LinkListQuery): Promise<LinkR
     created_at: Date;
     updated_at: Date | null;
     version: number;
+    routing: LinkRecord['routing'];
   }>(
-    `SELECT link_id, account_id, slug, destination_url, tag, created_at, updated_at, version FROM slug_claims
+    `SELECT link_id, account_id, slug, destination_url, tag, created_at, updated_at, version, routing FROM slug_claims
       WHERE ${where.join(' AND ')}
       ORDER BY list_seq DESC LIMIT ${param(query.limit)}`,
     params,

@@ -1,4 +1,5 @@
 import type { Pool, QueryConfig } from 'pg';
+import type { LinkRouting } from '@shortlink/events';
 
 export interface LinkRecord {
   linkId: string;
@@ -11,6 +12,8 @@ export interface LinkRecord {
   updatedAt: Date;
   /** 1 at creation, one more per change. */
   version: number;
+  /** Its redirect rules and variants, as validated and carried in its events; null when it has none. */
+  routing: LinkRouting | null;
 }
 
 export interface PreviewRecord {
@@ -33,8 +36,8 @@ export async function findLinkBySlug(pool: Pool, slug: string, options: ReadOpti
   const { rows } = await pool.query<LinkRow>(
     withReadTimeout(
       {
-        // The query is in the function (migration 0010), where its plan is kept.
-        text: 'SELECT link_id, account_id, destination_url, tag, created_at, updated_at, deleted_at, version FROM find_link_by_slug($1)',
+        // The query is in the function (migrations 0010, 0020), where its plan is kept.
+        text: 'SELECT link_id, account_id, destination_url, tag, created_at, updated_at, deleted_at, version, routing FROM find_link_by_slug_v2($1)',
         values: [slug],
       },
       options,
@@ -55,11 +58,13 @@ export type LinkRow = {
   updated_at: Date | null;
   deleted_at: Date | null;
   version: number;
+  /** jsonb, written only from a validated routing (the write API's, a v2 event's); NULL: none. */
+  routing: LinkRouting | null;
 };
 
 /**
  * Live links by slug, read as `findLinkBySlug` reads one, in one round trip
- * (migration 0013): the slugs without a live link are absent from the map.
+ * (migrations 0013, 0020): the slugs without a live link are absent from the map.
  */
 export async function findLinksBySlugs(
   pool: Pool,
@@ -69,7 +74,7 @@ export async function findLinksBySlugs(
   const { rows } = await pool.query<LinkRow & { slug: string }>(
     withReadTimeout(
       {
-        text: 'SELECT slug, link_id, account_id, destination_url, tag, created_at, updated_at, deleted_at, version FROM find_links_by_slugs($1)',
+        text: 'SELECT slug, link_id, account_id, destination_url, tag, created_at, updated_at, deleted_at, version, routing FROM find_links_by_slugs_v2($1)',
         values: [slugs],
       },
       options,
@@ -107,6 +112,7 @@ export function linkRecord(slug: string, row: Omit<LinkRow, 'deleted_at'>): Link
     createdAt: row.created_at,
     updatedAt: row.updated_at ?? row.created_at,
     version: row.version,
+    routing: row.routing,
   };
 }
 

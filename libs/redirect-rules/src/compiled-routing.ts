@@ -1,7 +1,7 @@
 import { classifyAgent, DEVICE_BIT, OS_BIT } from './user-agent-class';
 import { languageCode, preferredLanguage } from './preferred-language';
 import { queryParameter } from './query-parameter';
-import type { LinkRouting } from './routing-fields';
+import type { LinkRouting } from '@shortlink/events';
 import { variantBucket, variantSeed } from './variant-bucket';
 
 /**

@@ -17,7 +17,7 @@ export {
   type LinkRule,
   type OperatingSystem,
   type Variant,
-} from './routing-fields';
+} from '@shortlink/events';
 export { RULES_REJECTION, VARIANTS_REJECTION, type Rejection } from './routing-errors';
 export { validateRouting, type DestinationCheck, type RoutingOutcome } from './routing-validation';
 export {

@@ -1,5 +1,5 @@
 import { explain, type Rejection } from '@shortlink/http';
-import { ROUTING_LIMITS } from './routing-fields';
+import { ROUTING_LIMITS } from '@shortlink/events';
 
 export { explain, type Rejection };
 

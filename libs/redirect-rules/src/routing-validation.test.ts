@@ -1,5 +1,5 @@
 import { type Rejection } from './routing-errors';
-import { ROUTING_LIMITS, rulesField, variantsField } from './routing-fields';
+import { ROUTING_LIMITS, rulesField, variantsField } from '@shortlink/events';
 import { type DestinationCheck, validateRouting } from './routing-validation';
 
 /**

@@ -1,4 +1,3 @@
-import { isStorableJson } from '@shortlink/events';
 import { excerpt, kindOf } from '@shortlink/http';
 import { explain, type Rejection, relabel, RULES_REJECTION, VARIANTS_REJECTION } from './routing-errors';
 import {
@@ -11,8 +10,9 @@ import {
   NO_CONTROL,
   OPERATING_SYSTEMS,
   ROUTING_LIMITS,
+  isStorableJson,
   type Variant,
-} from './routing-fields';
+} from '@shortlink/events';
 
 /**
  * The link's destination rule (the write API's `destinationUrlRejection`, bound to this service's addresses): what is

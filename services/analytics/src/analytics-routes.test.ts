@@ -42,6 +42,7 @@ function link(slug: string, accountId: string, fields: Partial<LinkRecord> = {})
     createdAt,
     updatedAt: createdAt,
     version: 1,
+    routing: null,
     ...fields,
   };
 }
@@ -80,6 +81,7 @@ const STATS: LinkStats = {
     ],
     crawlers: [{ name: 'googlebot', count: 3 }],
   },
+  routes: { rule: [], variant: [{ position: 1, clicks: 3, uniqueVisitors: 2 }] },
 };
 
 let app: FastifyInstance;
@@ -173,6 +175,8 @@ describe('GET /api/v1/links/:slug/analytics', () => {
         { name: 'qr', count: 1 },
       ],
       filtered: STATS.filtered,
+      byRule: [],
+      byVariant: [{ variant: 1, clicks: 3, uniqueVisitors: 2 }],
     });
     expect(statsRead).toEqual([{ linkId: summer.linkId, accountId: 'account-owner', range: '7d' }]);
   });
@@ -266,6 +270,8 @@ describe('GET /api/v1/links/:slug', () => {
       tag: 'newsletter',
       createdAt: summer.createdAt.toISOString(),
       updatedAt: summer.createdAt.toISOString(),
+      rules: [],
+      variants: null,
       preview: { status: 'pending', title: null, description: null, image: null, fetchedAt: null },
     });
     previews.set(summer.linkId, {
@@ -334,6 +340,8 @@ describe('GET /api/v1/links', () => {
       tag: null,
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
+      rules: [],
+      variants: null,
     });
     const second = await get(`/api/v1/links?limit=2&cursor=${first.json().nextCursor}`);
     expect(second.json().links.map((l: { slug: string }) => l.slug)).toEqual(['three', 'two']);

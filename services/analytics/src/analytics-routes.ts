@@ -203,6 +203,22 @@ const buckets = (description: string, top?: number) =>
     },
   }) as const;
 
+const routeCounts = (key: 'rule' | 'variant', description: string) =>
+  ({
+    type: 'array',
+    description,
+    items: {
+      type: 'object',
+      properties: {
+        [key]: { type: 'integer', minimum: 0 },
+        clicks: { type: 'integer', minimum: 0 },
+        uniqueVisitors: { type: 'integer', minimum: 0 },
+      },
+      required: [key, 'clicks', 'uniqueVisitors'],
+      additionalProperties: false,
+    },
+  }) as const;
+
 const analyticsSchema = {
   type: 'object',
   properties: {
@@ -243,6 +259,14 @@ const analyticsSchema = {
       required: ['total', 'reasons', 'crawlers'],
       additionalProperties: false,
     },
+    byRule: routeCounts(
+      'rule',
+      'The clicks each of the link’s redirect rules took (`rule`: its position in `rules`, from 0), and their distinct visitors; rules without clicks are left out, `[]` for a link without rules. An addition to the spec.',
+    ),
+    byVariant: routeCounts(
+      'variant',
+      'The clicks each of the link’s weighted variants took (`variant`: its position in `variants`, from 0), and their distinct visitors: an A/B test’s result. Variants without clicks are left out. An addition to the spec.',
+    ),
   },
   required: [
     'slug',
@@ -256,6 +280,8 @@ const analyticsSchema = {
     'browsers',
     'triggers',
     'filtered',
+    'byRule',
+    'byVariant',
   ],
   additionalProperties: false,
 } as const;
@@ -334,6 +360,11 @@ export const ANALYTICS_ROUTE: ApiRoute = {
                 { name: 'googlebot', count: 1 },
               ],
             },
+            byRule: [],
+            byVariant: [
+              { variant: 0, clicks: 2, uniqueVisitors: 1 },
+              { variant: 1, clicks: 1, uniqueVisitors: 1 },
+            ],
           },
         ],
       },

@@ -69,6 +69,16 @@ export function createAnalytics(deps: AnalyticsDeps): ServiceModule {
             browsers: stats.breakdown.browser,
             triggers: stats.breakdown.trigger,
             filtered: stats.filtered,
+            byRule: stats.routes.rule.map(({ position, clicks, uniqueVisitors }) => ({
+              rule: position,
+              clicks,
+              uniqueVisitors,
+            })),
+            byVariant: stats.routes.variant.map(({ position, clicks, uniqueVisitors }) => ({
+              variant: position,
+              clicks,
+              uniqueVisitors,
+            })),
           };
         },
       );

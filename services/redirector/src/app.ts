@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { SLUG_PATTERN } from '@shortlink/events';
 import { takeQrScanMarker } from '@shortlink/links';
+import { chooseDestination, type Choice, type Visit } from '@shortlink/redirect-rules';
 import { servedSchema, type Dependency, type ServiceModule } from '@shortlink/http';
 import { FAVICON_SVG, LANDING_PAGE, NOT_FOUND_PAGE, prefersHtml, robotsTxt, sendPage } from './browser-pages';
 import type { ClickQueueStats } from './clicks/click-queue';
@@ -24,8 +25,13 @@ export const SERVICE_NAME = 'redirector';
 
 export interface RedirectorDeps {
   cache: LinkCache;
-  /** Called after a redirect was answered, with whether it was a QR code's scan; must not throw or wait. */
-  onRedirect?: (request: FastifyRequest, link: ResolvedLink, scanned: boolean) => void;
+  /**
+   * Called after a redirect was answered, with whether it was a QR code's scan and the rule or variant that chose its
+   * destination (null: the link's own); must not throw or wait.
+   */
+  onRedirect?: (request: FastifyRequest, link: ResolvedLink, scanned: boolean, choice: Choice | null) => void;
+  /** An address's country for a link's country rule (remembered-countries.ts); absent: every address is `XX`. */
+  countryOf?: (address: string) => string;
   /** Called after a 404 for a path that is no link (an unknown or deleted slug, or no slug at all); must not throw or wait. */
   onUnknownSlug?: () => void;
   /**
@@ -69,10 +75,24 @@ export function createRedirector(deps: RedirectorDeps): ServiceModule {
     if (link === null) return unknownSlug(request, reply);
     // A QR code's scan marker is the redirector's to read (the click's trigger), never the destination's.
     const { url, scanned } = takeQrScanMarker(request.url);
-    found(reply, passQueryThrough(link.location, url));
+    // A link without rules or variants has no routing: one comparison, and the redirect is today's.
+    const choice = link.routing === undefined ? null : chooseDestination(link.routing, visitOf(request, url));
+    found(reply, passQueryThrough(choice === null ? link.location : choice.location, url));
     // After the response is written: recording a click never delays a redirect.
-    deps.onRedirect?.(request, link, scanned);
+    deps.onRedirect?.(request, link, scanned, choice);
     return reply;
+  };
+  const countryOf = deps.countryOf ?? (() => 'XX');
+  /** What a link's rules may read of the request; each fact is worked out only when a rule reaches it. */
+  const visitOf = (request: FastifyRequest, url: string): Visit => {
+    const mark = url.indexOf('?');
+    return {
+      userAgent: request.headers['user-agent'],
+      acceptLanguage: request.headers['accept-language'],
+      query: mark === -1 ? '' : url.slice(mark + 1),
+      address: request.ip ?? '',
+      countryOf,
+    };
   };
   // The site's root: a page for a browser; for an API client, the JSON 404 of any path that is no link.
   const root = (request: FastifyRequest, reply: FastifyReply): FastifyReply =>

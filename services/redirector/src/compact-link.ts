@@ -1,3 +1,4 @@
+import type { CompiledRouting } from '@shortlink/redirect-rules';
 import type { ResolvedLink } from './resolved-link';
 
 /**
@@ -7,7 +8,19 @@ import type { ResolvedLink } from './resolved-link';
  * under 64 characters and a printable ASCII Location are packed, so unpacking gives back the same text; anything else
  * stays an object (docs/decisions/0008-redirect-cache-packed-lru.md).
  */
-export type PackedLink = string | ResolvedLink;
+export type PackedLink = string | ResolvedLink | RoutedLink;
+
+/**
+ * The third form: a link with rules or variants, its packed string and its compiled routing beside it. Links with
+ * routing are few; a link without keeps the bare string, and the hot path's first test (`typeof … === 'string'`)
+ * is the one it always was.
+ */
+export class RoutedLink {
+  constructor(
+    readonly packed: string,
+    readonly routing: CompiledRouting,
+  ) {}
+}
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const ID_CHARS = 16;
@@ -24,6 +37,13 @@ const scratch = Buffer.from('00000000-0000-0000-0000-000000000000', 'latin1');
 const PRINTABLE = /^[\x20-\x7e]*$/;
 
 export function packLink(link: ResolvedLink): PackedLink {
+  if (link.routing === undefined) return packPlain(link);
+  const packed = packPlain(link);
+  // Not packable: the object, which holds its routing itself.
+  return typeof packed === 'string' ? new RoutedLink(packed, link.routing) : link;
+}
+
+function packPlain(link: ResolvedLink): string | ResolvedLink {
   const { slug, linkId, accountId } = link;
   if (slug.length > MAX_SLUG || !PRINTABLE.test(slug) || !PRINTABLE.test(link.location)) return link;
   if (!UUID.test(linkId) || !UUID.test(accountId)) return link;
@@ -41,17 +61,21 @@ export function packLink(link: ResolvedLink): PackedLink {
 
 /** Whether the packed link is the one of this slug. */
 export function isLinkOf(packed: PackedLink, slug: string): boolean {
-  if (typeof packed !== 'string') return packed.slug === slug;
+  if (typeof packed !== 'string')
+    return packed instanceof RoutedLink ? isLinkOf(packed.packed, slug) : packed.slug === slug;
   return (packed.charCodeAt(0) & MAX_SLUG) === slug.length && packed.startsWith(slug, 1);
 }
 
 /** The packed link's slug (a new string: for the cache's rare bookkeeping, not the hot path). */
 export function slugOfPacked(packed: PackedLink): string {
+  if (packed instanceof RoutedLink) return slugOfPacked(packed.packed);
   return typeof packed === 'string' ? packed.slice(1, 1 + (packed.charCodeAt(0) & MAX_SLUG)) : packed.slug;
 }
 
 export function unpackLink(slug: string, packed: PackedLink): ResolvedLink {
-  if (typeof packed !== 'string') return packed;
+  if (typeof packed !== 'string') {
+    return packed instanceof RoutedLink ? { ...unpackLink(slug, packed.packed), routing: packed.routing } : packed;
+  }
   const head = packed.charCodeAt(0);
   const ids = 1 + (head & MAX_SLUG);
   const rest = packed.slice(ids + 2 * ID_CHARS);

@@ -84,7 +84,7 @@ describe('postgresLookup (real Postgres)', () => {
     // When all are looked up at once, some twice, and with a slug no store can hold
     const { pool, sent } = countingPool(db.url);
     try {
-      const lookup = postgresLookup(pool);
+      const lookup = postgresLookup(pool, 'visitor-secret');
       const asked = [...slugs, ...slugs.slice(0, 50), 'nul\0slug'];
       const answers = await Promise.all(asked.map((slug) => lookup(slug)));
 
@@ -108,7 +108,7 @@ describe('postgresLookup (real Postgres)', () => {
   it('sees a change committed before it was asked, though a batch was under way', async () => {
     const { pool } = countingPool(db.url);
     try {
-      const lookup = postgresLookup(pool);
+      const lookup = postgresLookup(pool, 'visitor-secret');
       await project('moving', 'https://example.com/before');
       const early = Array.from({ length: 20 }, (_, i) => lookup(`early-${i}`));
       await claim('moving', 'https://example.com/after', 'committed', 2);
@@ -123,7 +123,7 @@ describe('postgresLookup (real Postgres)', () => {
   it('fails every lookup of a batch when Postgres cannot be reached, never answering "not found"', async () => {
     const pool = new Pool({ connectionString: 'postgres://postgres@127.0.0.1:1/none', max: 2 });
     try {
-      const lookup = postgresLookup(pool);
+      const lookup = postgresLookup(pool, 'visitor-secret');
       const results = await Promise.allSettled(Array.from({ length: 30 }, (_, i) => lookup(`away-${i}`)));
       expect(results.map((r) => r.status)).toEqual(Array(30).fill('rejected'));
     } finally {

@@ -2,6 +2,7 @@ import type { Pool } from 'pg';
 import { groupCommit } from '@shortlink/batching';
 import { answerWithin } from '@shortlink/http';
 import { findLinkBySlug, findLinksBySlugs, type LinkRecord } from '@shortlink/postgres';
+import { compileRouting } from '@shortlink/redirect-rules';
 import type { LookupLink, ResolvedLink } from './resolved-link';
 import { redirectLocation } from './redirect-location';
 
@@ -22,11 +23,19 @@ const SLUGS_PER_LOOKUP = 100;
  */
 export const POSTGRES_ANSWER_MS = 2000;
 
-function resolved(slug: string, link: LinkRecord | null | undefined): ResolvedLink | null {
+function resolved(slug: string, link: LinkRecord | null | undefined, visitorSecret: string): ResolvedLink | null {
   if (!link) return null;
   const location = redirectLocation(link.destinationUrl);
   if (location === null) return null;
-  return { slug, linkId: link.linkId, accountId: link.accountId, location };
+  const plain = { slug, linkId: link.linkId, accountId: link.accountId, location };
+  if (link.routing === null) return plain;
+  // Compiled once, as it is cached: a redirect only chooses. A destination the Location cannot carry goes to the link's own.
+  const routing = compileRouting(link.routing, {
+    linkId: link.linkId,
+    secret: visitorSecret,
+    location: (url) => redirectLocation(url) ?? location,
+  });
+  return routing === null ? plain : { ...plain, routing };
 }
 
 /**
@@ -35,7 +44,8 @@ function resolved(slug: string, link: LinkRecord | null | undefined): ResolvedLi
  * Each lookup is sent after it was asked for (a batch leaves after its last
  * slug joined), so it sees every change committed before the request.
  */
-export function postgresLookup(pool: Pool): LookupLink {
+/** `visitorSecret`: the installation's, which seeds each link's variant buckets (sticky across redirectors). */
+export function postgresLookup(pool: Pool, visitorSecret: string): LookupLink {
   // The statement's own bound frees its connection and its place among those in flight; the
   // caller's (below) also covers the wait for a connection and for that place.
   const bounded = { readTimeoutMs: POSTGRES_ANSWER_MS };
@@ -44,10 +54,10 @@ export function postgresLookup(pool: Pool): LookupLink {
       if (slugs.length === 1) {
         // Alone, through the one-slug function, as before batching: a lone miss costs what it did.
         const slug = slugs[0]!;
-        return [resolved(slug, await findLinkBySlug(pool, slug, bounded))];
+        return [resolved(slug, await findLinkBySlug(pool, slug, bounded), visitorSecret)];
       }
       const links = await findLinksBySlugs(pool, slugs, bounded);
-      return slugs.map((slug) => resolved(slug, links.get(slug)));
+      return slugs.map((slug) => resolved(slug, links.get(slug), visitorSecret));
     },
     // A failed statement is the store's failure, never one slug's: no slug that
     // Postgres text cannot hold joins a batch (below), so it fails them all alike.

@@ -1,3 +1,5 @@
+import type { CompiledRouting } from '@shortlink/redirect-rules';
+
 /** What the redirector needs to answer, and later to record a click. */
 export interface ResolvedLink {
   slug: string;
@@ -5,6 +7,8 @@ export interface ResolvedLink {
   accountId: string;
   /** The destination, normalised into a valid Location header value. */
   location: string;
+  /** Its rules and variants, compiled; absent for a link without any (almost every link), which then costs nothing. */
+  routing?: CompiledRouting;
 }
 
 /** Looks a slug up in the store: its link, or null when there is none. */

@@ -8,7 +8,8 @@ import type { RedirectorConfig } from './config';
 import { clickEventIds } from './clicks/click-event-id';
 import { createClickRecorder } from './clicks/click-recorder';
 import { inProcessClickSink, type ClickSink } from './clicks/click-sink';
-import { loadCountryLookup } from './clicks/country';
+import { loadCountryLookup, type CountryOf } from './clicks/country';
+import { rememberedCountries } from './remembered-countries';
 import { workerClickSink } from './clicks/worker-click-sink';
 import { FilteredTally } from './clicks/filtered-tally';
 import { filteredSender } from './clicks/filtered-sender';
@@ -78,7 +79,8 @@ interface RedirectorResources extends RedirectorStores {
 
 async function wireRedirector(resources: RedirectorResources): Promise<RedirectorDeps> {
   const { pool, kafka, names, logger, metrics } = resources;
-  const lookups = gateLookupsThroughOutages(postgresLookup(pool), {
+  const visitorSecret = resources.visitorSecret ?? (await instanceSecret(pool, 'visitor-hash'));
+  const lookups = gateLookupsThroughOutages(postgresLookup(pool, visitorSecret), {
     // Only while away, so its bound costs nothing when Postgres is well: half a lookup's, since a
     // redirect may wait for the one under way and the next, and `SELECT 1` has no work to take time.
     probe: () =>
@@ -108,8 +110,10 @@ async function wireRedirector(resources: RedirectorResources): Promise<Redirecto
     onTrustLost: countTrustLosses(metrics),
     domains,
   });
-  const visitorSecret = resources.visitorSecret ?? (await instanceSecret(pool, 'visitor-hash'));
   const topic = names.topics.clicks;
+  // One database on this thread, loaded when first needed: by the in-process click path, or by a country rule.
+  let countries: CountryOf | undefined;
+  const countryLookup = () => (countries ??= loadCountryLookup());
   const eventIds = clickEventIds();
   const eventIdPrefix = eventIds.prefix;
   const sink: ClickSink = resources.clickWorker
@@ -120,7 +124,7 @@ async function wireRedirector(resources: RedirectorResources): Promise<Redirecto
         topic,
         visitorSecret,
         eventIdPrefix,
-        countryOf: loadCountryLookup(),
+        countryOf: countryLookup(),
         logger,
       });
   // Redirects that are not clicks, and unknown slugs: counted on this thread, sent every few seconds on its own
@@ -137,6 +141,7 @@ async function wireRedirector(resources: RedirectorResources): Promise<Redirecto
     cache,
     domains,
     onRedirect: createClickRecorder({ sink, nextSequence: eventIds.next, now: Date.now, filtered }),
+    countryOf: rememberedCountries(countryLookup),
     onUnknownSlug: () => filtered.countUnknownSlug(Date.now()),
     clickQueue: {
       get depth() {

@@ -49,7 +49,16 @@ describe('webhook messages', () => {
     expect(JSON.parse(message.payload)).toEqual({
       type: 'link.created',
       timestamp: occurredAt,
-      data: { id: linkId, slug: 'summer', destinationUrl: 'https://example.com/a', tag: null, version: 1 },
+      data: {
+        id: linkId,
+        slug: 'summer',
+        destinationUrl: 'https://example.com/a',
+        tag: null,
+        version: 1,
+        rules: [],
+        variants: null,
+        domain: null,
+      },
     });
     // The same event read again is the same message
     expect(linkEventMessage(event)).toEqual(message);
@@ -74,11 +83,46 @@ describe('webhook messages', () => {
         tag: 'x',
         version: 3,
         changedFields: ['tag'],
+        rules: [],
+        variants: null,
+        domain: null,
       },
     });
     const deleted = linkEventMessage(link('LinkDeleted', '33333333-3333-4333-8333-333333333333', { version: 4 }))!;
     expect(deleted.type).toBe('link.deleted');
     expect(JSON.parse(deleted.payload).data).toEqual({ id: linkId, slug: 'summer', version: 4 });
+  });
+
+  it('given a LinkUpdated v2, adds its rules, variants and domain to the payload', () => {
+    const rules = [{ when: { device: ['mobile'] }, destinationUrl: 'https://example.com/m' }];
+    const variants = [
+      { destinationUrl: 'https://example.com/a', weight: 30 },
+      { destinationUrl: 'https://example.com/b', weight: 70 },
+    ];
+    const event = linkEvent.parse({
+      eventId: '55555555-5555-4555-8555-555555555555',
+      type: 'LinkUpdated',
+      schemaVersion: 2,
+      occurredAt,
+      data: {
+        linkId,
+        accountId,
+        slug: 'summer',
+        version: 2,
+        destinationUrl: 'https://example.com/b',
+        tag: null,
+        changedFields: ['rules', 'variants'],
+        rules,
+        variants,
+        domain: null,
+      },
+    });
+    expect(JSON.parse(linkEventMessage(event)!.payload).data).toMatchObject({
+      changedFields: ['rules', 'variants'],
+      rules,
+      variants,
+      domain: null,
+    });
   });
 
   it('given a preview event, sends nothing', () => {

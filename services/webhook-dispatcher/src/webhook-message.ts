@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { ClickRecorded, LinkEvent } from '@shortlink/events';
+import { domainOf, routingOf, type ClickRecorded, type LinkEvent } from '@shortlink/events';
 import type { WebhookEventType } from '@shortlink/webhooks';
 
 /** One message as it is queued for each subscribed endpoint of its account. */
@@ -40,7 +40,16 @@ export function linkEventMessage(event: LinkEvent): WebhookMessage | null {
   switch (event.type) {
     case 'LinkCreated': {
       const { linkId, accountId, slug, destinationUrl, tag } = event.data;
-      const data = { id: linkId, slug, destinationUrl, tag, version: 1 };
+      // rules, variants and domain: added after the first payloads, so after the fields those had.
+      const data = {
+        id: linkId,
+        slug,
+        destinationUrl,
+        tag,
+        version: 1,
+        ...routingOf(event.data),
+        domain: domainOf(event.data),
+      };
       return message(
         messageId,
         event.occurredAt,
@@ -52,7 +61,8 @@ export function linkEventMessage(event: LinkEvent): WebhookMessage | null {
     }
     case 'LinkUpdated': {
       const { linkId, accountId, slug, destinationUrl, tag, version, changedFields } = event.data;
-      const data = { id: linkId, slug, destinationUrl, tag, version, changedFields };
+      const routed = { ...routingOf(event.data), domain: domainOf(event.data) };
+      const data = { id: linkId, slug, destinationUrl, tag, version, changedFields, ...routed };
       return message(
         messageId,
         event.occurredAt,

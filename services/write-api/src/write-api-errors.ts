@@ -72,14 +72,14 @@ export const REJECTIONS = {
   /** A change names a field that cannot be changed (or is misspelt): refused, not ignored. */
   unknownField: {
     status: 400,
-    error: 'Only url and tag can be changed',
+    error: 'Only url, tag, rules and variants can be changed',
     code: 'unknown_field',
     detail: 'The body names a field a change does not take.',
   },
   /** A create names a field it does not take (`slug` for `customSlug`): refused, not ignored, as a change is. */
   unknownCreateField: {
     status: 400,
-    error: 'Only url, customSlug and tag can be given',
+    error: 'Only url, customSlug, tag, rules and variants can be given',
     code: 'unknown_field',
     detail: 'The body names a field a create does not take.',
   },

@@ -64,6 +64,7 @@ function memoryLinks() {
             updatedAt: row.updatedAt,
             deletedAt: row.deletedAt,
             version: row.version,
+            routing: row.routing ?? null,
             ...(row.state === 'pending' ? { unsettled: true as const } : {}),
           }
         : null;
@@ -76,6 +77,7 @@ function memoryLinks() {
           updatedAt: state.updatedAt,
           deletedAt: state.deletedAt,
           version: state.version,
+          routing: state.routing,
           state: 'committed',
         });
         outbox.set(slug, [...(outbox.get(slug) ?? []), event]);
@@ -216,6 +218,8 @@ describe('POST /api/v1/links', () => {
       tag: 'newsletter',
       createdAt: '2026-11-22T10:00:00.123Z',
       updatedAt: '2026-11-22T10:00:00.123Z',
+      rules: [],
+      variants: null,
     });
     expect(appended).toEqual([
       expect.objectContaining({
@@ -224,6 +228,69 @@ describe('POST /api/v1/links', () => {
       }),
     ]);
     expect(links.rows.get('summer')?.state).toBe('committed');
+  });
+
+  it('takes rules and variants, answers them in the link, carries them in LinkCreated v2; PATCH replaces each whole', async () => {
+    const { appended } = await writeApi();
+    const rules = [
+      { when: { device: ['mobile'], country: ['DE', 'AT'] }, destinationUrl: 'https://example.com/de-app' },
+      { when: { query: { name: 'src', values: ['mail'] } }, destinationUrl: 'https://example.com/mail' },
+    ];
+    const variants = [
+      { destinationUrl: 'https://example.com/a', weight: 30 },
+      { destinationUrl: 'https://example.com/b', weight: 70 },
+    ];
+    const res = await create({ url: 'https://example.com/x', customSlug: 'routed', rules, variants });
+    expect(res.statusCode).toBe(201);
+    expect(res.json()).toMatchObject({ rules, variants });
+    expect(appended.at(-1)).toMatchObject({ schemaVersion: 2, data: { rules, variants, domain: null } });
+
+    const cleared = await update('routed', { rules: [] });
+    expect(cleared.statusCode).toBe(200);
+    expect(cleared.json()).toMatchObject({ rules: [], variants });
+    expect(appended.at(-1)).toMatchObject({
+      type: 'LinkUpdated',
+      schemaVersion: 2,
+      data: { rules: [], variants, changedFields: ['rules'] },
+    });
+    const none = await update('routed', { variants: null });
+    expect(none.json()).toMatchObject({ rules: [], variants: null });
+    expect(appended.at(-1)).toMatchObject({ data: { changedFields: ['variants'] } });
+  });
+
+  it.each([
+    [
+      'a rule of an unknown condition',
+      { rules: [{ when: { planet: ['mars'] }, destinationUrl: 'https://e.x' }] },
+      'invalid_rules',
+      'rules[0].when.planet',
+    ],
+    [
+      'weights not summing to 100',
+      {
+        variants: [
+          { destinationUrl: 'https://e.x/a', weight: 50 },
+          { destinationUrl: 'https://e.x/b', weight: 40 },
+        ],
+      },
+      'invalid_variants',
+      'variants',
+    ],
+    [
+      'a rule sending to this service',
+      { rules: [{ when: { device: ['mobile'] }, destinationUrl: 'https://sho.rt/x' }] },
+      'url_self_reference',
+      'rules[0].destinationUrl',
+    ],
+  ])('answers 400 for %s, on create and PATCH alike, naming the part', async (_name, routing, code, field) => {
+    const { appended } = await writeApi();
+    await create({ url: 'https://example.com/x', customSlug: 'plain' });
+    const before = appended.length;
+    for (const res of [await create({ url: 'https://example.com/y', ...routing }), await update('plain', routing)]) {
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toMatchObject({ code, field });
+    }
+    expect(appended).toHaveLength(before);
   });
 
   it('draws a slug when none is given', async () => {
@@ -390,7 +457,7 @@ describe('PATCH /api/v1/links/:slug', () => {
   });
 
   it.each([
-    [{ customSlug: 'other' }, 'Only url and tag can be changed', 'unknown_field'],
+    [{ customSlug: 'other' }, 'Only url, tag, rules and variants can be changed', 'unknown_field'],
     [{}, 'Nothing to change: give url, tag or both', 'empty_change'],
     [{ url: 'mailto:a@example.com' }, 'Invalid request body', 'invalid_body'],
   ])('answers 400 for %j', async (body, error, code) => {
@@ -499,7 +566,7 @@ describe('authentication on every route', () => {
 describe('what each mistake answers: the spec’s text and code, and a detail saying what is wrong', () => {
   const json = { 'content-type': 'application/json' };
   const invalidBody = { error: 'Invalid request body', code: 'invalid_body' };
-  const unknownField = { error: 'Only url, customSlug and tag can be given', code: 'unknown_field' };
+  const unknownField = { error: 'Only url, customSlug, tag, rules and variants can be given', code: 'unknown_field' };
   const slugFormat = {
     error: 'Custom slugs must be 3-30 characters long and use only lowercase letters, digits and hyphens',
     code: 'invalid_slug',
@@ -613,7 +680,7 @@ describe('what each mistake answers: the spec’s text and code, and a detail sa
       {
         ...unknownField,
         field: 'slug',
-        detail: 'Unknown field "slug": did you mean customSlug? Fields: url, customSlug and tag.',
+        detail: 'Unknown field "slug": did you mean customSlug? Fields: url, customSlug, tag, rules and variants.',
       },
     ],
     [
@@ -623,7 +690,7 @@ describe('what each mistake answers: the spec’s text and code, and a detail sa
       {
         ...unknownField,
         field: 'destination',
-        detail: 'Unknown field "destination": did you mean url? Fields: url, customSlug and tag.',
+        detail: 'Unknown field "destination": did you mean url? Fields: url, customSlug, tag, rules and variants.',
       },
     ],
     [
@@ -633,14 +700,18 @@ describe('what each mistake answers: the spec’s text and code, and a detail sa
       {
         ...unknownField,
         field: 'tags',
-        detail: 'Unknown field "tags": did you mean tag? Fields: url, customSlug and tag.',
+        detail: 'Unknown field "tags": did you mean tag? Fields: url, customSlug, tag, rules and variants.',
       },
     ],
     [
       'a field that is no near miss',
       { payload: '{"url":"https://example.com","expires":"2030-01-01"}' },
       400,
-      { ...unknownField, field: 'expires', detail: 'Unknown field "expires" Fields: url, customSlug and tag.' },
+      {
+        ...unknownField,
+        field: 'expires',
+        detail: 'Unknown field "expires" Fields: url, customSlug, tag, rules and variants.',
+      },
     ],
     [
       'a custom slug holding U+0000',
@@ -716,7 +787,7 @@ describe('what each mistake answers: the spec’s text and code, and a detail sa
           status: 400,
           ...unknownField,
           field: 'slug',
-          detail: 'Unknown field "slug": did you mean customSlug? Fields: url, customSlug and tag.',
+          detail: 'Unknown field "slug": did you mean customSlug? Fields: url, customSlug, tag, rules and variants.',
         },
       ],
     });
@@ -746,10 +817,10 @@ describe('what each mistake answers: the spec’s text and code, and a detail sa
     await create({ url: 'https://example.com', customSlug: 'summer' });
     const res = await update('summer', { utl: 'https://example.com/b' });
     expect(res.json()).toEqual({
-      error: 'Only url and tag can be changed',
+      error: 'Only url, tag, rules and variants can be changed',
       code: 'unknown_field',
       field: 'utl',
-      detail: 'Unknown field "utl": did you mean url? Fields: url and tag.',
+      detail: 'Unknown field "utl": did you mean url? Fields: url, tag, rules and variants.',
     });
   });
 });

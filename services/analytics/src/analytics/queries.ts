@@ -13,7 +13,25 @@ export interface LinkStats {
   breakdown: { referrer: Bucket[]; country: Bucket[]; device: Bucket[]; browser: Bucket[]; trigger: Bucket[] };
   /** The range's redirects that were not clicks (bots, HEAD, prefetches), by reason and crawler family. */
   filtered: FilteredSummary;
+  /** The range's clicks and visitors by the rule, and by the variant, that chose their destination (by position). */
+  routes: { rule: RouteCount[]; variant: RouteCount[] };
 }
+
+/** The clicks one rule or variant of a link took, and their distinct visitors. */
+export interface RouteCount {
+  position: number;
+  clicks: number;
+  uniqueVisitors: number;
+}
+
+type RouteKind = keyof LinkStats['routes'];
+type RouteRowKind = `${RouteKind}-${'clicks' | 'visitors'}`;
+const ROUTE_ROWS: Readonly<Record<RouteRowKind, { kind: RouteKind; field: 'clicks' | 'uniqueVisitors' }>> = {
+  'rule-clicks': { kind: 'rule', field: 'clicks' },
+  'rule-visitors': { kind: 'rule', field: 'uniqueVisitors' },
+  'variant-clicks': { kind: 'variant', field: 'clicks' },
+  'variant-visitors': { kind: 'variant', field: 'uniqueVisitors' },
+};
 
 const TOP = 10;
 
@@ -21,7 +39,7 @@ type Dimension = keyof LinkStats['breakdown'];
 
 /** One row of the statement below: `kind` says which part of the answer it is. */
 interface StatsRow {
-  kind: 'visitors' | 'day' | 'filtered' | Dimension;
+  kind: 'visitors' | 'day' | 'filtered' | Dimension | RouteRowKind;
   name: string;
   n: number;
 }
@@ -87,6 +105,16 @@ export async function readLinkStats(
                  WHERE account_id = {account:UUID} AND link_id = {link:UUID}
                    AND day BETWEEN {from:Date} AND {to:Date}
                  GROUP BY reason, family
+                UNION ALL
+                SELECT concat(kind, '-clicks'), toString(position), toUInt64(sum(clicks))
+                  FROM link_daily_routes
+                 WHERE link_id = {link:UUID} AND day BETWEEN {from:Date} AND {to:Date}
+                 GROUP BY kind, position
+                UNION ALL
+                SELECT concat(kind, '-visitors'), toString(position), toUInt64(uniqExactMerge(visitors))
+                  FROM link_daily_routes
+                 WHERE link_id = {link:UUID} AND day BETWEEN {from:Date} AND {to:Date}
+                 GROUP BY kind, position
               )
               ORDER BY kind, n DESC, name ASC
               SETTINGS query_plan_remove_redundant_sorting = 0`,
@@ -106,21 +134,35 @@ export async function readLinkStats(
     daily: new Map(),
     breakdown: { referrer: [], country: [], device: [], browser: [], trigger: [] },
     filtered: filteredSummary([]),
+    routes: { rule: [], variant: [] },
   };
   const filtered: FilteredCount[] = [];
+  const routes = new Map<string, RouteCount>();
   for (const { kind, name, n } of rows) {
     const count = Number(n);
-    if (kind === 'visitors') stats.uniqueVisitors = count;
+    if (kind in ROUTE_ROWS) {
+      const route = ROUTE_ROWS[kind as RouteRowKind];
+      const key = `${route.kind}/${name}`;
+      let held = routes.get(key);
+      if (held === undefined) {
+        held = { position: Number(name), clicks: 0, uniqueVisitors: 0 };
+        routes.set(key, held);
+        stats.routes[route.kind].push(held);
+      }
+      held[route.field] = count;
+    } else if (kind === 'visitors') stats.uniqueVisitors = count;
     else if (kind === 'filtered') {
       const slash = name.indexOf('/');
       filtered.push({ reason: name.slice(0, slash), family: name.slice(slash + 1), count });
     } else if (kind === 'day') {
       stats.daily.set(name, count);
       if (name >= from && name <= to) stats.totalClicks += count;
-    } else stats.breakdown[kind]?.push({ name, count });
+    } else stats.breakdown[kind as Dimension]?.push({ name, count });
   }
   stats.breakdown.trigger = triggerBuckets(stats.totalClicks, stats.breakdown.trigger);
   stats.filtered = filteredSummary(filtered);
+  stats.routes.rule.sort((a, b) => a.position - b.position);
+  stats.routes.variant.sort((a, b) => a.position - b.position);
   return stats;
 }
 

@@ -17,6 +17,8 @@ const row = (partition: number, n: number): ClickRow => ({
   source_partition: partition,
   source_offset: String(n),
   trigger: 'link',
+  rule: -1,
+  variant: -1,
 });
 
 const batch = (partition: number, clicks: number, extra: Partial<ReadyBatch> = {}): ReadyBatch => ({

@@ -64,6 +64,8 @@ describe('projecting a click', () => {
           source_partition: 3,
           source_offset: '1234567',
           trigger: 'link',
+          rule: -1,
+          variant: -1,
         },
         clickedAt: Date.UTC(2026, 10, 23, 17, 4, 5, 678),
       });
@@ -73,6 +75,15 @@ describe('projecting a click', () => {
     given(encodeEvent(clickRecorded({ trigger: 'qr' })))
       .when(0)
       .then((outcome) => expect(outcome).toMatchObject({ ok: true, row: { trigger: 'qr' } }));
+  });
+
+  it('keeps the rule or the variant that chose the destination', () => {
+    given(encodeEvent(clickRecorded({ rule: 4 })))
+      .when(0)
+      .then((outcome) => expect(outcome).toMatchObject({ ok: true, row: { rule: 4, variant: -1 } }));
+    given(encodeEvent(clickRecorded({ variant: 2 })))
+      .when(0)
+      .then((outcome) => expect(outcome).toMatchObject({ ok: true, row: { rule: -1, variant: 2 } }));
   });
 
   it('keeps an unknown user agent countable, under Unknown', () => {
@@ -150,6 +161,8 @@ describe('the rows kept for an insert', () => {
             source_partition: fc.nat(),
             source_offset: fc.bigInt({ min: 0n }).map(String),
             trigger: fc.constantFrom('link', 'qr'),
+            rule: fc.integer({ min: -1, max: 19 }),
+            variant: fc.integer({ min: -1, max: 3 }),
           }),
         ),
         (rows) => {
@@ -176,12 +189,18 @@ describe('the rows kept for an insert', () => {
         source_partition: 3,
         source_offset: '9',
         trigger: 'qr',
+        rule: 2,
+        variant: -1,
       },
     ]);
-    expect(text).toBe('[["e","l","a","s","t","v","r","c","d","b","o",3,"9","qr"]]');
+    expect(text).toBe('[["e","l","a","s","t","v","r","c","d","b","o",3,"9","qr",2,-1]]');
   });
 
   it('read a followed link where a version before the trigger column kept a row without it', () => {
     expect(clickRowsFromText('[["e","l","a","s","t","v","r","c","d","b","o",3,"9"]]')[0]?.trigger).toBe('link');
+    expect(clickRowsFromText('[["e","l","a","s","t","v","r","c","d","b","o",3,"9","qr"]]')[0]).toMatchObject({
+      rule: -1,
+      variant: -1,
+    });
   });
 });

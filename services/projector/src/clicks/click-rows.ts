@@ -19,6 +19,9 @@ export interface ClickRow {
   source_offset: string;
   /** 'qr' for a scan of the link's QR code, 'link' otherwise (the event's `trigger`, absent for a link). */
   trigger: string;
+  /** The position of the link's rule, and of its variant, that chose the destination; -1 for none. */
+  rule: number;
+  variant: number;
 }
 
 /** The columns a click row fills, in the order each row's values are sent: every field of ClickRow, once. */
@@ -37,6 +40,8 @@ export const CLICK_COLUMNS = Object.keys({
   source_partition: true,
   source_offset: true,
   trigger: true,
+  rule: true,
+  variant: true,
 } satisfies Record<keyof ClickRow, true>) as [keyof ClickRow, ...(keyof ClickRow)[]];
 
 /**
@@ -59,6 +64,9 @@ export function clickRowsFromText(text: string): ClickRow[] {
     const row = Object.fromEntries(CLICK_COLUMNS.map((column, i) => [column, values[i]])) as unknown as ClickRow;
     // Kept by a version before the column: every click then was a followed link.
     row.trigger ??= 'link';
+    // Kept by a version before routing: no click then went by a rule or a variant.
+    row.rule ??= -1;
+    row.variant ??= -1;
     return row;
   });
 }
@@ -102,6 +110,8 @@ export function clickRows(message: LogRecord, partition: number): RowOutcome[] {
         source_partition: partition,
         source_offset: message.offset,
         trigger: data.trigger ?? 'link',
+        rule: data.rule ?? -1,
+        variant: data.variant ?? -1,
       },
       clickedAt: data.clickedAt,
     };

@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import type { LinkDeleted, LinkUpdated } from '@shortlink/events';
+import { routingOf, storedRouting, type LinkDeleted, type LinkUpdated } from '@shortlink/events';
 import type { EventSource } from './project-link';
 
 /**
@@ -15,6 +15,7 @@ export async function projectLinkChange(pool: Pool, event: LinkUpdated | LinkDel
     `UPDATE links SET
        destination_url = COALESCE($4, destination_url),
        tag = CASE WHEN $5 THEN $6 ELSE tag END,
+       routing = CASE WHEN $12 THEN $13::jsonb ELSE routing END,
        updated_at = $7,
        deleted_at = CASE WHEN $8 THEN $7::timestamptz ELSE deleted_at END,
        version = $3, event_id = $9, source_partition = $10, source_offset = $11
@@ -31,6 +32,9 @@ export async function projectLinkChange(pool: Pool, event: LinkUpdated | LinkDel
       event.eventId,
       source.partition,
       source.offset,
+      // A version 1 update predates routing and leaves it as it is.
+      updated !== null && 'rules' in updated,
+      updated === null ? null : storedRouting(routingOf(updated)),
     ],
   );
 }

@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import type { LinkCreated } from '@shortlink/events';
+import { routingOf, storedRouting, type LinkCreated } from '@shortlink/events';
 import { CHANNELS } from '@shortlink/postgres';
 
 export interface EventSource {
@@ -18,8 +18,8 @@ export async function projectLinkCreated(pool: Pool, event: LinkCreated, source:
   const { linkId, accountId, slug, destinationUrl, tag } = event.data;
   await pool.query(
     `WITH projected AS (
-       INSERT INTO links (slug, link_id, account_id, destination_url, tag, created_at, event_id, source_partition, source_offset)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+       INSERT INTO links (slug, link_id, account_id, destination_url, tag, created_at, event_id, source_partition, source_offset, routing)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $11)
        ON CONFLICT DO NOTHING
        RETURNING slug
      ), committed AS (
@@ -39,6 +39,7 @@ export async function projectLinkCreated(pool: Pool, event: LinkCreated, source:
       source.partition,
       source.offset,
       CHANNELS.linkCreated,
+      storedRouting(routingOf(event.data)),
     ],
   );
 }

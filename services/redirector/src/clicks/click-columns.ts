@@ -24,6 +24,9 @@ export interface ClickColumns {
   refererIndex: Uint32Array;
   /** 1 where the click was a QR code's scan. */
   scanned: Uint8Array;
+  /** The rule (its position) and the variant that chose each click's destination; -1 where none did. */
+  rule: Int8Array;
+  variant: Int8Array;
 }
 
 /** Each distinct value once, in order of first use, and the index of each use. */
@@ -56,6 +59,8 @@ export function toClickColumns(clicks: readonly RawClick[]): ClickColumns {
   const userAgents = dictionary<string>(n);
   const referers = dictionary<string | null>(n);
   const scanned = new Uint8Array(n);
+  const rule = new Int8Array(n).fill(-1);
+  const variant = new Int8Array(n).fill(-1);
   for (let i = 0; i < n; i++) {
     const click = clicks[i]!;
     sequence[i] = click.sequence;
@@ -73,6 +78,8 @@ export function toClickColumns(clicks: readonly RawClick[]): ClickColumns {
     userAgents.add(i, click.userAgent);
     referers.add(i, click.referer ?? null);
     if (click.scanned) scanned[i] = 1;
+    if (click.rule !== undefined) rule[i] = click.rule;
+    if (click.variant !== undefined) variant[i] = click.variant;
   }
   return {
     sequence,
@@ -86,5 +93,7 @@ export function toClickColumns(clicks: readonly RawClick[]): ClickColumns {
     referers: referers.values,
     refererIndex: referers.indexes,
     scanned,
+    rule,
+    variant,
   };
 }

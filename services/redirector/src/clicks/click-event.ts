@@ -117,6 +117,8 @@ export function clickEventLines(
         countryPiece,
         agentPiece,
         columns.scanned[i] === 1 ? 'qr' : undefined,
+        columns.rule[i],
+        columns.variant[i],
       );
       linkIndex[lines.length] = link;
       lines.push(line);

@@ -39,7 +39,19 @@ describe('the click recorder', () => {
         userAgent: FIREFOX,
         referer: 'https://news.example/a',
         scanned: false,
+        rule: -1,
+        variant: -1,
       },
+    ]);
+  });
+
+  it('records the rule or the variant that chose the destination', () => {
+    const { taken, onRedirect } = recorder();
+    onRedirect(request('203.0.113.7'), link, false, { location: 'https://e.x/r', matched: 'rule', index: 3 });
+    onRedirect(request('203.0.113.7'), link, false, { location: 'https://e.x/v', matched: 'variant', index: 1 });
+    expect(taken.map(({ rule, variant }) => [rule, variant])).toEqual([
+      [3, -1],
+      [-1, 1],
     ]);
   });
 

@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import type { Choice } from '@shortlink/redirect-rules';
 import type { ResolvedLink } from '../resolved-link';
 import type { ClickSink } from './click-sink';
 import { filteredAs } from './countable-click';
@@ -22,7 +23,12 @@ const header = (value: string | string[] | undefined): string | undefined => (Ar
  * on every retry.
  */
 export function createClickRecorder({ sink, nextSequence, now, filtered }: ClickRecorderOptions) {
-  return function onRedirect(request: FastifyRequest, link: ResolvedLink, scanned: boolean): void {
+  return function onRedirect(
+    request: FastifyRequest,
+    link: ResolvedLink,
+    scanned: boolean,
+    choice: Choice | null = null,
+  ): void {
     if (request.raw.socket.destroyed) return;
     const ip = request.ip;
     if (typeof ip !== 'string' || ip === '') return;
@@ -48,6 +54,9 @@ export function createClickRecorder({ sink, nextSequence, now, filtered }: Click
       userAgent: userAgent ?? '',
       referer: header(request.headers.referer),
       scanned,
+      // Always both fields, so every click has one shape.
+      rule: choice?.matched === 'rule' ? choice.index : -1,
+      variant: choice?.matched === 'variant' ? choice.index : -1,
     });
   };
 }

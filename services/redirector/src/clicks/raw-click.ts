@@ -11,4 +11,8 @@ export interface RawClick {
   referer: string | undefined;
   /** A scan of the link's QR code (the short URL carried the `qr=1` marker), not a followed link. */
   scanned: boolean;
+  /** The position of the link's rule that chose the destination; -1 (or absent): none. */
+  rule?: number;
+  /** The position of the link's variant the visit went to; -1 (or absent): none. */
+  variant?: number;
 }

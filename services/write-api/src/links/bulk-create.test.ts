@@ -13,6 +13,8 @@ const link = (slug: string) => ({
   tag: null,
   createdAt: '2026-11-22T10:00:00.000Z',
   updatedAt: '2026-11-22T10:00:00.000Z',
+  rules: [],
+  variants: null,
 });
 const input = { destinationUrl: 'https://example.com', customSlug: null, tag: null };
 
@@ -61,7 +63,12 @@ describe('validateBulkItem', () => {
   it('given a link a single create takes, then it is valid in the same way', () => {
     expect(validateBulkItem({ url: 'https://example.com', customSlug: 'go-go', tag: 'x' }, 'free', service)).toEqual({
       ok: true,
-      input: { destinationUrl: 'https://example.com', customSlug: 'go-go', tag: 'x' },
+      input: {
+        destinationUrl: 'https://example.com',
+        customSlug: 'go-go',
+        tag: 'x',
+        routing: { rules: [], variants: null },
+      },
     });
     expect(validateBulkItem({ url: 'https://example.com', customSlug: 'admin' }, 'pro', service)).toMatchObject({
       ok: false,

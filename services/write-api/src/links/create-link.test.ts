@@ -72,13 +72,25 @@ describe('createLink', () => {
       tag: 'x',
       createdAt: '2026-11-22T10:00:00.123Z',
       updatedAt: '2026-11-22T10:00:00.123Z',
+      rules: [],
+      variants: null,
     });
     expect(appended).toHaveLength(1);
-    expect(appended[0]).toMatchObject({
+    expect(appended[0]).toEqual({
+      eventId: expect.any(String),
       type: 'LinkCreated',
-      schemaVersion: 1,
+      schemaVersion: 2,
       occurredAt: '2026-11-22T10:00:00.123Z',
-      data: { linkId: link.id, accountId: account.id, slug: 'go', destinationUrl: 'https://example.com', tag: 'x' },
+      data: {
+        linkId: link.id,
+        accountId: account.id,
+        slug: 'go',
+        destinationUrl: 'https://example.com',
+        tag: 'x',
+        rules: [],
+        variants: null,
+        domain: null,
+      },
     });
     expect(appended[0]!.eventId).not.toBe(link.id);
     expect(claims.get('go')!.state).toBe('committed');

@@ -1,5 +1,5 @@
 import type { Account } from '@shortlink/accounts';
-import { createEvent, type LinkCreated } from '@shortlink/events';
+import { createEvent, NO_ROUTING, storedRouting, type LinkCreated } from '@shortlink/events';
 import { linkResource, type LinkResource } from '@shortlink/links';
 import { appendFailed, SLUG_SPACE_EXHAUSTED, slugTaken } from '../write-api-errors';
 import type { ClaimStore } from './stores/claims';
@@ -127,8 +127,17 @@ export async function createLinks(
   const events = toAppend.map(({ linkId, eventId, slug, input, createdAt: at }) =>
     createEvent<LinkCreated>(
       'LinkCreated',
-      1,
-      { linkId, accountId: account.id, slug, destinationUrl: input.destinationUrl, tag: input.tag },
+      2,
+      {
+        linkId,
+        accountId: account.id,
+        slug,
+        destinationUrl: input.destinationUrl,
+        tag: input.tag,
+        ...(input.routing ?? NO_ROUTING),
+        // Every link is on the installation's own domain until links on branded domains land.
+        domain: null,
+      },
       { eventId, occurredAt: at.toISOString() },
     ),
   );
@@ -157,7 +166,14 @@ export async function createLinks(
     outcomes[index] = {
       ok: true,
       link: linkResource(
-        { linkId, slug, destinationUrl: input.destinationUrl, tag: input.tag, createdAt: at },
+        {
+          linkId,
+          slug,
+          destinationUrl: input.destinationUrl,
+          tag: input.tag,
+          createdAt: at,
+          routing: storedRouting(input.routing ?? NO_ROUTING),
+        },
         deps.publicBaseUrl,
       ),
     };
@@ -172,6 +188,7 @@ export async function createLinks(
       destinationUrl: p.input.destinationUrl,
       tag: p.input.tag,
       createdAt,
+      routing: storedRouting(p.input.routing ?? NO_ROUTING),
       resumable: work !== null,
     };
   }

@@ -42,7 +42,8 @@ describe('decoding a packed fetch', () => {
   it('writes new rows in COPY text, escaping what COPY treats specially', () => {
     const { payloads } = decodeFetch(packFetch(3, records, 'copy'));
     const fields = payloads[0]!.creations!.split('\n')[0]!.split('\t');
-    expect(fields).toHaveLength(12);
+    expect(fields).toHaveLength(13);
+    expect(fields[12]).toBe('\\N'); // no routing
     expect(fields[3]).toBe('https://example.com/a\\tb\\\\c\\nd');
     expect(fields[4]).toBe('\\N');
     expect(fields.slice(7, 9)).toEqual(['3', '9']);

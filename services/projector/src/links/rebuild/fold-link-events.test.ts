@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import type { LinkEvent } from '@shortlink/events';
+import { routingOf, storedRouting, type LinkEvent, type LinkRouting } from '@shortlink/events';
 import { LinkEventFold, type FoldedBatch, type LinkRow, type PositionedEvent } from './fold-link-events';
 
 /**
@@ -53,6 +53,7 @@ function applyLive(tables: Tables, { event, partition, offset }: PositionedEvent
         version: 1,
         updatedAt: null,
         deletedAt: null,
+        routing: storedRouting(routingOf(event.data)),
       });
       return;
     }
@@ -63,6 +64,8 @@ function applyLive(tables: Tables, { event, partition, offset }: PositionedEvent
       if (event.type === 'LinkUpdated') {
         row.destinationUrl = event.data.destinationUrl;
         row.tag = event.data.tag;
+        // A version 1 update leaves the routing as it is.
+        if (event.schemaVersion === 2) row.routing = storedRouting(routingOf(event.data));
       } else {
         row.deletedAt = event.occurredAt;
       }
@@ -110,6 +113,7 @@ function applyFolded(tables: Tables, batch: FoldedBatch): void {
       row.destinationUrl = run.destinationUrl as string;
       row.tag = run.tag;
     }
+    if (run.routingVersion !== null && run.routingVersion > was) row.routing = run.routing;
     if (run.deleteVersion !== null && run.deleteVersion > was) row.deletedAt = run.deletedAt;
     Object.assign(row, {
       updatedAt: run.occurredAt,
@@ -178,7 +182,23 @@ const eventShape = fc.record({
   at: fc.integer({ min: 0, max: 3 }),
   value: fc.integer({ min: 0, max: 2 }),
   again: fc.nat(),
+  /** A version 2 create or update, with the routing `value` picks. */
+  v2: fc.boolean(),
 });
+
+/** Three routings: none, one rule, variants. */
+const routingFor = (value: number): LinkRouting =>
+  value === 0
+    ? { rules: [], variants: null }
+    : value === 1
+      ? { rules: [{ when: { device: ['mobile'] }, destinationUrl: 'https://example.com/m' }], variants: null }
+      : {
+          rules: [],
+          variants: [
+            { destinationUrl: 'https://example.com/a', weight: 40 },
+            { destinationUrl: 'https://example.com/b', weight: 60 },
+          ],
+        };
 
 type Shape = typeof eventShape extends fc.Arbitrary<infer T> ? T : never;
 
@@ -197,36 +217,43 @@ function streamOf(shapes: Shape[]): PositionedEvent[] {
         event = (events[s.again % events.length] as PositionedEvent).event; // a redelivered copy
         break;
       }
-      case 'create':
-        event = {
-          ...meta,
-          type: 'LinkCreated',
-          schemaVersion: 1,
-          data: {
-            linkId,
-            accountId: ACCOUNT,
-            slug,
-            destinationUrl: destination,
-            tag: s.value === 0 ? null : `t${s.value}`,
-          },
+      case 'create': {
+        const data = {
+          linkId,
+          accountId: ACCOUNT,
+          slug,
+          destinationUrl: destination,
+          tag: s.value === 0 ? null : `t${s.value}`,
         };
+        event = s.v2
+          ? { ...meta, type: 'LinkCreated', schemaVersion: 2, data: { ...data, ...routingFor(s.value), domain: null } }
+          : { ...meta, type: 'LinkCreated', schemaVersion: 1, data };
         break;
-      case 'update':
-        event = {
-          ...meta,
-          type: 'LinkUpdated',
-          schemaVersion: 1,
-          data: {
-            linkId,
-            accountId: ACCOUNT,
-            slug,
-            version: s.version,
-            destinationUrl: `${destination}/v${s.version}`,
-            tag: s.value === 1 ? null : `u${s.value}`,
-            changedFields: ['destinationUrl', 'tag'],
-          },
+      }
+      case 'update': {
+        const data = {
+          linkId,
+          accountId: ACCOUNT,
+          slug,
+          version: s.version,
+          destinationUrl: `${destination}/v${s.version}`,
+          tag: s.value === 1 ? null : `u${s.value}`,
         };
+        event = s.v2
+          ? {
+              ...meta,
+              type: 'LinkUpdated',
+              schemaVersion: 2,
+              data: { ...data, ...routingFor((s.value + 1) % 3), domain: null, changedFields: ['rules', 'variants'] },
+            }
+          : {
+              ...meta,
+              type: 'LinkUpdated',
+              schemaVersion: 1,
+              data: { ...data, changedFields: ['destinationUrl', 'tag'] },
+            };
         break;
+      }
       case 'delete':
         event = {
           ...meta,

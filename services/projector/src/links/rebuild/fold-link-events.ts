@@ -1,4 +1,4 @@
-import type { LinkEvent } from '@shortlink/events';
+import { routingOf, storedRouting, type LinkEvent, type LinkRouting } from '@shortlink/events';
 
 /** An event and where it sits in the topic. */
 export interface PositionedEvent {
@@ -21,6 +21,8 @@ export interface LinkRow {
   version: number;
   updatedAt: string | null;
   deletedAt: string | null;
+  /** Its rules and variants; null when it has none. */
+  routing: LinkRouting | null;
 }
 
 /**
@@ -44,6 +46,9 @@ export interface ChangeRun {
   /** The last delete record: its version and instant. */
   deleteVersion: number | null;
   deletedAt: string | null;
+  /** The last update record of version 2 (a version 1 update leaves the routing as it is): its version and routing. */
+  routingVersion: number | null;
+  routing: LinkRouting | null;
 }
 
 /** A `link_previews` row as the live projector writes it, the destination left to Postgres when the event has none. */
@@ -123,6 +128,7 @@ export class LinkEventFold {
           version: 1,
           updatedAt: null,
           deletedAt: null,
+          routing: storedRouting(routingOf(event.data)),
         };
       } else {
         addChange(fold, event, partition, offset);
@@ -193,6 +199,7 @@ function addChange(
     if (update) {
       row.destinationUrl = update.destinationUrl;
       row.tag = update.tag;
+      if ('rules' in update) row.routing = storedRouting(routingOf(update));
     } else {
       row.deletedAt = event.occurredAt;
     }
@@ -218,6 +225,8 @@ function addChange(
     tag: null,
     deleteVersion: null,
     deletedAt: null,
+    routingVersion: null,
+    routing: null,
   };
   next.version = version;
   next.occurredAt = event.occurredAt;
@@ -228,6 +237,10 @@ function addChange(
     next.updateVersion = version;
     next.destinationUrl = update.destinationUrl;
     next.tag = update.tag;
+    if ('rules' in update) {
+      next.routingVersion = version;
+      next.routing = storedRouting(routingOf(update));
+    }
   } else {
     next.deleteVersion = version;
     next.deletedAt = event.occurredAt;

@@ -18,7 +18,7 @@ export interface ProjectionTables {
 export type CreationLoad = 'copy' | 'json';
 
 const CREATION_COLUMNS =
-  'slug, link_id, account_id, destination_url, tag, created_at, event_id, source_partition, source_offset, version, updated_at, deleted_at';
+  'slug, link_id, account_id, destination_url, tag, created_at, event_id, source_partition, source_offset, version, updated_at, deleted_at, routing';
 const STAGING = 'links_rebuild_staging';
 
 /**
@@ -79,12 +79,13 @@ async function applyChanges(client: PoolClient, { links }: ProjectionTables, jso
     `UPDATE ${links} AS l SET
        destination_url = CASE WHEN c."updateVersion" > l.version THEN c."destinationUrl" ELSE l.destination_url END,
        tag = CASE WHEN c."updateVersion" > l.version THEN c.tag ELSE l.tag END,
+       routing = CASE WHEN c."routingVersion" > l.version THEN c.routing ELSE l.routing END,
        updated_at = c."occurredAt",
        deleted_at = CASE WHEN c."deleteVersion" > l.version THEN c."deletedAt" ELSE l.deleted_at END,
        version = c.version, event_id = c."eventId", source_partition = c.partition, source_offset = c."offset"
      FROM json_to_recordset($1::json) AS c(slug text, "linkId" uuid, version integer, "occurredAt" timestamptz,
             "eventId" uuid, partition integer, "offset" bigint, "updateVersion" integer, "destinationUrl" text,
-            tag text, "deleteVersion" integer, "deletedAt" timestamptz)
+            tag text, "deleteVersion" integer, "deletedAt" timestamptz, "routingVersion" integer, routing jsonb)
      WHERE l.slug COLLATE "C" = c.slug AND l.link_id = c."linkId" AND l.version < c.version`,
     [json],
   );
@@ -105,10 +106,10 @@ async function insertCreations(client: PoolClient, { links }: ProjectionTables, 
   await client.query(
     `INSERT INTO ${links} (${CREATION_COLUMNS})
      SELECT slug, "linkId", "accountId", "destinationUrl", tag, "createdAt", "eventId", partition, "offset", version,
-            "updatedAt", "deletedAt"
+            "updatedAt", "deletedAt", routing
        FROM json_to_recordset($1::json) AS r(slug text, "linkId" uuid, "accountId" uuid, "destinationUrl" text,
             tag text, "createdAt" timestamptz, "eventId" uuid, partition integer, "offset" bigint, version integer,
-            "updatedAt" timestamptz, "deletedAt" timestamptz)
+            "updatedAt" timestamptz, "deletedAt" timestamptz, routing jsonb)
      ON CONFLICT DO NOTHING`,
     [json],
   );
@@ -144,7 +145,8 @@ function copyText(rows: LinkRow[]): string {
     text +=
       `${r.slug}\t${r.linkId}\t${r.accountId}\t${copyField(r.destinationUrl)}\t${copyField(r.tag)}\t` +
       `${r.createdAt}\t${r.eventId}\t${r.partition}\t${r.offset}\t${r.version}\t` +
-      `${copyField(r.updatedAt)}\t${copyField(r.deletedAt)}\n`;
+      `${copyField(r.updatedAt)}\t${copyField(r.deletedAt)}\t` +
+      `${copyField(r.routing === null ? null : JSON.stringify(r.routing))}\n`;
   }
   return text;
 }

@@ -34,14 +34,24 @@ describe('validateCreateLink', () => {
   it('accepts a URL alone, keeping it exactly as submitted and the tag absent as null', () => {
     expect(ok({ url: 'https://example.com/Path?q=Ä#frag' })).toEqual({
       ok: true,
-      input: { destinationUrl: 'https://example.com/Path?q=Ä#frag', customSlug: null, tag: null },
+      input: {
+        destinationUrl: 'https://example.com/Path?q=Ä#frag',
+        customSlug: null,
+        tag: null,
+        routing: { rules: [], variants: null },
+      },
     });
   });
 
   it('accepts a custom slug and a tag', () => {
     expect(ok({ url: 'http://example.com', customSlug: 'spring-26', tag: 'newsletter' })).toEqual({
       ok: true,
-      input: { destinationUrl: 'http://example.com', customSlug: 'spring-26', tag: 'newsletter' },
+      input: {
+        destinationUrl: 'http://example.com',
+        customSlug: 'spring-26',
+        tag: 'newsletter',
+        routing: { rules: [], variants: null },
+      },
     });
   });
 

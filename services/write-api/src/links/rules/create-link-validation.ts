@@ -1,6 +1,7 @@
 import { PLANS, type Plan } from '@shortlink/accounts';
-import { isStorableJson } from '@shortlink/events';
+import { isStorableJson, type LinkRouting } from '@shortlink/events';
 import { excerpt, kindOf } from '@shortlink/http';
+import { validateRouting } from '@shortlink/redirect-rules';
 import { explain, LIMITS, planRejection, REJECTIONS, type Rejection } from '../../write-api-errors';
 import { customSlugField, fits, HTTP_SCHEME, NO_CONTROL, tagField, TRIMMED } from './link-fields';
 import { isReservedSlug } from './reserved-slugs';
@@ -11,13 +12,15 @@ export interface CreateLinkInput {
   destinationUrl: string;
   customSlug: string | null;
   tag: string | null;
+  /** Its rules and variants, as validated; absent when none. */
+  routing?: LinkRouting;
 }
 
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-const CREATE_FIELDS = ['url', 'customSlug', 'tag'];
+const CREATE_FIELDS = ['url', 'customSlug', 'tag', 'rules', 'variants'];
 
 /**
  * Validates a create request in the order the spec lists its errors: the body
@@ -78,7 +81,11 @@ export function validateCreateLink(
   const tagProblem = tagRejection(cleanTag);
   if (tagProblem || (cleanTag !== null && typeof cleanTag !== 'string')) return reject(tagProblem ?? REJECTIONS.tag);
 
-  return { ok: true, input: { destinationUrl: url, customSlug: slug, tag: cleanTag } };
+  // Last, as the fields are listed: a rule's destination is held to the link's own rule, with its codes.
+  const routing = validateRouting(body, (destination) => destinationUrlRejection(destination, service));
+  if (!routing.ok) return reject(routing.rejection);
+
+  return { ok: true, input: { destinationUrl: url, customSlug: slug, tag: cleanTag, routing: routing.routing } };
 }
 
 /** What is wrong with a custom slug's format, whatever it holds, or null when it fits. */

@@ -16,6 +16,7 @@ const live: LinkState = {
   updatedAt: null,
   deletedAt: null,
   version: 1,
+  routing: null,
 };
 
 /** Given a link (or none), when an account sends a command, then this is the decision. */
@@ -36,7 +37,7 @@ describe('decideLinkChange', () => {
         event: {
           eventId: EVENT_ID,
           type: 'LinkUpdated',
-          schemaVersion: 1,
+          schemaVersion: 2,
           occurredAt: NOW.toISOString(),
           data: {
             linkId: live.linkId,
@@ -46,6 +47,9 @@ describe('decideLinkChange', () => {
             destinationUrl: 'https://example.com/b',
             tag: 'launch',
             changedFields: ['destinationUrl'],
+            rules: [],
+            variants: null,
+            domain: null,
           },
         },
       });
@@ -68,6 +72,49 @@ describe('decideLinkChange', () => {
     });
   });
 
+  const RULES = [{ when: { device: ['mobile' as const] }, destinationUrl: 'https://example.com/m' }];
+  const VARIANTS = [
+    { destinationUrl: 'https://example.com/x', weight: 50 },
+    { destinationUrl: 'https://example.com/y', weight: 50 },
+  ];
+
+  it('replaces the rules whole and keeps the variants; the event carries both whole and names what changed', () => {
+    const routed = { ...live, routing: { rules: [], variants: VARIANTS } };
+    expect(
+      decideLinkChange(routed, OWNER, { kind: 'update', changes: { rules: RULES } }, { eventId: EVENT_ID, now: NOW }),
+    ).toMatchObject({
+      kind: 'changed',
+      state: { routing: { rules: RULES, variants: VARIANTS }, version: 2 },
+      event: { schemaVersion: 2, data: { rules: RULES, variants: VARIANTS, domain: null, changedFields: ['rules'] } },
+    });
+  });
+
+  it('clears rules with [] and variants with null: the state holds no routing (null), as a link that never had any', () => {
+    const routed = { ...live, routing: { rules: RULES, variants: VARIANTS } };
+    expect(
+      decideLinkChange(
+        routed,
+        OWNER,
+        { kind: 'update', changes: { rules: [], variants: null } },
+        { eventId: EVENT_ID, now: NOW },
+      ),
+    ).toMatchObject({
+      kind: 'changed',
+      state: { routing: null },
+      event: { data: { rules: [], variants: null, changedFields: ['rules', 'variants'] } },
+    });
+  });
+
+  it('appends nothing for the same rules and variants again, nor for [] on a link without rules', () => {
+    const routed = { ...live, routing: { rules: RULES, variants: VARIANTS } };
+    given(routed)
+      .when({ kind: 'update', changes: { rules: structuredClone(RULES), variants: structuredClone(VARIANTS) } })
+      .then({ kind: 'unchanged', state: routed });
+    given(live)
+      .when({ kind: 'update', changes: { rules: [], variants: null } })
+      .then({ kind: 'unchanged', state: live });
+  });
+
   it('appends nothing when the request asks for what the link already is', () => {
     given(live)
       .when({ kind: 'update', changes: { destinationUrl: 'https://example.com/a', tag: 'launch' } })
@@ -85,7 +132,7 @@ describe('decideLinkChange', () => {
         event: {
           eventId: EVENT_ID,
           type: 'LinkUpdated',
-          schemaVersion: 1,
+          schemaVersion: 2,
           occurredAt: later.toISOString(),
           data: {
             linkId: live.linkId,
@@ -95,6 +142,9 @@ describe('decideLinkChange', () => {
             destinationUrl: live.destinationUrl,
             tag: 'autumn',
             changedFields: ['tag'],
+            rules: [],
+            variants: null,
+            domain: null,
           },
         },
       });

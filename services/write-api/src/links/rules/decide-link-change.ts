@@ -1,4 +1,12 @@
-import { createEvent, type EventMeta, type LinkDeleted, type LinkUpdated } from '@shortlink/events';
+import {
+  createEvent,
+  storedRouting,
+  type EventMeta,
+  type LinkChangedField,
+  type LinkDeleted,
+  type LinkRouting,
+  type LinkUpdated,
+} from '@shortlink/events';
 import type { LinkChanges } from './update-link-validation';
 
 /** A link as the write model holds it. */
@@ -13,6 +21,8 @@ export interface LinkState {
   updatedAt: Date | null;
   deletedAt: Date | null;
   version: number;
+  /** Its rules and variants; null when it has none. */
+  routing: LinkRouting | null;
   /**
    * Its create is not settled: the slug's claim is pending and the link is
    * not projected. It may be a link already (answered 201, the claim's commit
@@ -62,22 +72,29 @@ export function decideLinkChange(
   }
 
   const { changes } = command;
-  const changedFields: ('destinationUrl' | 'tag')[] = [];
+  const changedFields: LinkChangedField[] = [];
   if (changes.destinationUrl !== undefined && changes.destinationUrl !== current.destinationUrl) {
     changedFields.push('destinationUrl');
   }
   if (changes.tag !== undefined && changes.tag !== current.tag) changedFields.push('tag');
+  const rules = changes.rules ?? current.routing?.rules ?? [];
+  const variants = changes.variants === undefined ? (current.routing?.variants ?? null) : changes.variants;
+  // Validated lists of plain values, in the order given: the same JSON is the same list.
+  if (JSON.stringify(rules) !== JSON.stringify(current.routing?.rules ?? [])) changedFields.push('rules');
+  if (JSON.stringify(variants) !== JSON.stringify(current.routing?.variants ?? null)) changedFields.push('variants');
   if (changedFields.length === 0) return { kind: 'unchanged', state: current };
 
   const destinationUrl = changes.destinationUrl ?? current.destinationUrl;
   const tag = changes.tag === undefined ? current.tag : changes.tag;
+  const routing = storedRouting({ rules, variants });
   return {
     kind: 'changed',
-    state: { ...current, destinationUrl, tag, updatedAt: now, version },
+    state: { ...current, destinationUrl, tag, routing, updatedAt: now, version },
+    // Version 2 always: its consumers read the routing whole from every change, not only from one that names it.
     event: createEvent<LinkUpdated>(
       'LinkUpdated',
-      1,
-      { linkId, accountId, slug, version, destinationUrl, tag, changedFields },
+      2,
+      { linkId, accountId, slug, version, destinationUrl, tag, changedFields, rules, variants, domain: null },
       eventMeta,
     ),
   };

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SLUG_PATTERN } from '@shortlink/events';
+import { rulesField, SLUG_PATTERN, variantsField } from '@shortlink/events';
 import { LIMITS } from '../../write-api-errors';
 
 /**
@@ -53,6 +53,8 @@ export const createLinkBody = z
     url: destinationUrlField,
     customSlug: customSlugField.nullable().optional(),
     tag: tagField.nullable().optional(),
+    rules: rulesField.optional(),
+    variants: variantsField.optional(),
   })
   .meta({
     // The first example is the reference page's default: without a custom slug, it can be sent twice.
@@ -64,9 +66,17 @@ export const createLinkBody = z
 
 /** `PATCH /api/v1/links/:slug`: only these fields, at least one; `tag: null` removes the tag. */
 export const updateLinkBody = z
-  .strictObject({ url: destinationUrlField, tag: tagField.nullable() })
+  .strictObject({ url: destinationUrlField, tag: tagField.nullable(), rules: rulesField, variants: variantsField })
   .partial()
-  .meta({ minProperties: 1, examples: [{ url: 'https://example.com/autumn' }, { tag: null }] });
+  .meta({
+    minProperties: 1,
+    examples: [
+      { url: 'https://example.com/autumn' },
+      { tag: null },
+      { rules: [{ when: { language: ['de'] }, destinationUrl: 'https://example.com/de' }] },
+      { variants: null },
+    ],
+  });
 
 /** `POST /api/v1/links/bulk`: each item is checked as a single create's body, on its own. */
 export const bulkCreateBody = z.object({ links: z.array(createLinkBody).min(1).max(LIMITS.bulkMaxLinks) }).meta({

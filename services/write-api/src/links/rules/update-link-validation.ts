@@ -1,4 +1,6 @@
+import type { LinkRouting } from '@shortlink/events';
 import { kindOf } from '@shortlink/http';
+import { validateRouting } from '@shortlink/redirect-rules';
 import { explain, REJECTIONS, type Rejection } from '../../write-api-errors';
 import { destinationUrlRejection, isRecord, tagRejection } from './create-link-validation';
 import { updateLinkBody } from './link-fields';
@@ -10,6 +12,10 @@ export interface LinkChanges {
   destinationUrl?: string;
   /** null removes the tag. */
   tag?: string | null;
+  /** Replaces the rules whole; `[]` removes them. */
+  rules?: LinkRouting['rules'];
+  /** Replaces the variants whole; null removes them. */
+  variants?: LinkRouting['variants'];
 }
 
 const CHANGEABLE = Object.keys(updateLinkBody.shape);
@@ -35,7 +41,7 @@ export function validateUpdateLink(
     return reject(explain(REJECTIONS.unknownField, detail, unknown.field));
   }
   if (Object.keys(body).length === 0) {
-    return reject(explain(REJECTIONS.emptyChange, 'The body is {}: give url, tag or both.'));
+    return reject(explain(REJECTIONS.emptyChange, 'The body is {}: give url, tag, rules or variants.'));
   }
 
   const changes: LinkChanges = {};
@@ -50,6 +56,13 @@ export function validateUpdateLink(
     const problem = tagRejection(tag);
     if (problem || (tag !== null && typeof tag !== 'string')) return reject(problem ?? REJECTIONS.tag);
     changes.tag = tag;
+  }
+  if ('rules' in body || 'variants' in body) {
+    // Each list is replaced whole, so each is checked whole; an absent one stays as it is.
+    const routing = validateRouting(body, (destination) => destinationUrlRejection(destination, service));
+    if (!routing.ok) return reject(routing.rejection);
+    if ('rules' in body) changes.rules = routing.routing.rules;
+    if ('variants' in body) changes.variants = routing.routing.variants;
   }
   return { ok: true, changes };
 }

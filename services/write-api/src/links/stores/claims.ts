@@ -1,5 +1,6 @@
 import type { Pool } from 'pg';
 import { groupCommit } from '@shortlink/batching';
+import type { LinkRouting } from '@shortlink/events';
 import { commitSlugClaims, type ClaimRef } from '@shortlink/postgres';
 
 export interface Claim {
@@ -9,6 +10,8 @@ export interface Claim {
   destinationUrl: string;
   tag: string | null;
   createdAt: Date;
+  /** Its rules and variants; null (or absent) when it has none. */
+  routing?: LinkRouting | null;
   /**
    * Made under an Idempotency-Key: a retry of the request knows its link id
    * and may be finishing it (findOwn). Otherwise no one but its own attempt
@@ -74,10 +77,10 @@ export function postgresClaimStore(pool: Pool): PostgresClaimStore {
     // Rows go in slug order, so two statements side by side that share slugs
     // wait on each other rather than deadlock.
     const { rows } = await pool.query<{ link_id: string }>(
-      `INSERT INTO slug_claims (slug, link_id, account_id, destination_url, tag, created_at, state)
-       SELECT slug, link_id, account_id, destination_url, tag, created_at, 'pending'
-         FROM unnest($1::text[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::timestamptz[])
-           WITH ORDINALITY AS c(slug, link_id, account_id, destination_url, tag, created_at, n)
+      `INSERT INTO slug_claims (slug, link_id, account_id, destination_url, tag, created_at, routing, state)
+       SELECT slug, link_id, account_id, destination_url, tag, created_at, routing, 'pending'
+         FROM unnest($1::text[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::timestamptz[], $7::jsonb[])
+           WITH ORDINALITY AS c(slug, link_id, account_id, destination_url, tag, created_at, routing, n)
         ORDER BY slug, n
        ON CONFLICT (slug) DO NOTHING
        RETURNING link_id`,
@@ -88,6 +91,7 @@ export function postgresClaimStore(pool: Pool): PostgresClaimStore {
         claims.map((c) => c.destinationUrl),
         claims.map((c) => c.tag),
         claims.map((c) => c.createdAt),
+        claims.map((c) => (c.routing ? JSON.stringify(c.routing) : null)),
       ],
     );
     const won = new Set(rows.map((r) => r.link_id));

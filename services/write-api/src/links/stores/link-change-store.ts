@@ -56,7 +56,7 @@ export function postgresLinkChangeStore(pool: Pool, bounds: TransactionOptions =
         // A claim still pending whose LinkCreated the projector has already
         // applied is a link (its 201 was sent; only the writer's commit was lost).
         const { rows } = await client.query<ClaimRow>(
-          `SELECT link_id, account_id, destination_url, tag, created_at, updated_at, deleted_at, version,
+          `SELECT link_id, account_id, destination_url, tag, created_at, updated_at, deleted_at, version, routing,
                   (state = 'committed' OR EXISTS (SELECT 1 FROM links l WHERE l.link_id = c.link_id)) AS live
              FROM slug_claims c WHERE slug = $1 FOR UPDATE`,
           [slug],
@@ -70,7 +70,7 @@ export function postgresLinkChangeStore(pool: Pool, bounds: TransactionOptions =
           await client.query(
             `WITH changed AS (
                UPDATE slug_claims SET destination_url = $2, tag = $3, updated_at = $4, deleted_at = $5,
-                                      version = $6, state = 'committed'
+                                      version = $6, routing = $11, state = 'committed'
                 WHERE slug = $1
              ), queued AS (
                INSERT INTO link_change_outbox (event_id, slug, version, event) VALUES ($7, $1, $6, $8)
@@ -87,6 +87,7 @@ export function postgresLinkChangeStore(pool: Pool, bounds: TransactionOptions =
               encodeEvent(event).toString('utf8'),
               CHANNELS.linkChanged,
               linkChangedPayload(event.eventId, slug),
+              state.routing,
             ],
           );
         }

@@ -1,8 +1,10 @@
 import { z } from 'zod';
 
 /**
- * The shape of a link's `rules` and `variants`, written once: the validator checks each part with these (in order, with
- * its own texts) and the API document and the events' JSON schemas can show them (`z.toJSONSchema`). A destination is
+ * The shape of a link's `rules` and `variants`, written once: here, beside the events that carry them whole
+ * (`LinkCreated` and `LinkUpdated` v2); the validator (`@shortlink/redirect-rules`) checks each part with these (in
+ * order, with its own texts) and the API document and the events' JSON schemas show them (`z.toJSONSchema`).
+ * Objects are strict on purpose: a consumer that does not know a condition must refuse the rule, not widen it. A destination is
  * only a string here: its rules are the link's own (the write API's `destinationUrlRejection`), passed to the
  * validator, never restated.
  */
@@ -103,3 +105,8 @@ export interface LinkRouting {
 
 /** A link without rules or variants: routing costs it nothing. */
 export const NO_ROUTING: LinkRouting = Object.freeze({ rules: [], variants: null });
+
+/** A routing as it is stored (Postgres `routing`, the cache): null when it has no rules and no variants. */
+export function storedRouting(routing: LinkRouting): LinkRouting | null {
+  return routing.rules.length === 0 && (routing.variants === null || routing.variants.length === 0) ? null : routing;
+}
