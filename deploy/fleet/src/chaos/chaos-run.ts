@@ -218,15 +218,21 @@ export async function runChaos(fleet: Fleet, options: ChaosOptions): Promise<Cha
       const probe = await createLink(`https://example.com/calibration/probe?t=${Date.now()}`);
       await linksReady([probe]);
       const fresh = () => clickFreshness(probe, () => undefined);
+      /** Until a click is fresh within 2 s (at most 2 minutes): the pipeline holds nothing from before. */
+      const settled = async () => {
+        for (const until = performance.now() + 120_000; performance.now() < until; await sleep(1000)) {
+          const took = await fresh();
+          if (took !== null && took < 2000) return;
+        }
+      };
+      // A fleet just started (its consumers joining their groups, its first batches) is not yet what it sustains.
+      await settled();
       calibration = await calibrate(traffic, options.calibrate, warmUp, fresh);
       redirectsPerSecond = calibration.offeredPerSecond;
       traffic.setRedirectsPerSecond(redirectsPerSecond);
       traffic.nextPhase(warmUp);
       // What the last step left in the pipeline is drained before the first fault is judged on it.
-      for (const until = performance.now() + 120_000; performance.now() < until; await sleep(1000)) {
-        const took = await fresh();
-        if (took !== null && took < 2000) break;
-      }
+      await settled();
     }
     for (const fault of options.faults) {
       log(`${fault.name}: preparing ${options.linksPerPhase} links`);
