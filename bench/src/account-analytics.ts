@@ -135,7 +135,10 @@ async function insertClicks(
 ): Promise<void> {
   await stack.clickhouse.command({
     query: `
-      INSERT INTO clicks
+      INSERT INTO clicks (
+        event_id, link_id, account_id, slug, clicked_at, visitor_hash, referrer, country, device, browser, os, source_partition,
+        source_offset, trigger
+      )
       SELECT
         generateUUIDv4(number) AS event_id,
         toUUID(concat('00000000-0000-4000-8000-', leftPad(toString(number % {links:UInt64} + 1), 12, '0'))) AS link_id,

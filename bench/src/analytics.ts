@@ -53,7 +53,10 @@ export async function loadBigLink(
   const started = performance.now();
   await stack.clickhouse.command({
     query: `
-      INSERT INTO clicks
+      INSERT INTO clicks (
+        event_id, link_id, account_id, slug, clicked_at, visitor_hash, referrer, country, device, browser, os, source_partition,
+        source_offset, trigger
+      )
       SELECT
         generateUUIDv4(number) AS event_id,
         {link:UUID} AS link_id,

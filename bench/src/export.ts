@@ -38,7 +38,10 @@ export async function benchExport(
   const started = performance.now();
   await stack.clickhouse.command({
     query: `
-      INSERT INTO clicks
+      INSERT INTO clicks (
+        event_id, link_id, account_id, slug, clicked_at, visitor_hash, referrer, country, device, browser, os, source_partition,
+        source_offset, trigger
+      )
       SELECT
         generateUUIDv4(number) AS event_id,
         toUUID(concat('00000000-0000-4000-8000-', leftPad(toString(number % {links:UInt64} + 1), 12, '0'))) AS link_id,
