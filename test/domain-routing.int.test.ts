@@ -119,4 +119,81 @@ describe('branded domains at the redirectors', () => {
     expect((await everywhere('go.a.example', '/')).map((r) => r.status)).toEqual([404, 404]);
     expect((await everywhere('go.b.example', '/launch')).map((r) => r.status)).toEqual([404, 404]);
   });
+
+  it('holds a slug once per domain: the same slug on two accounts’ domains and on ours goes three ways, each changed and deleted apart', async () => {
+    await verified(keys.a, 'links.a.example');
+    await verified(keys.b, 'links.b.example');
+    const create = (as: string, body: Record<string, unknown>) => api('POST', '/api/v1/links', as, body);
+    const own = await create(keys.a, { url: 'https://example.com/own', customSlug: 'sale' });
+    const onA = await create(keys.a, { url: 'https://a.example/sale', customSlug: 'sale', domain: 'Links.A.Example.' });
+    const onB = await create(keys.b, { url: 'https://b.example/sale', customSlug: 'sale', domain: 'links.b.example' });
+    expect([own.status, onA.status, onB.status]).toEqual([201, 201, 201]);
+    expect(own.body).toMatchObject({ slug: 'sale', domain: null, shortUrl: 'https://sho.rt/sale' });
+    expect(onA.body).toMatchObject({
+      slug: 'sale',
+      domain: 'links.a.example',
+      shortUrl: 'https://links.a.example/sale',
+    });
+    expect(onB.body).toMatchObject({
+      slug: 'sale',
+      domain: 'links.b.example',
+      shortUrl: 'https://links.b.example/sale',
+    });
+    // Generated slugs go on a domain too.
+    const generated = await create(keys.a, { url: 'https://a.example/only', domain: 'links.a.example' });
+    expect(generated.status).toBe(201);
+    const onlyA = generated.body!.slug as string;
+
+    // Taken on that domain; a domain that is another account's, unverified or no hostname; ours by name.
+    const refused = await Promise.all([
+      create(keys.a, { url: 'https://a.example/x', customSlug: 'sale', domain: 'links.a.example' }),
+      create(keys.a, { url: 'https://a.example/x', customSlug: 'sale-b', domain: 'links.b.example' }),
+      create(keys.a, { url: 'https://a.example/x', domain: 'unverified.example' }),
+      create(keys.a, { url: 'https://a.example/x', domain: 'http://links.a.example/' }),
+      create(keys.a, { url: 'https://a.example/x', domain: 42 }),
+      create(keys.a, { url: 'https://a.example/x', customSlug: 'sale', domain: 'SHO.RT' }),
+    ]);
+    expect(refused.map((r) => [r.status, r.body!.code, r.body!.field])).toEqual([
+      [409, 'slug_taken', 'customSlug'],
+      [400, 'invalid_domain', 'domain'],
+      [400, 'invalid_domain', 'domain'],
+      [400, 'invalid_domain', 'domain'],
+      [400, 'invalid_domain', 'domain'],
+      [409, 'slug_taken', 'customSlug'],
+    ]);
+
+    const both = async (host: string, path: string) =>
+      (await everywhere(host, path)).map((r) => r.location ?? r.status);
+    expect(await both('links.a.example', '/sale')).toEqual(['https://a.example/sale', 'https://a.example/sale']);
+    expect(await both('LINKS.B.EXAMPLE:443', '/sale')).toEqual(['https://b.example/sale', 'https://b.example/sale']);
+    expect(await both('sho.rt', '/sale')).toEqual(['https://example.com/own', 'https://example.com/own']);
+    expect(await both('links.a.example', `/${onlyA}`)).toEqual(['https://a.example/only', 'https://a.example/only']);
+    // A domain link is its domain's alone: not the installation's, not another domain's.
+    expect(await both('sho.rt', `/${onlyA}`)).toEqual([404, 404]);
+    expect(await both('links.b.example', `/${onlyA}`)).toEqual([404, 404]);
+
+    // Changed by slug and domain: the 200 leaves once both redirectors hold it; the other two links are as they were.
+    const changed = await api('PATCH', '/api/v1/links/sale?domain=links.a.example', keys.a, {
+      url: 'https://a.example/sale-2',
+    });
+    expect(changed.status).toBe(200);
+    expect(changed.body).toMatchObject({ domain: 'links.a.example', destinationUrl: 'https://a.example/sale-2' });
+    expect(await both('links.a.example', '/sale')).toEqual(['https://a.example/sale-2', 'https://a.example/sale-2']);
+    expect(await both('links.b.example', '/sale')).toEqual(['https://b.example/sale', 'https://b.example/sale']);
+    expect(await both('sho.rt', '/sale')).toEqual(['https://example.com/own', 'https://example.com/own']);
+    // Another account's link on its own domain, and a query that is no hostname.
+    expect((await api('PATCH', '/api/v1/links/sale?domain=links.b.example', keys.a, { tag: 'x' })).status).toBe(404);
+    const badQuery = await api('DELETE', '/api/v1/links/sale?domain=a..b', keys.a);
+    expect([badQuery.status, badQuery.body!.code]).toEqual([400, 'invalid_domain']);
+
+    // A domain with links stays; once they are deleted, it goes.
+    const inUse = await api('DELETE', '/api/v1/domains/links.a.example', keys.a);
+    expect([inUse.status, inUse.body!.code]).toEqual([409, 'domain_in_use']);
+    for (const slug of ['sale', onlyA]) {
+      expect((await api('DELETE', `/api/v1/links/${slug}?domain=links.a.example`, keys.a)).status).toBe(204);
+    }
+    expect(await both('links.a.example', '/sale')).toEqual([404, 404]);
+    expect(await both('sho.rt', '/sale')).toEqual(['https://example.com/own', 'https://example.com/own']);
+    expect((await api('DELETE', '/api/v1/domains/links.a.example', keys.a)).status).toBe(204);
+  });
 });

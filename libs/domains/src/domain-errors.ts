@@ -57,6 +57,10 @@ export const DOMAIN_ERRORS = {
     detail: 'Another account proved it controls this hostname; it must delete the domain before another can claim it.',
     field: 'hostname',
   }),
+  /** Links are on the domain: deleting it would leave them unreachable, and their slugs held. */
+  inUse: new HttpError(409, 'This domain has links', 'domain_in_use', {
+    detail: 'Links are on this domain: delete them first (GET /api/v1/links lists each link’s domain).',
+  }),
   limitReached: new HttpError(
     403,
     `An account can have at most ${DOMAIN_LIMITS.perAccount} domains`,

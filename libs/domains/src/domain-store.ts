@@ -29,7 +29,8 @@ export interface DomainStore {
    */
   markVerified(accountId: string, hostname: string, by: 'dns' | 'operator', changeId: string): Promise<VerifyOutcome>;
   update(accountId: string, hostname: string, changes: DomainChanges, changeId: string): Promise<DomainRow | null>;
-  remove(accountId: string, hostname: string, changeId: string): Promise<boolean>;
+  /** Deleted: true; `in_use` while links are on it (live ones, or creates under way); false: no such domain. */
+  remove(accountId: string, hostname: string, changeId: string): Promise<boolean | 'in_use'>;
   /** Every account's claim of one hostname, for the operator. */
   claims(hostname: string): Promise<DomainRow[]>;
   /** Every domain, for the operator. */
@@ -153,11 +154,19 @@ export function postgresDomainStore(pool: Pool): DomainStore {
     },
     async remove(accountId, hostname, changeId) {
       return inTransaction(pool, async (db) => {
-        const { rowCount } = await db.query('DELETE FROM domains WHERE account_id = $1 AND hostname = $2', [
-          accountId,
-          hostname,
-        ]);
-        if (rowCount === 0) return false;
+        const { rowCount: held } = await db.query(
+          'SELECT 1 FROM domains WHERE account_id = $1 AND hostname = $2 FOR UPDATE',
+          [accountId, hostname],
+        );
+        if (held === 0) return false;
+        // A hostname holds only letters, digits, dots and hyphens: no LIKE wildcard (migration 0021's index).
+        const { rowCount: links } = await db.query(
+          `SELECT 1 FROM slug_claims
+            WHERE position('/' IN slug) > 0 AND slug LIKE $1 AND account_id = $2 AND deleted_at IS NULL LIMIT 1`,
+          [`${hostname}/%`, accountId],
+        );
+        if (links !== 0) return 'in_use';
+        await db.query('DELETE FROM domains WHERE account_id = $1 AND hostname = $2', [accountId, hostname]);
         await notify(db, hostname, changeId);
         return true;
       });

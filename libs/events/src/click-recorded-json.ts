@@ -29,14 +29,19 @@ const plain = (text: string): string => (PLAIN.test(text) ? '"' + text + '"' : l
  * `createEvent`'s envelope, keys in the same order (click-recorded-json.test.ts), so data teams see no difference.
  */
 export const clickRecordedPiece = {
-  link: (linkId: string, accountId: string, slug: string): string =>
-    ',"data":{"linkId":' +
-    lineJsonString(linkId) +
-    ',"accountId":' +
-    lineJsonString(accountId) +
-    ',"slug":' +
-    lineJsonString(slug) +
-    ',"clickedAt":',
+  /** `domain`: the link's branded domain, written only when it has one (absent: the installation's own). */
+  link: (linkId: string, accountId: string, slug: string, domain?: string | null): string => {
+    return (
+      ',"data":{"linkId":' +
+      lineJsonString(linkId) +
+      ',"accountId":' +
+      lineJsonString(accountId) +
+      ',"slug":' +
+      lineJsonString(slug) +
+      (domain === null || domain === undefined ? '' : ',"domain":' + lineJsonString(domain)) +
+      ',"clickedAt":'
+    );
+  },
   visitorHash: (visitorHash: string): string => ',"visitorHash":' + lineJsonString(visitorHash),
   referrer: (referrer: string): string => ',"referrer":' + lineJsonString(referrer),
   country: (country: string): string => ',"country":' + lineJsonString(country),
@@ -95,7 +100,7 @@ export function clickRecordedJsonOf(event: ClickRecorded): string {
     event.eventId,
     event.occurredAt,
     data.clickedAt,
-    clickRecordedPiece.link(data.linkId, data.accountId, data.slug),
+    clickRecordedPiece.link(data.linkId, data.accountId, data.slug, data.domain),
     clickRecordedPiece.visitorHash(data.visitorHash),
     clickRecordedPiece.referrer(data.referrer),
     clickRecordedPiece.country(data.country),

@@ -21,14 +21,23 @@ const linkCreatedFields = {
 };
 
 /**
+ * A branded domain's hostname as every store holds it: ASCII (IDN in punycode), lower case, no trailing dot, no port.
+ * A link's slug is unique on its domain: its slug and domain together name it.
+ */
+const domain = z
+  .string()
+  .max(253)
+  .regex(/^[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?$/);
+
+/**
  * The fields version 2 of `LinkCreated` and `LinkUpdated` adds: the link's routing, whole, and its domain. A link's
- * `rules` are `[]` and its `variants` null when it has none. `domain` null means the installation's own domain: every
- * link is on it until links on branded domains land.
+ * `rules` are `[]` and its `variants` null when it has none. `domain` null means the installation's own domain
+ * (`PUBLIC_BASE_URL`); a hostname, one of the account's verified branded domains. A link never changes domain.
  */
 const routedFields = {
   rules: rulesField,
   variants: variantsField,
-  domain: text().min(1).max(253).nullable(),
+  domain: domain.nullable(),
 };
 
 export const linkCreatedV1 = envelopeOf('LinkCreated', 1, z.object(linkCreatedFields));
@@ -80,8 +89,8 @@ export function routingOf(data: LinkCreated['data'] | LinkUpdated['data']): Link
 }
 
 /** A link's domain as its event carries it: null (the installation's own) in a version 1 event. */
-export function domainOf(data: LinkCreated['data'] | LinkUpdated['data']): string | null {
-  return 'domain' in data ? data.domain : null;
+export function domainOf(data: LinkCreated['data'] | LinkUpdated['data'] | LinkDeleted['data']): string | null {
+  return 'domain' in data ? (data.domain ?? null) : null;
 }
 
 /**
@@ -96,6 +105,8 @@ export const linkDeleted = envelopeOf(
     accountId: z.uuid(),
     slug,
     version: linkVersion,
+    /** The link's branded domain. Optional, added after v1 was published: absent means the installation's own. */
+    domain: domain.optional(),
   }),
 );
 export type LinkDeleted = z.infer<typeof linkDeleted>;
@@ -114,6 +125,8 @@ export const clickRecorded = envelopeOf(
     linkId: z.uuid(),
     accountId: z.uuid(),
     slug,
+    /** The link's branded domain. Optional, added after v1 was published: absent means the installation's own. */
+    domain: domain.optional(),
     /** Milliseconds since the epoch, the instant the redirect was answered. */
     clickedAt: z.number().int().nonnegative(),
     /** Hex HMAC-SHA256 of the client IP under a server secret. */

@@ -68,3 +68,4 @@ export {
   type OperatingSystem,
   type Variant,
 } from './link-routing';
+export { linkKey, linkOfKey } from './link-key';

@@ -23,3 +23,13 @@ export const LINK_NOT_SETTLED = new HttpError(
   { detail: 'The link was created moments ago and its create is still being confirmed.' },
   { 'Retry-After': '2' },
 );
+
+/**
+ * A link's `domain` (a create's body, or `?domain=` naming a link) that is no hostname, or no verified domain of the
+ * account: one text for both, its `detail` saying which.
+ */
+export const INVALID_DOMAIN = new HttpError(400, 'The domain must be one of your verified domains', 'invalid_domain', {
+  detail:
+    'domain is not a hostname this account has verified (docs/domains.md); leave it out for the installation’s own.',
+  field: 'domain',
+});

@@ -7,7 +7,11 @@ const ISO_MILLIS = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$';
 export const linkResponseProperties = {
   id: { type: 'string', format: 'uuid', description: 'The link’s identifier; it never changes.' },
   slug: { type: 'string', pattern: '^[a-z0-9-]{3,30}$', description: 'The short slug: custom or generated.' },
-  shortUrl: { type: 'string', format: 'uri', description: '`{PUBLIC_BASE_URL}/{slug}`.' },
+  shortUrl: {
+    type: 'string',
+    format: 'uri',
+    description: '`{PUBLIC_BASE_URL}/{slug}`; on a branded domain, that domain in place of the base URL’s host.',
+  },
   destinationUrl: { type: 'string', description: 'The destination URL exactly as submitted.' },
   tag: { type: ['string', 'null'], description: 'The tag as submitted, or null when none was given.' },
   createdAt: {
@@ -25,6 +29,11 @@ export const linkResponseProperties = {
   // The one shape of the routing (@shortlink/events), as the request bodies and the events show it.
   rules: routingSchema(rulesField, 'Its redirect rules, tried in order; `[]` when none. See docs/redirect-rules.md.'),
   variants: routingSchema(variantsField, 'Its weighted destinations, or null when none. See docs/redirect-rules.md.'),
+  domain: {
+    type: ['string', 'null'],
+    description:
+      'The branded domain it is on (docs/domains.md), as DNS writes it; null: the installation’s own. A slug is unique per domain.',
+  },
 } as const;
 
 /** A routing field's JSON Schema, for a response (zod's output side) or a request body (input). */
@@ -43,6 +52,7 @@ export const LINK_RESPONSE_FIELDS = [
   'updatedAt',
   'rules',
   'variants',
+  'domain',
 ] as const;
 
 /** The Link object as a response schema: what the API's responses are serialised through. */
@@ -63,4 +73,5 @@ export const LINK_EXAMPLE = {
   updatedAt: '2026-11-21T09:30:00.000Z',
   rules: [],
   variants: null,
+  domain: null,
 } as const;

@@ -24,5 +24,5 @@ export {
   type LiveLease,
 } from './redirector-leases';
 export { postgresReachable } from './reachable';
-export { servedDomain, servedDomains, type ServedDomain } from './served-domains';
+export { servedDomain, servedDomains, verifiedHostnames, type ServedDomain } from './served-domains';
 export { CommitUnconfirmed, inTransaction, type Statements, type TransactionOptions } from './transaction';

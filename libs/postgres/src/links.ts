@@ -1,10 +1,12 @@
 import type { Pool, QueryConfig } from 'pg';
-import type { LinkRouting } from '@shortlink/events';
+import { linkOfKey, type LinkRouting } from '@shortlink/events';
 
 export interface LinkRecord {
   linkId: string;
   accountId: string;
   slug: string;
+  /** Its branded domain; null: the installation's own. */
+  domain: string | null;
   destinationUrl: string;
   tag: string | null;
   createdAt: Date;
@@ -27,25 +29,25 @@ export interface PreviewRecord {
 }
 
 /**
- * A live link by slug: the newest state of the `links` projection and the
+ * A live link by key (`linkKey`: its slug, or `hostname/slug` on a branded domain): the newest state of the `links` projection and the
  * committed claim of the write model (which a change updates at once, and
  * which holds a link the projector has not reached yet). That is what makes
  * reads consistent with a 201, 200 or 204 already sent. A deleted link is null.
  */
-export async function findLinkBySlug(pool: Pool, slug: string, options: ReadOptions = {}): Promise<LinkRecord | null> {
+export async function findLinkBySlug(pool: Pool, key: string, options: ReadOptions = {}): Promise<LinkRecord | null> {
   const { rows } = await pool.query<LinkRow>(
     withReadTimeout(
       {
         // The query is in the function (migrations 0010, 0020), where its plan is kept.
         text: 'SELECT link_id, account_id, destination_url, tag, created_at, updated_at, deleted_at, version, routing FROM find_link_by_slug_v2($1)',
-        values: [slug],
+        values: [key],
       },
       options,
     ),
   );
   const row = rows[0];
   if (!row || row.deleted_at !== null) return null;
-  return linkRecord(slug, row);
+  return linkRecord(key, row);
 }
 
 /** A link's row as the write model's claim and the projection both hold it. */
@@ -63,8 +65,8 @@ export type LinkRow = {
 };
 
 /**
- * Live links by slug, read as `findLinkBySlug` reads one, in one round trip
- * (migrations 0013, 0020): the slugs without a live link are absent from the map.
+ * Live links by key, read as `findLinkBySlug` reads one, in one round trip
+ * (migrations 0013, 0020): the keys without a live link are absent from the map.
  */
 export async function findLinksBySlugs(
   pool: Pool,
@@ -101,12 +103,15 @@ export function withReadTimeout(query: QueryConfig, { readTimeoutMs }: ReadOptio
   return readTimeoutMs === undefined ? query : ({ ...query, query_timeout: readTimeoutMs } as QueryConfig);
 }
 
-/** The one mapping of a link's row to a LinkRecord; `updatedAt` is its creation until a change. */
-export function linkRecord(slug: string, row: Omit<LinkRow, 'deleted_at'>): LinkRecord {
+/**
+ * The one mapping of a link's row to a LinkRecord; `updatedAt` is its creation until a change. `key` is the row's
+ * `slug` column, which holds the link's key: its slug and domain are read from it.
+ */
+export function linkRecord(key: string, row: Omit<LinkRow, 'deleted_at'>): LinkRecord {
   return {
     linkId: row.link_id,
     accountId: row.account_id,
-    slug,
+    ...linkOfKey(key),
     destinationUrl: row.destination_url,
     tag: row.tag,
     createdAt: row.created_at,

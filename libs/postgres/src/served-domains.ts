@@ -46,3 +46,22 @@ export async function servedDomain(
   );
   return rows[0] ? served(rows[0]) : null;
 }
+
+/** Which of these hostnames the account has verified: where its links may go. */
+export async function verifiedHostnames(
+  db: Pool | Client,
+  accountId: string,
+  hostnames: readonly string[],
+  options: ReadOptions = {},
+): Promise<Set<string>> {
+  const { rows } = await db.query<{ hostname: string }>(
+    withReadTimeout(
+      {
+        text: 'SELECT hostname FROM domains WHERE account_id = $1 AND hostname = ANY($2::text[]) AND verified_at IS NOT NULL',
+        values: [accountId, hostnames],
+      },
+      options,
+    ),
+  );
+  return new Set(rows.map((r) => r.hostname));
+}

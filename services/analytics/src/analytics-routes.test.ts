@@ -272,6 +272,7 @@ describe('GET /api/v1/links/:slug', () => {
       updatedAt: summer.createdAt.toISOString(),
       rules: [],
       variants: null,
+      domain: null,
       preview: { status: 'pending', title: null, description: null, image: null, fetchedAt: null },
     });
     previews.set(summer.linkId, {
@@ -342,6 +343,7 @@ describe('GET /api/v1/links', () => {
       updatedAt: expect.any(String),
       rules: [],
       variants: null,
+      domain: null,
     });
     const second = await get(`/api/v1/links?limit=2&cursor=${first.json().nextCursor}`);
     expect(second.json().links.map((l: { slug: string }) => l.slug)).toEqual(['three', 'two']);

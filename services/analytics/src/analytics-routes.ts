@@ -16,6 +16,8 @@ import {
   LINK_RESPONSE_FIELDS,
   linkResponseProperties,
   linkSchema,
+  LINK_QUERYSTRING,
+  INVALID_DOMAIN,
 } from '@shortlink/links';
 import { RANGES } from './analytics/range';
 import { CLICK_EXPORT_ROUTE } from './clicks/export-api-route';
@@ -105,6 +107,7 @@ export const LINK_READ_ROUTE: ApiRoute = {
     tags: [API_ROUTE_TAGS.links],
     security: API_KEY_SECURITY,
     params: slugParams,
+    querystring: LINK_QUERYSTRING,
     response: {
       200: {
         description: 'The Link object and its preview.',
@@ -122,7 +125,10 @@ export const LINK_READ_ROUTE: ApiRoute = {
           },
         ],
       },
-      400: errorResponse('The request could not be read.', MALFORMED_REQUESTS),
+      400: errorResponse('The request could not be read, or `domain` is no hostname.', {
+        ...MALFORMED_REQUESTS,
+        invalidDomain: INVALID_DOMAIN,
+      }),
       401: unauthorized,
       404: linkNotFound,
       503: linkUnavailable,
@@ -302,6 +308,7 @@ export const ANALYTICS_ROUTE: ApiRoute = {
     querystring: {
       type: 'object',
       properties: {
+        domain: LINK_QUERYSTRING.properties.domain,
         range: {
           type: 'string',
           enum: RANGES,
@@ -368,7 +375,11 @@ export const ANALYTICS_ROUTE: ApiRoute = {
           },
         ],
       },
-      400: errorResponse('`range` is not one of the ranges.', { invalidRange: INVALID_RANGE, ...MALFORMED_REQUESTS }),
+      400: errorResponse('`range` is not one of the ranges, or `domain` is no hostname.', {
+        invalidRange: INVALID_RANGE,
+        invalidDomain: INVALID_DOMAIN,
+        ...MALFORMED_REQUESTS,
+      }),
       401: unauthorized,
       403: errorResponse(
         'The account’s plan does not include this range.',
@@ -393,6 +404,7 @@ export const QR_CODE_ROUTE: ApiRoute = {
     querystring: {
       type: 'object',
       properties: {
+        domain: LINK_QUERYSTRING.properties.domain,
         format: { type: 'string', enum: ['svg', 'png'], default: 'svg', description: 'The image format.' },
         size: {
           type: 'integer',
@@ -425,6 +437,7 @@ export const QR_CODE_ROUTE: ApiRoute = {
         },
       },
       400: errorResponse('A parameter is not acceptable.', {
+        invalidDomain: INVALID_DOMAIN,
         invalidFormat: INVALID_QR_FORMAT,
         invalidSize: INVALID_QR_SIZE,
         invalidMargin: INVALID_QR_MARGIN,
@@ -492,6 +505,7 @@ export const ACCOUNT_ANALYTICS_ROUTE: ApiRoute = {
     querystring: {
       type: 'object',
       properties: {
+        domain: LINK_QUERYSTRING.properties.domain,
         range: {
           type: 'string',
           enum: RANGES,

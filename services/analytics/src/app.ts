@@ -45,7 +45,7 @@ export function createAnalytics(deps: AnalyticsDeps): ServiceModule {
       await accountReadRoutes(app, deps);
       await clickExportRoutes(app, deps);
       await dashboardRoutes(app);
-      app.get<{ Params: { slug: string }; Querystring: { range?: unknown } }>(
+      app.get<{ Params: { slug: string }; Querystring: { range?: unknown; domain?: unknown } }>(
         ANALYTICS_ROUTE.url,
         // Any query reaches the handler, so a repeated or odd `range` is named: `Invalid range`.
         { onRequest: requireApiKey(deps.authenticate, deps.rateLimiter), schema: servedSchema(ANALYTICS_ROUTE) },
@@ -54,7 +54,7 @@ export function createAnalytics(deps: AnalyticsDeps): ServiceModule {
           const range = checkedRange(request.query.range, account.plan);
           const { slug } = request.params;
           // Another account's link is "not found" too: existence does not leak.
-          const link = await ownedLink(deps, slug, account.id);
+          const link = await ownedLink(deps, slug, request.query, account.id);
 
           const { period, stats } = await deps.readStats(link, range, deps.now());
           return {

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { SLUG_PATTERN } from '@shortlink/events';
+import { linkKey, SLUG_PATTERN } from '@shortlink/events';
 import { takeQrScanMarker } from '@shortlink/links';
 import { chooseDestination, type Choice, type Visit } from '@shortlink/redirect-rules';
 import { servedSchema, type Dependency, type ServiceModule } from '@shortlink/http';
@@ -35,8 +35,8 @@ export interface RedirectorDeps {
   /** Called after a 404 for a path that is no link (an unknown or deleted slug, or no slug at all); must not throw or wait. */
   onUnknownSlug?: () => void;
   /**
-   * The verified branded domains: a request whose `Host` names one is answered by that domain's rules (its root and
-   * not-found redirects; it holds no slug of the installation's). Any other `Host` is the installation's own.
+   * The verified branded domains: a request whose `Host` names one is answered by that domain's links and its root
+   * and not-found redirects (it holds no slug of the installation's). Any other `Host` is the installation's own.
    */
   domains?: Pick<ServedDomainMap, 'peek' | 'trusted' | 'confirm'>;
   /** The queue of clicks not yet acknowledged by Kafka, for tests and metrics. */
@@ -115,19 +115,43 @@ export function createRedirector(deps: RedirectorDeps): ServiceModule {
     );
   };
   /**
+   * A slug on a verified domain: the domain's link of that slug (its key, `hostname/slug`), else its not-found
+   * redirect. A link is served on a domain only when the domain's account owns it: a hostname another account held
+   * once never reaches that account's links.
+   */
+  const domainSlugRoute = (
+    request: FastifyRequest<{ Params: { slug: string } }>,
+    reply: FastifyReply,
+    domain: DomainRoutes,
+  ): FastifyReply | Promise<FastifyReply> => {
+    const { slug } = request.params;
+    if (!SLUG_PATTERN.test(slug)) return notOnDomain(request, reply, domain);
+    const key = linkKey(domain.hostname, slug);
+    const answer = (link: ResolvedLink | null) =>
+      link !== null && link.accountId === domain.accountId
+        ? redirect(request, reply, link)
+        : notOnDomain(request, reply, domain);
+    const cached = deps.cache.peek(key);
+    if (cached) return answer(cached);
+    return deps.cache.resolve(key).then(answer, (err: unknown) => {
+      request.log.warn({ err, key }, 'link lookup failed');
+      return refuse(reply, REDIRECT_ERRORS.lookupFailed);
+    });
+  };
+  /**
    * A request on a verified domain, answered by `onDomain`; a domain deleted meanwhile (found so while the map is
    * not trusted) is no domain, and the request is the installation's, as for any other `Host`.
    */
   const onVerifiedDomain = (
     domain: DomainRoutes,
     domains: NonNullable<RedirectorDeps['domains']>,
-    onDomain: (domain: DomainRoutes) => FastifyReply,
+    onDomain: (domain: DomainRoutes) => FastifyReply | Promise<FastifyReply>,
     otherwise: () => FastifyReply | Promise<FastifyReply>,
   ): FastifyReply | Promise<FastifyReply> =>
     domains.trusted()
       ? onDomain(domain)
       : domains.confirm(domain).then((confirmed) => (confirmed === null ? otherwise() : onDomain(confirmed)));
-  /** A slug the domain does not hold (today every slug: links are the installation's): its not-found redirect, or the 404. */
+  /** A slug the domain does not hold: its not-found redirect, or the 404. */
   const notOnDomain = (request: FastifyRequest, reply: FastifyReply, domain: DomainRoutes): FastifyReply => {
     if (domain.notFoundLocation === null) return unknownSlug(request, reply);
     found(reply, domain.notFoundLocation);
@@ -178,7 +202,7 @@ export function createRedirector(deps: RedirectorDeps): ServiceModule {
           return onVerifiedDomain(
             domain,
             domains!,
-            (d) => notOnDomain(request, reply, d),
+            (d) => domainSlugRoute(request, reply, d),
             () => slugRoute(request, reply),
           );
         },

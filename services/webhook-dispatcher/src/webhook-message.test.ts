@@ -90,7 +90,7 @@ describe('webhook messages', () => {
     });
     const deleted = linkEventMessage(link('LinkDeleted', '33333333-3333-4333-8333-333333333333', { version: 4 }))!;
     expect(deleted.type).toBe('link.deleted');
-    expect(JSON.parse(deleted.payload).data).toEqual({ id: linkId, slug: 'summer', version: 4 });
+    expect(JSON.parse(deleted.payload).data).toEqual({ id: linkId, slug: 'summer', version: 4, domain: null });
   });
 
   it('given a LinkUpdated v2, adds its rules, variants and domain to the payload', () => {
@@ -156,6 +156,7 @@ describe('webhook messages', () => {
       referrer: 'https://news.example',
       country: 'FR',
       userAgent: 'Mozilla/5.0 "quoted" \u2028',
+      domain: null,
     });
     expect(message.payload).not.toContain(accountId);
   });

@@ -26,6 +26,8 @@ export interface WebhookClick {
   referrer: string;
   country: string;
   userAgent: string;
+  /** The link's branded domain, null for the installation's own: added after the first payloads, so last. */
+  domain: string | null;
 }
 
 const body = (type: WebhookEventType, timestamp: string, data: object) => JSON.stringify({ type, timestamp, data });
@@ -74,7 +76,8 @@ export function linkEventMessage(event: LinkEvent): WebhookMessage | null {
     }
     case 'LinkDeleted': {
       const { linkId, accountId, slug, version } = event.data;
-      const data = { id: linkId, slug, version };
+      // domain: added after the first payloads, so after the fields those had.
+      const data = { id: linkId, slug, version, domain: domainOf(event.data) };
       return message(
         messageId,
         event.occurredAt,
@@ -127,7 +130,7 @@ export function clickBatchMessage(clicks: readonly ClickRecorded[]): WebhookMess
 
 function webhookClick(click: ClickRecorded): WebhookClick {
   // Every field named: a field added to ClickRecorded later is not sent until it is chosen here.
-  const { linkId, slug, clickedAt, visitorHash, referrer, country, userAgent } = click.data;
+  const { linkId, slug, clickedAt, visitorHash, referrer, country, userAgent, domain } = click.data;
   return {
     eventId: click.eventId,
     linkId,
@@ -137,5 +140,6 @@ function webhookClick(click: ClickRecorded): WebhookClick {
     referrer,
     country,
     userAgent,
+    domain: domain ?? null,
   };
 }

@@ -1,8 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { accountOf, requireApiKey, type Authenticate, type RateLimiter } from '@shortlink/accounts';
 import { addJsonBodyParser, servedSchema, type Dependency, type ServiceModule } from '@shortlink/http';
-import { SLUG_PATTERN } from '@shortlink/events';
-import { linkNotFound } from '@shortlink/links';
+import { linkKeyOf } from '@shortlink/links';
 import { idempotentRequests, type IdempotencyDeps } from './idempotency/idempotent-requests';
 import { assembleBulkResults, bulkItems, validateBulkItem } from './links/bulk-create';
 import { changeLink, type ChangeLinkDeps } from './links/change-link';
@@ -108,7 +107,7 @@ export function createWriteApi(deps: WriteApiDeps): ServiceModule {
           },
         );
       });
-      app.patch<{ Params: { slug: string } }>(
+      app.patch<{ Params: { slug: string }; Querystring: { domain?: string } }>(
         UPDATE_LINK_ROUTE.url,
         // The body's rules live in validateUpdateLink, with creation's texts.
         { onRequest: requireApiKey(deps.authenticate, deps.rateLimiter), schema: servedSchema(UPDATE_LINK_ROUTE) },
@@ -116,16 +115,16 @@ export function createWriteApi(deps: WriteApiDeps): ServiceModule {
           const account = accountOf(request);
           const validated = validateUpdateLink(request.body, service);
           if (!validated.ok) throw rejectionError(validated.rejection);
-          const slug = ownSlug(request.params.slug);
-          return changeLink(deps, account, slug, { kind: 'update', changes: validated.changes });
+          const key = linkKeyOf(request.params.slug, request.query, service.publicHostname);
+          return changeLink(deps, account, key, { kind: 'update', changes: validated.changes });
         },
       );
-      app.delete<{ Params: { slug: string } }>(
+      app.delete<{ Params: { slug: string }; Querystring: { domain?: string } }>(
         DELETE_LINK_ROUTE.url,
         { onRequest: requireApiKey(deps.authenticate, deps.rateLimiter), schema: servedSchema(DELETE_LINK_ROUTE) },
         async (request, reply) => {
-          const slug = ownSlug(request.params.slug);
-          await changeLink(deps, accountOf(request), slug, { kind: 'delete' });
+          const key = linkKeyOf(request.params.slug, request.query, service.publicHostname);
+          await changeLink(deps, accountOf(request), key, { kind: 'delete' });
           return reply.code(204).send();
         },
       );
@@ -141,10 +140,4 @@ export function createWriteApi(deps: WriteApiDeps): ServiceModule {
       });
     },
   };
-}
-
-/** A path segment that cannot be a slug names no link. */
-function ownSlug(slug: string): string {
-  if (!SLUG_PATTERN.test(slug)) throw linkNotFound(slug);
-  return slug;
 }

@@ -4,7 +4,7 @@ import { postgresAuthenticator, type RateLimiter } from '@shortlink/accounts';
 import { eventLogProbe, type EventLogClient, type KafkaLogger, type KafkaNames } from '@shortlink/event-log';
 import { isDependencyOutage } from '@shortlink/http';
 import type { MetricsRegistry } from '@shortlink/metrics';
-import { postgresReachable } from '@shortlink/postgres';
+import { postgresReachable, verifiedHostnames } from '@shortlink/postgres';
 import type { WriteApiDeps } from './app';
 import type { WriteApiConfig } from './config';
 import { dnsTxtLookup, postgresDomainStore } from '@shortlink/domains';
@@ -133,6 +133,9 @@ export function composeWriteApi(settings: WriteApiSettings, stores: WriteApiStor
     newId: randomUUID,
     newSlug: () => generateSlug(),
     publicBaseUrl,
+    // Before anything is taken: a stalled Postgres answers as it does for the claim that would follow.
+    verifiedDomains: (accountId, hostnames) =>
+      verifiedHostnames(pool, accountId, hostnames, { readTimeoutMs: POSTGRES_WRITE_DEADLINES.beforeDurableMs }),
     onLinkCommitted: stores.onLinkCommitted,
     onLinkChanged: stores.onLinkChanged,
     onClaimError: (err, slug) =>

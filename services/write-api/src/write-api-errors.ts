@@ -79,7 +79,7 @@ export const REJECTIONS = {
   /** A create names a field it does not take (`slug` for `customSlug`): refused, not ignored, as a change is. */
   unknownCreateField: {
     status: 400,
-    error: 'Only url, customSlug, tag, rules and variants can be given',
+    error: 'Only url, customSlug, tag, rules, variants and domain can be given',
     code: 'unknown_field',
     detail: 'The body names a field a create does not take.',
   },

@@ -220,6 +220,7 @@ describe('POST /api/v1/links', () => {
       updatedAt: '2026-11-22T10:00:00.123Z',
       rules: [],
       variants: null,
+      domain: null,
     });
     expect(appended).toEqual([
       expect.objectContaining({
@@ -566,7 +567,10 @@ describe('authentication on every route', () => {
 describe('what each mistake answers: the spec’s text and code, and a detail saying what is wrong', () => {
   const json = { 'content-type': 'application/json' };
   const invalidBody = { error: 'Invalid request body', code: 'invalid_body' };
-  const unknownField = { error: 'Only url, customSlug, tag, rules and variants can be given', code: 'unknown_field' };
+  const unknownField = {
+    error: 'Only url, customSlug, tag, rules, variants and domain can be given',
+    code: 'unknown_field',
+  };
   const slugFormat = {
     error: 'Custom slugs must be 3-30 characters long and use only lowercase letters, digits and hyphens',
     code: 'invalid_slug',
@@ -680,7 +684,7 @@ describe('what each mistake answers: the spec’s text and code, and a detail sa
       {
         ...unknownField,
         field: 'slug',
-        detail: 'Unknown field "slug": did you mean customSlug? Fields: url, customSlug, tag, rules and variants.',
+        detail: 'Unknown field "slug": did you mean customSlug? Fields: url, customSlug, tag, rules, variants and domain.',
       },
     ],
     [
@@ -690,7 +694,7 @@ describe('what each mistake answers: the spec’s text and code, and a detail sa
       {
         ...unknownField,
         field: 'destination',
-        detail: 'Unknown field "destination": did you mean url? Fields: url, customSlug, tag, rules and variants.',
+        detail: 'Unknown field "destination": did you mean url? Fields: url, customSlug, tag, rules, variants and domain.',
       },
     ],
     [
@@ -700,7 +704,7 @@ describe('what each mistake answers: the spec’s text and code, and a detail sa
       {
         ...unknownField,
         field: 'tags',
-        detail: 'Unknown field "tags": did you mean tag? Fields: url, customSlug, tag, rules and variants.',
+        detail: 'Unknown field "tags": did you mean tag? Fields: url, customSlug, tag, rules, variants and domain.',
       },
     ],
     [
@@ -710,7 +714,7 @@ describe('what each mistake answers: the spec’s text and code, and a detail sa
       {
         ...unknownField,
         field: 'expires',
-        detail: 'Unknown field "expires" Fields: url, customSlug, tag, rules and variants.',
+        detail: 'Unknown field "expires" Fields: url, customSlug, tag, rules, variants and domain.',
       },
     ],
     [
@@ -787,7 +791,7 @@ describe('what each mistake answers: the spec’s text and code, and a detail sa
           status: 400,
           ...unknownField,
           field: 'slug',
-          detail: 'Unknown field "slug": did you mean customSlug? Fields: url, customSlug, tag, rules and variants.',
+          detail: 'Unknown field "slug": did you mean customSlug? Fields: url, customSlug, tag, rules, variants and domain.',
         },
       ],
     });

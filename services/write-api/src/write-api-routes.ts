@@ -8,7 +8,14 @@ import {
   type ApiRoute,
   type JsonSchema,
 } from '@shortlink/http';
-import { LINK_EXAMPLE, LINK_NOT_FOUND, LINK_NOT_SETTLED, linkSchema } from '@shortlink/links';
+import {
+  INVALID_DOMAIN,
+  LINK_EXAMPLE,
+  LINK_NOT_FOUND,
+  LINK_NOT_SETTLED,
+  LINK_QUERYSTRING,
+  linkSchema,
+} from '@shortlink/links';
 import { bulkCreateBody, createLinkBody, documentedSchema, updateLinkBody } from './links/rules/link-fields';
 import {
   appendFailed,
@@ -56,6 +63,7 @@ const CREATE_REJECTIONS = {
   slugFormat: REJECTIONS.slugFormat,
   slugReserved: REJECTIONS.slugReserved,
   tag: REJECTIONS.tag,
+  invalidDomain: INVALID_DOMAIN,
 };
 const PLAN_REJECTIONS = { planUpgradeRequired: planRejection('free') };
 const CREATE_UNAVAILABLE = {
@@ -211,6 +219,7 @@ export const UPDATE_LINK_ROUTE: ApiRoute = {
     tags: [API_ROUTE_TAGS.links],
     security: API_KEY_SECURITY,
     params: slugParams,
+    querystring: LINK_QUERYSTRING,
     body: documentedSchema(updateLinkBody),
     response: {
       200: { description: 'The changed link.', ...linkSchema, examples: [LINK_EXAMPLE] },
@@ -222,6 +231,7 @@ export const UPDATE_LINK_ROUTE: ApiRoute = {
         tag: REJECTIONS.tag,
         unknownField: REJECTIONS.unknownField,
         emptyChange: REJECTIONS.emptyChange,
+        invalidDomain: INVALID_DOMAIN,
         ...MALFORMED_REQUESTS,
       }),
       401: unauthorized,
@@ -244,12 +254,17 @@ export const DELETE_LINK_ROUTE: ApiRoute = {
     tags: [API_ROUTE_TAGS.links],
     security: API_KEY_SECURITY,
     params: slugParams,
+    querystring: LINK_QUERYSTRING,
     response: {
       204: { description: 'The link is deleted.', type: 'null' },
-      400: errorResponse('The request could not be read, or it came with a body that is not JSON.', {
-        ...MALFORMED_REQUESTS,
-        invalidBody: HTTP_ERRORS.invalidBody,
-      }),
+      400: errorResponse(
+        'The request could not be read, or it came with a body that is not JSON, or `domain` is no hostname.',
+        {
+          ...MALFORMED_REQUESTS,
+          invalidBody: HTTP_ERRORS.invalidBody,
+          invalidDomain: INVALID_DOMAIN,
+        },
+      ),
       401: unauthorized,
       404: linkNotFound,
       // A deletion takes no body, but one sent is read as any request's is (a client's Content-Type on every request).

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { accountOf, requireApiKey, type Authenticate, type RateLimiter } from '@shortlink/accounts';
-import { SLUG_PATTERN } from '@shortlink/events';
+import { ownHostnameOf } from '@shortlink/domains';
 import { servedSchema } from '@shortlink/http';
-import { LINK_NOT_SETTLED, linkNotFound, linkResource } from '@shortlink/links';
+import { LINK_NOT_SETTLED, linkKeyOf, linkNotFound, linkResource } from '@shortlink/links';
 import type { LinkRecord, PreviewRecord } from '@shortlink/postgres';
 import { LINK_READ_ROUTE } from '../analytics-routes';
 
@@ -18,20 +18,20 @@ export interface LinkReadDeps {
 }
 
 /**
- * The link a key may read, or 404 for unknown slugs and other accounts' links
- * alike; for the key's own link whose create is not settled (its 201 may
- * have gone out before its claim's commit landed), 503 to try again, as the
- * write API answers a change of it.
+ * The link a key may read, named by its slug and, on a branded domain, `?domain=` (`query`), or 404 for unknown
+ * slugs and other accounts' links alike; for the key's own link whose create is not settled (its 201 may have gone
+ * out before its claim's commit landed), 503 to try again, as the write API answers a change of it.
  */
 export async function ownedLink(
-  deps: Pick<LinkReadDeps, 'findLink' | 'findUnsettledOwner'>,
+  deps: Pick<LinkReadDeps, 'findLink' | 'findUnsettledOwner' | 'publicBaseUrl'>,
   slug: string,
+  query: unknown,
   accountId: string,
 ): Promise<LinkRecord> {
-  if (!SLUG_PATTERN.test(slug)) throw linkNotFound(slug);
-  const link = await deps.findLink(slug);
-  if (link === null && (await deps.findUnsettledOwner(slug)) === accountId) throw LINK_NOT_SETTLED;
-  if (!link || link.accountId !== accountId) throw linkNotFound(slug);
+  const key = linkKeyOf(slug, query, ownHostnameOf(deps.publicBaseUrl));
+  const link = await deps.findLink(key);
+  if (link === null && (await deps.findUnsettledOwner(key)) === accountId) throw LINK_NOT_SETTLED;
+  if (!link || link.accountId !== accountId) throw linkNotFound(key);
   return link;
 }
 
@@ -40,11 +40,11 @@ export async function ownedLink(
  * (an addition to the spec, documented in docs/integrators.md).
  */
 export async function linkReadRoutes(app: FastifyInstance, deps: LinkReadDeps): Promise<void> {
-  app.get<{ Params: { slug: string } }>(
+  app.get<{ Params: { slug: string }; Querystring: { domain?: string } }>(
     LINK_READ_ROUTE.url,
     { onRequest: requireApiKey(deps.authenticate, deps.rateLimiter), schema: servedSchema(LINK_READ_ROUTE) },
     async (request) => {
-      const link = await ownedLink(deps, request.params.slug, accountOf(request).id);
+      const link = await ownedLink(deps, request.params.slug, request.query, accountOf(request).id);
       const found = await deps.findPreview(link.linkId);
       // A preview of an earlier destination does not describe the link: pending until the new one is fetched.
       const preview = found && describesLink(found, link) ? found : null;

@@ -21,7 +21,7 @@ export async function qrCodeRoutes(app: FastifyInstance, deps: Omit<LinkReadDeps
     async (request, reply) => {
       const parsed = parseQrRequest(request.query);
       if (!parsed.ok) throw parsed.error;
-      const link = await ownedLink(deps, request.params.slug, accountOf(request).id);
+      const link = await ownedLink(deps, request.params.slug, request.query, accountOf(request).id);
       const { format } = parsed.request;
       const image = await renderQrCode(qrScanUrl(linkResource(link, deps.publicBaseUrl).shortUrl), parsed.request);
       return (

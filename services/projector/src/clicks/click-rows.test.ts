@@ -66,6 +66,7 @@ describe('projecting a click', () => {
           trigger: 'link',
           rule: -1,
           variant: -1,
+          domain: '',
         },
         clickedAt: Date.UTC(2026, 10, 23, 17, 4, 5, 678),
       });
@@ -163,6 +164,7 @@ describe('the rows kept for an insert', () => {
             trigger: fc.constantFrom('link', 'qr'),
             rule: fc.integer({ min: -1, max: 19 }),
             variant: fc.integer({ min: -1, max: 3 }),
+            domain: fc.constantFrom('', 'go.example.com'),
           }),
         ),
         (rows) => {
@@ -191,9 +193,10 @@ describe('the rows kept for an insert', () => {
         trigger: 'qr',
         rule: 2,
         variant: -1,
+        domain: 'go.example.com',
       },
     ]);
-    expect(text).toBe('[["e","l","a","s","t","v","r","c","d","b","o",3,"9","qr",2,-1]]');
+    expect(text).toBe('[["e","l","a","s","t","v","r","c","d","b","o",3,"9","qr",2,-1,"go.example.com"]]');
   });
 
   it('read a followed link where a version before the trigger column kept a row without it', () => {
@@ -201,6 +204,7 @@ describe('the rows kept for an insert', () => {
     expect(clickRowsFromText('[["e","l","a","s","t","v","r","c","d","b","o",3,"9","qr"]]')[0]).toMatchObject({
       rule: -1,
       variant: -1,
+      domain: '',
     });
   });
 });

@@ -22,6 +22,8 @@ export interface ClickRow {
   /** The position of the link's rule, and of its variant, that chose the destination; -1 for none. */
   rule: number;
   variant: number;
+  /** The link's branded domain; '' for the installation's own (the event's `domain`, absent for it). */
+  domain: string;
 }
 
 /** The columns a click row fills, in the order each row's values are sent: every field of ClickRow, once. */
@@ -42,6 +44,7 @@ export const CLICK_COLUMNS = Object.keys({
   trigger: true,
   rule: true,
   variant: true,
+  domain: true,
 } satisfies Record<keyof ClickRow, true>) as [keyof ClickRow, ...(keyof ClickRow)[]];
 
 /**
@@ -67,6 +70,8 @@ export function clickRowsFromText(text: string): ClickRow[] {
     // Kept by a version before routing: no click then went by a rule or a variant.
     row.rule ??= -1;
     row.variant ??= -1;
+    // Kept by a version before branded domains: every link then was on the installation's own.
+    row.domain ??= '';
     return row;
   });
 }
@@ -112,6 +117,7 @@ export function clickRows(message: LogRecord, partition: number): RowOutcome[] {
         trigger: data.trigger ?? 'link',
         rule: data.rule ?? -1,
         variant: data.variant ?? -1,
+        domain: data.domain ?? '',
       },
       clickedAt: data.clickedAt,
     };

@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import { routingOf, storedRouting, type LinkDeleted, type LinkUpdated } from '@shortlink/events';
+import { domainOf, linkKey, routingOf, storedRouting, type LinkDeleted, type LinkUpdated } from '@shortlink/events';
 import type { EventSource } from './project-link';
 
 /**
@@ -21,7 +21,7 @@ export async function projectLinkChange(pool: Pool, event: LinkUpdated | LinkDel
        version = $3, event_id = $9, source_partition = $10, source_offset = $11
      WHERE slug = $1 AND link_id = $2 AND version < $3`,
     [
-      slug,
+      linkKey(domainOf(event.data), slug),
       linkId,
       version,
       updated?.destinationUrl ?? null,

@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import { routingOf, storedRouting, type LinkCreated } from '@shortlink/events';
+import { domainOf, linkKey, routingOf, storedRouting, type LinkCreated } from '@shortlink/events';
 import { CHANNELS } from '@shortlink/postgres';
 
 export interface EventSource {
@@ -16,6 +16,8 @@ export interface EventSource {
  */
 export async function projectLinkCreated(pool: Pool, event: LinkCreated, source: EventSource): Promise<void> {
   const { linkId, accountId, slug, destinationUrl, tag } = event.data;
+  // The store's key: the slug, and the domain when the link is on one (a slug is unique per domain).
+  const key = linkKey(domainOf(event.data), slug);
   await pool.query(
     `WITH projected AS (
        INSERT INTO links (slug, link_id, account_id, destination_url, tag, created_at, event_id, source_partition, source_offset, routing)
@@ -29,7 +31,7 @@ export async function projectLinkCreated(pool: Pool, event: LinkCreated, source:
      )
      SELECT pg_notify($10, slug) FROM committed`,
     [
-      slug,
+      key,
       linkId,
       accountId,
       destinationUrl,

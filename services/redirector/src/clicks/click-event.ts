@@ -1,4 +1,5 @@
 import {
+  linkOfKey,
   clickRecordedJson,
   clickRecordedJsonOf,
   clickRecordedPiece,
@@ -64,8 +65,12 @@ export function clickEventLines(
     }
   };
   const { links } = columns;
+  // `links.slug` holds each link's key: its slug, and its domain when it is on one, written apart.
   const linkPieces = links.linkId.map((linkId, i) =>
-    attempt(() => clickRecordedPiece.link(linkId, links.accountId[i]!, links.slug[i]!)),
+    attempt(() => {
+      const { slug, domain } = linkOfKey(links.slug[i]!);
+      return clickRecordedPiece.link(linkId, links.accountId[i]!, slug, domain);
+    }),
   );
   const visitorPieces: (string | undefined)[] = [];
   const countryPieces: (string | undefined)[] = [];

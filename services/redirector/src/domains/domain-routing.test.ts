@@ -17,7 +17,13 @@ const A: ServedDomain = {
   rootRedirect: 'https://www.a.example/',
   notFoundRedirect: 'https://www.a.example/missing',
 };
-const B: ServedDomain = { ...A, hostname: 'go.b.example', rootRedirect: null, notFoundRedirect: null };
+const B: ServedDomain = {
+  ...A,
+  hostname: 'go.b.example',
+  accountId: '00000000-0000-4000-8000-00000000000b',
+  rootRedirect: null,
+  notFoundRedirect: null,
+};
 
 describe('the redirect route by Host', () => {
   let app: FastifyInstance;
@@ -34,8 +40,14 @@ describe('the redirect route by Host', () => {
 
   beforeAll(async () => {
     const cache = new LinkCache({
-      lookup: async (slug) =>
-        slug === 'launch' ? { slug, location: 'https://example.com/launch', linkId: 'l', accountId: 'a' } : null,
+      lookup: async (key) =>
+        ({
+          launch: { slug: key, location: 'https://example.com/launch', linkId: 'l', accountId: 'a' },
+          // A's link on its domain, and a link under B's name that another account holds (B's hostname was once
+          // theirs): keys are `hostname/slug`.
+          'go.a.example/sale': { slug: key, location: 'https://a.example/sale', linkId: 'la', accountId: A.accountId },
+          'go.b.example/sale': { slug: key, location: 'https://old.example/sale', linkId: 'lo', accountId: 'a' },
+        })[key] ?? null,
       maxEntries: 10,
       negativeTtlMs: 1000,
     });
@@ -70,6 +82,14 @@ describe('the redirect route by Host', () => {
     expect(await visit('go.b.example', '/launch')).toEqual([404, null]);
     expect(await visit('go.b.example', '/')).toEqual([404, null]);
     expect(unknownSlugs).toBe(before + 1);
+  });
+
+  it('serves a domain’s own links by slug, and a link under its name only when the domain’s account owns it', async () => {
+    expect(await visit('go.a.example', '/sale')).toEqual([302, 'https://a.example/sale']);
+    expect(await visit('GO.A.example.', '/sale')).toEqual([302, 'https://a.example/sale']);
+    expect(await visit('go.b.example', '/sale')).toEqual([404, null]);
+    // A domain's link is not the installation's.
+    expect(await visit('sho.rt', '/sale')).toEqual([404, null]);
   });
 
   it("serves the installation's links on every other name", async () => {

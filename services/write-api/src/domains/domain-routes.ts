@@ -221,12 +221,14 @@ export const DELETE_DOMAIN_ROUTE: ApiRoute = {
   schema: {
     operationId: 'deleteDomain',
     summary: 'Delete a domain',
-    description: 'The hostname is free to be claimed again, by any account.',
+    description:
+      'The hostname is free to be claimed again, by any account. A domain with links cannot be deleted: delete its links first.',
     ...common,
     params: hostnameParams,
     response: {
       204: { description: 'The domain is deleted.', type: 'null' },
       400: errorResponse('The request could not be read.', readErrors),
+      409: errorResponse('Links are on this domain.', { inUse: E.inUse }),
       ...resourceRouteFailures(notFound, unavailable),
     },
   },

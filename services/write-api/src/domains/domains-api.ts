@@ -183,8 +183,9 @@ export function registerDomainRoutes(app: FastifyInstance, deps: DomainsApiDeps,
         hostname.ok &&
         (await seenByRedirectors(
           (changeId) => deps.store.remove(account.id, hostname.hostname, changeId),
-          (done) => done,
+          (done) => done === true,
         ));
+      if (removed === 'in_use') throw DOMAIN_ERRORS.inUse;
       if (!removed) {
         throw DOMAIN_ERRORS.notFound.withDetail(`This account has no domain ${excerpt(request.params.hostname)}.`);
       }

@@ -65,6 +65,7 @@ describe('validateBulkItem', () => {
       ok: true,
       input: {
         destinationUrl: 'https://example.com',
+        domain: null,
         customSlug: 'go-go',
         tag: 'x',
         routing: { rules: [], variants: null },

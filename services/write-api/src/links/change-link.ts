@@ -15,7 +15,7 @@ export interface ChangeLinkDeps {
   newId: () => string;
   publicBaseUrl: string;
   /** Called once a change committed. A process that also runs the redirector drops its cache entry at once. */
-  onLinkChanged?: (slug: string) => void;
+  onLinkChanged?: (key: string) => void;
 }
 
 /**
@@ -24,12 +24,12 @@ export interface ChangeLinkDeps {
  * links topic (within the append deadline) and the redirectors' confirmations
  * are awaited (within their lease). The answer leaves after both, so the very
  * next redirect anywhere sees the change. Returns the changed link; for a
- * delete, its last state.
+ * delete, its last state. `key` names the link (`linkKey`: its slug, and its domain when it has one).
  */
 export async function changeLink(
   deps: ChangeLinkDeps,
   account: Account,
-  slug: string,
+  key: string,
   command: LinkCommand,
 ): Promise<LinkResource> {
   const eventId = deps.newId();
@@ -39,7 +39,7 @@ export async function changeLink(
     // The clock is read once the link's row is locked: a change that waited
     // for another is dated after it.
     decision = await deps.changes.change(
-      slug,
+      key,
       (current) => decideLinkChange(current, account.id, command, { eventId, now: deps.now() }),
       { accountId: account.id },
     );
@@ -47,19 +47,19 @@ export async function changeLink(
     expectation.cancel();
     if (!(error instanceof CommitUnconfirmed)) throw error;
     // Perhaps saved: a cached copy in this process must not outlive it (the others hear the commit's NOTIFY).
-    deps.onLinkChanged?.(slug);
+    deps.onLinkChanged?.(key);
     throw changeUnconfirmed(error);
   }
   if (decision.kind === 'not-found' || decision.kind === 'not-settled') {
     expectation.cancel();
-    throw decision.kind === 'not-found' ? linkNotFound(slug) : LINK_NOT_SETTLED;
+    throw decision.kind === 'not-found' ? linkNotFound(key) : LINK_NOT_SETTLED;
   }
   if (decision.kind === 'changed') {
-    deps.onLinkChanged?.(slug);
+    deps.onLinkChanged?.(key);
     // The link's events waiting in the outbox go in version order, this one
     // among them (unless another change's publish took it already).
     const [appended] = await Promise.allSettled([
-      deps.changes.publish(slug, deps.appendLinkEvent),
+      deps.changes.publish(key, deps.appendLinkEvent),
       expectation.settle(),
     ]);
     // Committed and visible already; the outbox keeps the event until the log takes it.

@@ -74,6 +74,7 @@ describe('createLink', () => {
       updatedAt: '2026-11-22T10:00:00.123Z',
       rules: [],
       variants: null,
+      domain: null,
     });
     expect(appended).toHaveLength(1);
     expect(appended[0]).toEqual({

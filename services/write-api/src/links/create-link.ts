@@ -1,6 +1,7 @@
 import type { Account } from '@shortlink/accounts';
-import { createEvent, NO_ROUTING, storedRouting, type LinkCreated } from '@shortlink/events';
-import { linkResource, type LinkResource } from '@shortlink/links';
+import { createEvent, linkKey, linkOfKey, NO_ROUTING, storedRouting, type LinkCreated } from '@shortlink/events';
+import { INVALID_DOMAIN, linkResource, type LinkResource } from '@shortlink/links';
+import { excerpt } from '@shortlink/http';
 import { appendFailed, SLUG_SPACE_EXHAUSTED, slugTaken } from '../write-api-errors';
 import type { ClaimStore } from './stores/claims';
 import type { CreateLinkInput } from './rules/create-link-validation';
@@ -18,13 +19,18 @@ export interface CreateLinkDeps {
   newSlug: () => string;
   publicBaseUrl: string;
   /**
+   * Which of these hostnames the account has verified (a link may go only on those). Absent: branded domains are not
+   * served here, and a create that names one is refused.
+   */
+  verifiedDomains?: (accountId: string, hostnames: readonly string[]) => Promise<ReadonlySet<string>>;
+  /**
    * Called once a link is committed, before its 201 is sent. A process that
    * also runs the redirector uses it to drop a cached "not found" at once;
    * other processes learn it through Postgres NOTIFY.
    */
-  onLinkCommitted?: (slug: string) => void;
+  onLinkCommitted?: (key: string) => void;
   /** Called when a claim could not be committed; the projector or the settler commits it later. */
-  onClaimError: (error: unknown, slug: string) => void;
+  onClaimError: (error: unknown, key: string) => void;
 }
 
 const GENERATED_SLUG_ATTEMPTS = 10;
@@ -59,6 +65,8 @@ interface Pending {
 
 interface Claimed extends Pending {
   slug: string;
+  /** Its key (`linkKey`): what the claim is on, since a slug is unique per domain. */
+  key: string;
   createdAt: Date;
   /** Its LinkCreated is known to be in the log (an earlier attempt's committed claim). */
   committed: boolean;
@@ -97,9 +105,12 @@ export async function createLinks(
   let drawing: Pending[] = [];
   for (const p of all) {
     const own = earlier.get(p.linkId);
-    if (own) claimed.push({ ...p, slug: own.slug, createdAt: own.createdAt, committed: own.state === 'committed' });
-    else drawing.push(p);
+    if (own) {
+      const { slug } = linkOfKey(own.slug);
+      claimed.push({ ...p, slug, key: own.slug, createdAt: own.createdAt, committed: own.state === 'committed' });
+    } else drawing.push(p);
   }
+  drawing = await onVerifiedDomains(deps, account, drawing, failed);
   // A custom slug is tried once; a generated one is drawn again when taken.
   for (let attempt = 0; drawing.length > 0; attempt++) {
     if (attempt === GENERATED_SLUG_ATTEMPTS) {
@@ -107,15 +118,17 @@ export async function createLinks(
       break;
     }
     const candidates = drawing.map((p) => p.input.customSlug ?? deps.newSlug());
+    const keys = drawing.map((p, i) => linkKey(p.input.domain, candidates[i] as string));
     const results = await Promise.allSettled(
-      deps.claims.claimAll(drawing.map((p, i) => claimOf(p, candidates[i] as string))),
+      deps.claims.claimAll(drawing.map((p, i) => claimOf(p, keys[i] as string))),
     );
     const again: Pending[] = [];
     results.forEach((result, i) => {
       const p = drawing[i] as Pending;
       if (result.status === 'rejected') failed(p, result.reason);
-      else if (result.value) claimed.push({ ...p, slug: candidates[i] as string, createdAt, committed: false });
-      else if (p.input.customSlug !== null) failed(p, slugTaken(p.input.customSlug));
+      else if (result.value) {
+        claimed.push({ ...p, slug: candidates[i] as string, key: keys[i] as string, createdAt, committed: false });
+      } else if (p.input.customSlug !== null) failed(p, slugTaken(p.input.customSlug));
       else again.push(p);
     });
     drawing = again;
@@ -135,8 +148,7 @@ export async function createLinks(
         destinationUrl: input.destinationUrl,
         tag: input.tag,
         ...(input.routing ?? NO_ROUTING),
-        // Every link is on the installation's own domain until links on branded domains land.
-        domain: null,
+        domain: input.domain ?? null,
       },
       { eventId, occurredAt: at.toISOString() },
     ),
@@ -157,18 +169,19 @@ export async function createLinks(
   if (uncommitted.length > 0) {
     await Promise.all(
       deps.claims
-        .commitAll(uncommitted.map(({ slug, linkId }) => ({ slug, linkId })))
-        .map((commit, i) => commit.catch((e: unknown) => deps.onClaimError(e, (uncommitted[i] as Claimed).slug))),
+        .commitAll(uncommitted.map(({ key, linkId }) => ({ slug: key, linkId })))
+        .map((commit, i) => commit.catch((e: unknown) => deps.onClaimError(e, (uncommitted[i] as Claimed).key))),
     );
   }
-  for (const { index, slug, linkId, input, createdAt: at } of durable) {
-    deps.onLinkCommitted?.(slug);
+  for (const { index, slug, key, linkId, input, createdAt: at } of durable) {
+    deps.onLinkCommitted?.(key);
     outcomes[index] = {
       ok: true,
       link: linkResource(
         {
           linkId,
           slug,
+          domain: input.domain ?? null,
           destinationUrl: input.destinationUrl,
           tag: input.tag,
           createdAt: at,
@@ -180,9 +193,9 @@ export async function createLinks(
   }
   return outcomes;
 
-  function claimOf(p: Pending, slug: string) {
+  function claimOf(p: Pending, key: string) {
     return {
-      slug,
+      slug: key,
       linkId: p.linkId,
       accountId: account.id,
       destinationUrl: p.input.destinationUrl,
@@ -192,4 +205,35 @@ export async function createLinks(
       resumable: work !== null,
     };
   }
+}
+
+/**
+ * The creates whose domain the account has verified, or that name none; each of the others fails alone, with
+ * `invalid_domain` (or the store's error, when it could not say). One round trip for every domain of the batch.
+ */
+async function onVerifiedDomains<P extends Pending>(
+  deps: CreateLinkDeps,
+  account: Account,
+  creates: P[],
+  failed: (p: P, error: unknown) => void,
+): Promise<P[]> {
+  const wanted = [...new Set(creates.flatMap((p) => (p.input.domain ? [p.input.domain] : [])))];
+  if (wanted.length === 0) return creates;
+  let verified: ReadonlySet<string> = new Set();
+  let lookupError: unknown = null;
+  try {
+    verified = deps.verifiedDomains === undefined ? verified : await deps.verifiedDomains(account.id, wanted);
+  } catch (error) {
+    lookupError = error;
+  }
+  return creates.filter((p) => {
+    const domain = p.input.domain;
+    if (!domain || verified.has(domain)) return true;
+    failed(
+      p,
+      lookupError ??
+        INVALID_DOMAIN.withDetail(`This account has not verified the domain ${excerpt(domain)}.`, 'domain'),
+    );
+    return false;
+  });
 }

@@ -1,4 +1,4 @@
-import { routingOf, storedRouting, type LinkEvent, type LinkRouting } from '@shortlink/events';
+import { domainOf, linkKey, routingOf, storedRouting, type LinkEvent, type LinkRouting } from '@shortlink/events';
 
 /** An event and where it sits in the topic. */
 export interface PositionedEvent {
@@ -110,13 +110,15 @@ export class LinkEventFold {
       this.addPreview(event);
       if (event.data.destinationUrl === undefined) this.slug(event.data.slug).previewReadsRow = true;
     } else {
-      const slug = this.slugs.get(event.data.slug);
+      // Folded by key, as the rows are: one slug on two domains is two links.
+      const key = linkKey(domainOf(event.data), event.data.slug);
+      const slug = this.slugs.get(key);
       if (slug?.previewReadsRow) return false;
-      const fold = slug ?? this.slug(event.data.slug);
+      const fold = slug ?? this.slug(key);
       if (event.type === 'LinkCreated') {
-        const { slug: name, linkId, accountId, destinationUrl, tag } = event.data;
+        const { linkId, accountId, destinationUrl, tag } = event.data;
         fold.created ??= {
-          slug: name,
+          slug: key,
           linkId,
           accountId,
           destinationUrl,
@@ -191,7 +193,8 @@ function addChange(
   partition: number,
   offset: string,
 ): void {
-  const { slug, linkId, version } = event.data;
+  const { linkId, version } = event.data;
+  const slug = linkKey(domainOf(event.data), event.data.slug);
   const update = event.type === 'LinkUpdated' ? event.data : null;
   // On the row this batch creates, exactly as the live UPDATE would.
   const row = fold.created;

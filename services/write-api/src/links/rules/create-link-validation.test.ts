@@ -36,6 +36,7 @@ describe('validateCreateLink', () => {
       ok: true,
       input: {
         destinationUrl: 'https://example.com/Path?q=Ä#frag',
+        domain: null,
         customSlug: null,
         tag: null,
         routing: { rules: [], variants: null },
@@ -48,6 +49,7 @@ describe('validateCreateLink', () => {
       ok: true,
       input: {
         destinationUrl: 'http://example.com',
+        domain: null,
         customSlug: 'spring-26',
         tag: 'newsletter',
         routing: { rules: [], variants: null },

@@ -1,6 +1,7 @@
 import { PLANS, type Plan } from '@shortlink/accounts';
 import { isStorableJson, type LinkRouting } from '@shortlink/events';
-import { excerpt, kindOf } from '@shortlink/http';
+import { excerpt, kindOf, type HttpError } from '@shortlink/http';
+import { linkDomainOf } from '@shortlink/links';
 import { validateRouting } from '@shortlink/redirect-rules';
 import { explain, LIMITS, planRejection, REJECTIONS, type Rejection } from '../../write-api-errors';
 import { customSlugField, fits, HTTP_SCHEME, NO_CONTROL, tagField, TRIMMED } from './link-fields';
@@ -14,13 +15,18 @@ export interface CreateLinkInput {
   tag: string | null;
   /** Its rules and variants, as validated; absent when none. */
   routing?: LinkRouting;
+  /**
+   * The branded domain it goes on, in stored form; absent or null: the installation's own. Whether the account has
+   * verified it is the create's to check (it reads the store).
+   */
+  domain?: string | null;
 }
 
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-const CREATE_FIELDS = ['url', 'customSlug', 'tag', 'rules', 'variants'];
+const CREATE_FIELDS = ['url', 'customSlug', 'tag', 'rules', 'variants', 'domain'];
 
 /**
  * Validates a create request in the order the spec lists its errors: the body
@@ -85,8 +91,21 @@ export function validateCreateLink(
   const routing = validateRouting(body, (destination) => destinationUrlRejection(destination, service));
   if (!routing.ok) return reject(routing.rejection);
 
-  return { ok: true, input: { destinationUrl: url, customSlug: slug, tag: cleanTag, routing: routing.routing } };
+  const domain = linkDomainOf(body.domain, service.publicHostname);
+  if (!domain.ok) return reject(rejectionOf(domain.error));
+
+  return {
+    ok: true,
+    input: { destinationUrl: url, customSlug: slug, tag: cleanTag, routing: routing.routing, domain: domain.domain },
+  };
 }
+
+const rejectionOf = (error: HttpError): Rejection => ({
+  status: 400,
+  error: error.message,
+  code: error.code,
+  ...error.explained,
+});
 
 /** What is wrong with a custom slug's format, whatever it holds, or null when it fits. */
 function customSlugProblem(slug: unknown): string | null {

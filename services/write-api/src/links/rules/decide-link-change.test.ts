@@ -10,6 +10,7 @@ const live: LinkState = {
   linkId: '00000000-0000-4000-8000-000000000001',
   accountId: OWNER,
   slug: 'spring',
+  domain: null,
   destinationUrl: 'https://example.com/a',
   tag: 'launch',
   createdAt: CREATED,

@@ -14,6 +14,8 @@ export interface LinkState {
   linkId: string;
   accountId: string;
   slug: string;
+  /** Its branded domain; null: the installation's own. */
+  domain: string | null;
   destinationUrl: string;
   tag: string | null;
   createdAt: Date;
@@ -61,13 +63,19 @@ export function decideLinkChange(
   const previous = current.updatedAt ?? current.createdAt;
   const now = meta.now.getTime() < previous.getTime() ? previous : meta.now;
   const eventMeta: EventMeta = { eventId: meta.eventId, occurredAt: now.toISOString() };
-  const { linkId, slug } = current;
+  const { linkId, slug, domain } = current;
 
   if (command.kind === 'delete') {
     return {
       kind: 'changed',
       state: { ...current, deletedAt: now, updatedAt: now, version },
-      event: createEvent<LinkDeleted>('LinkDeleted', 1, { linkId, accountId, slug, version }, eventMeta),
+      event: createEvent<LinkDeleted>(
+        'LinkDeleted',
+        1,
+        // `domain` only where there is one: a deletion on the installation's own domain reads as it always has.
+        { linkId, accountId, slug, version, ...(domain === null ? {} : { domain }) },
+        eventMeta,
+      ),
     };
   }
 
@@ -94,7 +102,7 @@ export function decideLinkChange(
     event: createEvent<LinkUpdated>(
       'LinkUpdated',
       2,
-      { linkId, accountId, slug, version, destinationUrl, tag, changedFields, rules, variants, domain: null },
+      { linkId, accountId, slug, version, destinationUrl, tag, changedFields, rules, variants, domain },
       eventMeta,
     ),
   };

@@ -55,6 +55,15 @@ export const createLinkBody = z
     tag: tagField.nullable().optional(),
     rules: rulesField.optional(),
     variants: variantsField.optional(),
+    domain: z
+      .string()
+      .nullable()
+      .optional()
+      .meta({
+        description:
+          'One of your verified branded domains (docs/domains.md) to put the link on; the slug is unique on it. Leave it out (or null) for the installation’s own.',
+        examples: ['go.example.com'],
+      }),
   })
   .meta({
     // The first example is the reference page's default: without a custom slug, it can be sent twice.
