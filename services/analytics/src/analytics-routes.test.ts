@@ -37,6 +37,7 @@ function link(slug: string, accountId: string, fields: Partial<LinkRecord> = {})
     linkId: `00000000-0000-4000-8000-${String(made).padStart(12, '0')}`,
     accountId,
     slug,
+    domain: null,
     destinationUrl: `https://example.com/${slug}`,
     tag: null,
     createdAt,

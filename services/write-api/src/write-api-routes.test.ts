@@ -58,6 +58,7 @@ function memoryLinks() {
             linkId: row.linkId,
             accountId: row.accountId,
             slug,
+            domain: null,
             destinationUrl: row.destinationUrl,
             tag: row.tag,
             createdAt: row.createdAt,
@@ -684,7 +685,8 @@ describe('what each mistake answers: the spec’s text and code, and a detail sa
       {
         ...unknownField,
         field: 'slug',
-        detail: 'Unknown field "slug": did you mean customSlug? Fields: url, customSlug, tag, rules, variants and domain.',
+        detail:
+          'Unknown field "slug": did you mean customSlug? Fields: url, customSlug, tag, rules, variants and domain.',
       },
     ],
     [
@@ -694,7 +696,8 @@ describe('what each mistake answers: the spec’s text and code, and a detail sa
       {
         ...unknownField,
         field: 'destination',
-        detail: 'Unknown field "destination": did you mean url? Fields: url, customSlug, tag, rules, variants and domain.',
+        detail:
+          'Unknown field "destination": did you mean url? Fields: url, customSlug, tag, rules, variants and domain.',
       },
     ],
     [
@@ -791,7 +794,8 @@ describe('what each mistake answers: the spec’s text and code, and a detail sa
           status: 400,
           ...unknownField,
           field: 'slug',
-          detail: 'Unknown field "slug": did you mean customSlug? Fields: url, customSlug, tag, rules, variants and domain.',
+          detail:
+            'Unknown field "slug": did you mean customSlug? Fields: url, customSlug, tag, rules, variants and domain.',
         },
       ],
     });

@@ -7,6 +7,7 @@ const row = (partition: number, n: number): ClickRow => ({
   link_id: 'l',
   account_id: 'a',
   slug: 's',
+  domain: '',
   clicked_at: '2026-11-29 00:00:00.000',
   visitor_hash: 'v',
   referrer: 'Direct',

@@ -15,6 +15,7 @@ const link = (slug: string) => ({
   updatedAt: '2026-11-22T10:00:00.000Z',
   rules: [],
   variants: null,
+  domain: null,
 });
 const input = { destinationUrl: 'https://example.com', customSlug: null, tag: null };
 
