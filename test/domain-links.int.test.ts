@@ -25,7 +25,7 @@ afterAll(async () => {
 const auth = (key: string) => ({ authorization: `Bearer ${key}`, 'content-type': 'application/json' });
 const call = async (method: 'GET' | 'POST', url: string, key: string, payload?: unknown) => {
   const res = await system.app.inject({ method, url, headers: auth(key), payload: payload as object });
-  return { status: res.statusCode, body: res.json() as Record<string, unknown> };
+  return { status: res.statusCode, body: res.json<Record<string, unknown>>() };
 };
 
 /** Claimed through the API, verified as `npm run domains -- verify` does (this machine's DNS holds no record). */
