@@ -131,6 +131,15 @@ describe('links on branded domains', () => {
       shortUrl: 'https://go.pro.example/promo',
     });
 
+    // The account's clicks by domain: ours named by its host.
+    const byDomain = async (key: string) =>
+      (await call('GET', '/api/v1/analytics?groupBy=domain', key)).body.rows as { name: string; clicks: number }[];
+    expect((await byDomain(system.proKey)).map((r) => [r.name, r.clicks])).toEqual([['go.pro.example', 2]]);
+    expect((await byDomain(system.freeKey)).map((r) => [r.name, r.clicks])).toEqual([
+      ['sho.rt', 2],
+      ['go.free.example', 1],
+    ]);
+
     expect(rows.map((r) => [r.domain, r.slug, Number(r.clicks)])).toEqual([
       ['', 'promo', 2],
       ['go.free.example', 'promo', 1],

@@ -364,6 +364,7 @@ export function createBody(world: HostileWorld): fc.Arbitrary<BodyCase> {
         tag: fc.oneof(field(cleanTag), field(hostileTag)),
         rules: hostileRules,
         variants: hostileVariants,
+        domain: field(domainHostname),
         extra: fc.array(fc.tuple(hostileKey, hostileValue), { maxLength: 3 }),
       },
       { requiredKeys: [] },
@@ -710,6 +711,41 @@ export const analyticsQuery: fc.Arbitrary<{ query: string; range?: string | null
 );
 
 /** A query string anywhere: nothing an endpoint may trip over. */
+/** A hostname to add: a plain one now and then, else every spelling the hostname rules name, and noise. */
+const domainHostname: fc.Arbitrary<string> = fc.oneof(
+  { weight: 3, arbitrary: fc.nat(40).map((n) => `brand-${n}.example.com`) },
+  fc.constantFrom(
+    'Brand-1.Example.COM.',
+    'brand-2.example.com:8443',
+    'bücher-3.example.com',
+    'xn--bcher-kva.example.com',
+    '\u0430pple.example.com', // a Cyrillic "а" among Latin letters
+    '127.0.0.1',
+    '0x7f.1',
+    '2130706433',
+    '[::1]',
+    '::1',
+    'sho.rt',
+    'SHO.RT.',
+    'com',
+    'co.uk',
+    'localhost',
+    'printer.local',
+    'a..example.com',
+    '.example.com',
+    'x_y.example.com',
+    `${'a'.repeat(64)}.example.com`,
+    'example.com/path',
+    'https://example.com',
+    'exa mple.com',
+    'ex\u0000ample.com',
+    '.',
+    '',
+  ),
+  hostileText(60),
+  hugeText(254, 3000),
+);
+
 const anyQuery = fc.oneof(
   { weight: 4, arbitrary: fc.constant('') },
   {
@@ -719,6 +755,14 @@ const anyQuery = fc.oneof(
       .map((pairs) => `?${pairs.map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join('&')}`),
   },
   { weight: 1, arbitrary: fc.constantFrom('?', '??', '?%', '?a=%zz', '?__proto__=1', '?x=1#frag', '?a[b][c]=d') },
+  // A link on a branded domain is named by `?domain=`: every spelling of a hostname, noise, and the name twice.
+  {
+    weight: 1,
+    arbitrary: fc
+      .oneof(domainHostname, headerText(20))
+      .map((v) => `?domain=${encodeURIComponent(v.replace(/[\ud800-\udfff]/g, 'x'))}`)
+      .chain((q) => fc.constantFrom(q, `${q}&domain=brand-1.example.com`, `${q}&domain[]=x`)),
+  },
 );
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE', 'CONNECT', 'PROPFIND', 'SEARCH'];
@@ -1257,41 +1301,6 @@ function hostileResourceCase(
 }
 
 // ---------------------------------------------------------------- branded domains
-
-/** A hostname to add: a plain one now and then, else every spelling the hostname rules name, and noise. */
-const domainHostname: fc.Arbitrary<string> = fc.oneof(
-  { weight: 3, arbitrary: fc.nat(40).map((n) => `brand-${n}.example.com`) },
-  fc.constantFrom(
-    'Brand-1.Example.COM.',
-    'brand-2.example.com:8443',
-    'bücher-3.example.com',
-    'xn--bcher-kva.example.com',
-    '\u0430pple.example.com', // a Cyrillic "а" among Latin letters
-    '127.0.0.1',
-    '0x7f.1',
-    '2130706433',
-    '[::1]',
-    '::1',
-    'sho.rt',
-    'SHO.RT.',
-    'com',
-    'co.uk',
-    'localhost',
-    'printer.local',
-    'a..example.com',
-    '.example.com',
-    'x_y.example.com',
-    `${'a'.repeat(64)}.example.com`,
-    'example.com/path',
-    'https://example.com',
-    'exa mple.com',
-    'ex\u0000ample.com',
-    '.',
-    '',
-  ),
-  hostileText(60),
-  hugeText(254, 3000),
-);
 
 /** A domain body: an add's `{hostname}`, a change's redirects, or anything at all. */
 const domainBody: fc.Arbitrary<string> = fc.oneof(

@@ -50,7 +50,7 @@ export const INVALID_SEARCH = new HttpError(
 );
 
 /** The account-wide analytics' groupings and row limits; documented in docs/account-analytics.md. */
-export const GROUP_BYS = ['link', 'tag', 'country', 'referrer', 'device', 'browser', 'day'] as const;
+export const GROUP_BYS = ['link', 'tag', 'country', 'referrer', 'device', 'browser', 'domain', 'day'] as const;
 export type GroupBy = (typeof GROUP_BYS)[number];
 export const ACCOUNT_LIMITS = { defaultGroupBy: 'link', defaultLimit: 10, maxLimit: LIST_LIMITS.maxLimit } as const;
 

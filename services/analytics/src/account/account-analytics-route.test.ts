@@ -18,7 +18,12 @@ const free = keyTable.issue('free', 'free');
 let app: FastifyInstance;
 afterEach(() => app?.close());
 
-async function readApi() {
+async function readApi(
+  rows = [
+    { name: 'summer', linkId: '00000000-0000-4000-8000-000000000001', clicks: 4, uniqueVisitors: 3 },
+    { name: 'winter', linkId: '00000000-0000-4000-8000-000000000002', clicks: 1, uniqueVisitors: 1 },
+  ],
+) {
   const reads: AccountAnalyticsRequest[] = [];
   const notHere = async () => Promise.reject(new Error('not read here'));
   const deps: AnalyticsDeps = {
@@ -41,10 +46,7 @@ async function readApi() {
         stats: {
           totalClicks: 5,
           uniqueVisitors: 3,
-          rows: [
-            { name: 'summer', linkId: '00000000-0000-4000-8000-000000000001', clicks: 4, uniqueVisitors: 3 },
-            { name: 'winter', linkId: '00000000-0000-4000-8000-000000000002', clicks: 1, uniqueVisitors: 1 },
-          ],
+          rows,
         },
       };
     },
@@ -81,7 +83,7 @@ describe('GET /api/v1/analytics', () => {
     expect(reads).toEqual([{ accountId: pro.active.account.id, range: '7d', groupBy: 'link', limit: 10 }]);
   });
 
-  it.each(['link', 'tag', 'country', 'referrer', 'device', 'browser', 'day'])(
+  it.each(['link', 'tag', 'country', 'referrer', 'device', 'browser', 'domain', 'day'])(
     'takes groupBy=%s, with a range and a limit',
     async (groupBy) => {
       const reads = await readApi();
@@ -89,6 +91,17 @@ describe('GET /api/v1/analytics', () => {
       expect(reads).toEqual([{ accountId: pro.active.account.id, range: 'all', groupBy, limit: 100 }]);
     },
   );
+
+  it('names the installation’s own domain by its host in groupBy=domain (ClickHouse holds it as "")', async () => {
+    await readApi([
+      { name: '', clicks: 3, uniqueVisitors: 2 },
+      { name: 'go.example.com', clicks: 2, uniqueVisitors: 1 },
+    ] as never);
+    expect((await get('?groupBy=domain')).json().rows).toEqual([
+      { name: 'sho.rt', clicks: 3, uniqueVisitors: 2 },
+      { name: 'go.example.com', clicks: 2, uniqueVisitors: 1 },
+    ]);
+  });
 
   it('never takes the account from the request', async () => {
     const reads = await readApi();
@@ -107,10 +120,10 @@ describe('GET /api/v1/analytics', () => {
     const res = await get(`?${query}`);
     expect(res.statusCode).toBe(400);
     expect(res.json()).toEqual({
-      error: 'groupBy must be one of link, tag, country, referrer, device, browser, day',
+      error: 'groupBy must be one of link, tag, country, referrer, device, browser, domain, day',
       code: 'invalid_group_by',
       field: 'groupBy',
-      detail: `groupBy must be one of link, tag, country, referrer, device, browser, day; ${received}.`,
+      detail: `groupBy must be one of link, tag, country, referrer, device, browser, domain, day; ${received}.`,
     });
     expect(reads).toEqual([]);
   });

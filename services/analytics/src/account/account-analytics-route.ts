@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { accountOf, requireApiKey, type Authenticate, type RateLimiter } from '@shortlink/accounts';
+import { ownHostnameOf } from '@shortlink/domains';
 import { servedSchema } from '@shortlink/http';
 import { checkedRange } from '../analytics/range-request';
 import { ACCOUNT_ANALYTICS_ROUTE } from '../analytics-routes';
@@ -12,6 +13,8 @@ export interface AccountAnalyticsDeps {
   /** The account's clicks over a range, grouped (readAccountAnalytics). */
   readAccountAnalytics: (request: AccountAnalyticsRequest, now: Date) => Promise<AccountAnalytics>;
   now: () => Date;
+  /** Its host names the installation's own domain in `groupBy=domain` (ClickHouse holds `''` for it). */
+  publicBaseUrl: string;
 }
 
 /**
@@ -20,6 +23,7 @@ export interface AccountAnalyticsDeps {
  * another account's clicks.
  */
 export async function accountAnalyticsRoutes(app: FastifyInstance, deps: AccountAnalyticsDeps): Promise<void> {
+  const ownHostname = ownHostnameOf(deps.publicBaseUrl);
   app.get<{ Querystring: Record<string, unknown> }>(
     ACCOUNT_ANALYTICS_ROUTE.url,
     // Any query reaches the handler, so a repeated or odd parameter is named by the checks below.
@@ -41,7 +45,8 @@ export async function accountAnalyticsRoutes(app: FastifyInstance, deps: Account
         totalClicks: stats.totalClicks,
         uniqueVisitors: stats.uniqueVisitors,
         groupBy,
-        rows: stats.rows,
+        rows:
+          groupBy === 'domain' ? stats.rows.map((r) => (r.name === '' ? { ...r, name: ownHostname } : r)) : stats.rows,
       };
     },
   );

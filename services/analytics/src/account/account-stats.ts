@@ -27,7 +27,7 @@ export interface AccountStatsRequest {
 
 const byBytes = (a: string, b: string): number => Buffer.compare(Buffer.from(a), Buffer.from(b));
 
-const DIMENSIONS: ReadonlySet<GroupBy> = new Set(['country', 'referrer', 'device', 'browser']);
+const DIMENSIONS: ReadonlySet<GroupBy> = new Set(['country', 'referrer', 'device', 'browser', 'domain']);
 
 /**
  * The first and last UTC days of the account's clicks, or undefined without
