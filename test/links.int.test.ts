@@ -37,6 +37,7 @@ describe('POST /api/v1/links', () => {
     expect(Object.keys(link).sort()).toEqual([
       'createdAt',
       'destinationUrl',
+      'domain',
       'id',
       'rules',
       'shortUrl',

@@ -285,6 +285,7 @@ describe('the webhook dispatcher (real Kafka and Postgres, a real receiver)', ()
     expect(Object.keys(batches[0]![0]!).sort()).toEqual([
       'clickedAt',
       'country',
+      'domain',
       'eventId',
       'linkId',
       'referrer',

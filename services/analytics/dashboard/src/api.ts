@@ -76,10 +76,27 @@ async function send(key: string, method: string, path: string, body?: unknown): 
 export interface Link {
   id: string;
   slug: string;
+  /** Its branded domain; null: the installation's own. A slug is unique per domain. */
+  domain: string | null;
   shortUrl: string;
   destinationUrl: string;
   tag: string | null;
   createdAt: string;
+}
+
+/** What names a link: its slug, and its domain when it is on one. */
+export type LinkName = Pick<Link, 'slug' | 'domain'>;
+
+/** How the dashboard names a link: its slug, after its domain when it is on one (`go.example.com/sale`). */
+export const nameOf = (link: LinkName): string => (link.domain ? `${link.domain}/${link.slug}` : link.slug);
+
+/**
+ * A link's API path, `/api/v1/links/<slug>` and what follows (`/analytics`), with `?domain=` for a link on a
+ * branded domain before the other parameters: the same slug on two domains is two links.
+ */
+export function linkPath(link: LinkName, rest = '', params: Record<string, string> = {}): string {
+  const query = new URLSearchParams({ ...(link.domain ? { domain: link.domain } : {}), ...params }).toString();
+  return `/api/v1/links/${encodeURIComponent(link.slug)}${rest}${query ? `?${query}` : ''}`;
 }
 
 export interface LinkPage {

@@ -7,6 +7,9 @@ import {
   type Account,
   type Analytics,
   type Bucket,
+  linkPath,
+  nameOf,
+  type LinkName,
   type LinkWithPreview,
   type Preview,
   type Range,
@@ -14,12 +17,14 @@ import {
 import { clicksChart } from './clicks-chart.js';
 import { el } from './dom.js';
 
-/** The link page's address: `#/links/<slug>`; null for any other. */
-export function slugOfHash(hash: string): string | null {
-  return /^#\/links\/([a-z0-9-]{1,64})$/.exec(hash)?.[1] ?? null;
+/** The link page's address: `#/links/<slug>`, or `#/links/<domain>/<slug>` for a link on a domain; null for any other. */
+export function linkOfHash(hash: string): LinkName | null {
+  const found = /^#\/links\/(?:([a-z0-9.-]{1,253})\/)?([a-z0-9-]{1,64})$/.exec(hash);
+  return found ? { slug: found[2]!, domain: found[1] ?? null } : null;
 }
 
-export const linkHash = (slug: string): string => `#/links/${slug}`;
+export const linkHash = (link: LinkName): string =>
+  link.domain ? `#/links/${link.domain}/${link.slug}` : `#/links/${link.slug}`;
 
 /** How often live mode asks again: a click is shown about a second after the analytics have it. */
 const LIVE_INTERVAL_MS = 1000;
@@ -54,8 +59,8 @@ const FILTER_REASON_NAMES: Record<string, string> = {
  * One link: its short URL to copy, its destination's preview, its clicks over a range (ranges its plan does not read
  * shown locked, with why), visitors and breakdowns, a live mode, and its QR code to download.
  */
-export function linkView(key: string, slug: string, onSignedOut: () => void): HTMLElement {
-  const path = `/api/v1/links/${encodeURIComponent(slug)}`;
+export function linkView(key: string, name: LinkName, onSignedOut: () => void): HTMLElement {
+  const { slug } = name;
   const status = el('p', { className: 'muted', attrs: { role: 'status' } });
   const guard = (e: unknown): boolean => {
     if (e instanceof ApiError && e.status === 401) {
@@ -66,13 +71,13 @@ export function linkView(key: string, slug: string, onSignedOut: () => void): HT
   };
 
   // The link and its preview
-  const heading = el('h1', {}, slug);
+  const heading = el('h1', {}, nameOf(name));
   const summary = el('section', { className: 'panel', attrs: { 'aria-label': 'Short URL' } });
   const previewBox = el('section', { className: 'panel preview', attrs: { 'aria-labelledby': 'preview-title' } });
   async function loadLink(): Promise<void> {
     let link: LinkWithPreview;
     try {
-      link = await api<LinkWithPreview>(key, 'GET', path);
+      link = await api<LinkWithPreview>(key, 'GET', linkPath(name));
     } catch (e) {
       if (guard(e)) return;
       status.textContent = e instanceof ApiError ? `${e.message}. ${e.detail}` : 'Something went wrong.';
@@ -87,7 +92,7 @@ export function linkView(key: string, slug: string, onSignedOut: () => void): HT
   async function reloadPreview(): Promise<void> {
     if (!root.isConnected) return;
     try {
-      const link = await api<LinkWithPreview>(key, 'GET', path);
+      const link = await api<LinkWithPreview>(key, 'GET', linkPath(name));
       showPreview(link.preview);
       if (link.preview.status === 'pending' && previewTries++ < 30) setTimeout(() => void reloadPreview(), 2000);
     } catch (e) {
@@ -222,7 +227,7 @@ export function linkView(key: string, slug: string, onSignedOut: () => void): HT
     let analytics: Analytics;
     const asked = range;
     try {
-      analytics = await api<Analytics>(key, 'GET', `${path}/analytics?range=${asked}`);
+      analytics = await api<Analytics>(key, 'GET', linkPath(name, '/analytics', { range: asked }));
     } catch (e) {
       if (guard(e)) return;
       if (e instanceof ApiError && e.code === 'plan_upgrade_required') {
@@ -292,7 +297,7 @@ export function linkView(key: string, slug: string, onSignedOut: () => void): HT
   const qrStatus = el('p', { className: 'muted', attrs: { role: 'status' } });
   async function loadQr(): Promise<void> {
     try {
-      const svg = await apiBlob(key, `${path}/qr?format=svg&size=240`);
+      const svg = await apiBlob(key, linkPath(name, '/qr', { format: 'svg', size: '240' }));
       // As an image from a blob: URL, the SVG is pixels only: no script in it could run, nor reach the page.
       qrBox.replaceChildren(
         el('img', {
@@ -305,7 +310,7 @@ export function linkView(key: string, slug: string, onSignedOut: () => void): HT
   }
   async function downloadPng(): Promise<void> {
     try {
-      const png = await apiBlob(key, `${path}/qr?format=png&size=1024`);
+      const png = await apiBlob(key, linkPath(name, '/qr', { format: 'png', size: '1024' }));
       const url = URL.createObjectURL(png);
       const a = el('a', { props: { href: url, download: `${slug}-qr.png` } });
       document.body.append(a);

@@ -1,4 +1,4 @@
-import { api, ApiError, type Analytics, type Link, type LinkPage } from './api.js';
+import { api, ApiError, linkPath, nameOf, type Analytics, type Link, type LinkPage } from './api.js';
 import { el, field } from './dom.js';
 import { linkHash } from './link-view.js';
 
@@ -152,13 +152,15 @@ export function linksView(key: string, onSignedOut: () => void): HTMLElement {
 
   /** Edit a link's destination and tag in its row: the API's refusal beside the field it names. */
   function editRow(link: Link, shown: HTMLTableRowElement): HTMLTableRowElement {
-    const id = `edit-${link.slug}`;
-    const destination = field(`${id}-url`, `Destination of ${link.slug}`, {
+    const name = nameOf(link);
+    // An element id without dots, so that a selector can name it as it is.
+    const id = `edit-${name.replace(/[./]/g, '-')}`;
+    const destination = field(`${id}-url`, `Destination of ${name}`, {
       type: 'url',
       required: true,
       value: link.destinationUrl,
     });
-    const tagField = field(`${id}-tag`, `Tag of ${link.slug} (empty: none)`, { value: link.tag ?? '' });
+    const tagField = field(`${id}-tag`, `Tag of ${name} (empty: none)`, { value: link.tag ?? '' });
     const byName: Record<string, ReturnType<typeof field>> = { url: destination, tag: tagField };
     const cancel = (): void => {
       form.closest('tr')?.replaceWith(shown);
@@ -175,8 +177,8 @@ export function linksView(key: string, onSignedOut: () => void): HTMLElement {
       if (tag !== (link.tag ?? '')) body.tag = tag === '' ? null : tag;
       if (Object.keys(body).length === 0) return cancel();
       try {
-        await api<Link>(key, 'PATCH', `/api/v1/links/${encodeURIComponent(link.slug)}`, body);
-        notice.textContent = `Saved ${link.slug}.`;
+        await api<Link>(key, 'PATCH', linkPath(link), body);
+        notice.textContent = `Saved ${name}.`;
         await load();
       } catch (e) {
         if (e instanceof ApiError && e.status === 401) return onSignedOut();
@@ -188,7 +190,7 @@ export function linksView(key: string, onSignedOut: () => void): HTMLElement {
       'form',
       {
         className: 'edit',
-        attrs: { 'aria-label': `Edit ${link.slug}`, novalidate: '' },
+        attrs: { 'aria-label': `Edit ${name}`, novalidate: '' },
         on: { submit: (e) => void save(e) },
       },
       el('div', { className: 'fields' }, destination.wrapper, tagField.wrapper),
@@ -204,11 +206,7 @@ export function linksView(key: string, onSignedOut: () => void): HTMLElement {
 
   function row(link: Link): { tr: HTMLTableRowElement; clicksShown: Promise<unknown> } {
     const clicks = el('td', { className: 'number' }, '…');
-    const clicksShown = api<Analytics>(
-      key,
-      'GET',
-      `/api/v1/links/${encodeURIComponent(link.slug)}/analytics?range=7d`,
-    ).then(
+    const clicksShown = api<Analytics>(key, 'GET', linkPath(link, '/analytics', { range: '7d' })).then(
       (a) => (clicks.textContent = a.totalClicks.toLocaleString()),
       () => (clicks.textContent = '–'),
     );
@@ -217,7 +215,7 @@ export function linksView(key: string, onSignedOut: () => void): HTMLElement {
       {
         className: 'danger',
         props: { type: 'button' },
-        attrs: { 'aria-label': `Delete ${link.slug}` },
+        attrs: { 'aria-label': `Delete ${nameOf(link)}` },
         on: { click: () => void removeLink(link) },
       },
       'Delete',
@@ -227,7 +225,7 @@ export function linksView(key: string, onSignedOut: () => void): HTMLElement {
       {
         className: 'quiet',
         props: { type: 'button' },
-        attrs: { 'aria-label': `Edit ${link.slug}`, 'data-edit': '' },
+        attrs: { 'aria-label': `Edit ${nameOf(link)}`, 'data-edit': '' },
         on: {
           click: () => {
             const editing = editRow(link, shown);
@@ -242,7 +240,7 @@ export function linksView(key: string, onSignedOut: () => void): HTMLElement {
       'tr',
       {},
       // The link's own page: its chart, breakdowns and QR code.
-      el('td', {}, el('a', { props: { href: linkHash(link.slug) } }, link.slug)),
+      el('td', {}, el('a', { props: { href: linkHash(link) } }, nameOf(link))),
       el('td', { className: 'destination' }, link.destinationUrl),
       el('td', { className: 'optional' }, link.tag ?? ''),
       clicks,
@@ -256,8 +254,8 @@ export function linksView(key: string, onSignedOut: () => void): HTMLElement {
     )
       return;
     try {
-      await api(key, 'DELETE', `/api/v1/links/${encodeURIComponent(link.slug)}`);
-      notice.textContent = `Deleted ${link.slug}.`;
+      await api(key, 'DELETE', linkPath(link));
+      notice.textContent = `Deleted ${nameOf(link)}.`;
       await load();
     } catch (e) {
       guard(e);

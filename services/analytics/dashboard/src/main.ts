@@ -1,11 +1,11 @@
 import { accountView } from './account-view.js';
 import { el } from './dom.js';
 import { linksView } from './links-view.js';
-import { linkView, slugOfHash } from './link-view.js';
+import { linkOfHash, linkView } from './link-view.js';
 import { session } from './session.js';
 import { signInView } from './sign-in-view.js';
 
-/** Shows the page the session allows: sign-in without a key; with one, the links, a link's page (`#/links/<slug>`) or the account (`#/account`). */
+/** Shows the page the session allows: sign-in without a key; with one, the links, a link's page (`#/links/<slug>`, `#/links/<domain>/<slug>`) or the account (`#/account`). */
 function render(): void {
   const app = document.getElementById('app');
   const account = document.getElementById('account');
@@ -24,13 +24,13 @@ function render(): void {
       el('a', { props: { href: '#/account' } }, 'Account'),
       el('button', { className: 'quiet', props: { type: 'button' }, on: { click: signOut } }, 'Sign out'),
     );
-    const slug = slugOfHash(window.location.hash);
+    const link = linkOfHash(window.location.hash);
     app.replaceChildren(
       window.location.hash === '#/account'
         ? accountView(key, signOut)
-        : slug === null
+        : link === null
           ? linksView(key, signOut)
-          : linkView(key, slug, signOut),
+          : linkView(key, link, signOut),
     );
   }
   app.focus();
