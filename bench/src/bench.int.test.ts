@@ -59,6 +59,7 @@ it('runs every benchmark end to end (quick)', async () => {
       embedded,
       coldCache,
       rules,
+      redirectRoute,
     } = report.results;
     expect(redirect!.humanRequestsAnswered).toBeGreaterThan(0);
     expect(redirect!.clicksInClickHouse).toBe(redirect!.humanRequestsAnswered);
@@ -116,6 +117,10 @@ it('runs every benchmark end to end (quick)', async () => {
     expect(rules!.ns.noRules).toBeGreaterThan(0);
     expect(rules!.ns.fiveRulesNoneHolds).toBeGreaterThan(rules!.ns.fiveRulesFirstHolds);
     expect(rules!.compiledFiveRulesBytes).toBeGreaterThan(0);
+    // An A/A run (no --against): both sides answered every redirect.
+    expect(redirectRoute!.pairs).toBe(1);
+    expect(redirectRoute!.nsPerRedirect.here).toBeGreaterThan(0);
+    expect(redirectRoute!.nsPerRedirect.against).toBeGreaterThan(0);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

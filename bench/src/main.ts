@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- redirect|click-cost|click-worker|create|bulk|ingestion|analytics|account-analytics|dashboard|export|list|previews|preview-shares|preview-memory|rebuild|embedded|cold-cache|webhooks|rules ...] [--quick] [--node-arg=<flag> ...] [--addresses=zipf|distinct|loopback] [--webhook-load=<x>]`
+ * `npm run bench [-- redirect|click-cost|click-worker|create|bulk|ingestion|analytics|account-analytics|dashboard|export|list|previews|preview-shares|preview-memory|rebuild|embedded|cold-cache|webhooks|rules|redirect-route ...] [--quick] [--node-arg=<flag> ...] [--addresses=zipf|distinct|loopback] [--webhook-load=<x>] [--against=<checkout>]`
  *
  * Runs each benchmark against the local stack (`npm run infra:up`), each in scratch databases and topics, prints a
  * table and writes it as JSON under bench/results/. `--quick` runs every part for about a second (the smoke test's
@@ -30,6 +30,7 @@ import { benchPreviewShares } from './preview-shares';
 import { benchRebuild } from './rebuild';
 import { benchRedirect } from './redirect';
 import { benchRules } from './rules';
+import { benchRedirectRoute } from './redirect-route';
 import { openBenchStack } from './stack';
 import { benchWebhooks } from './webhooks';
 import { formatReport, type Report } from './report';
@@ -54,10 +55,11 @@ const PARTS = [
   'cold-cache',
   'webhooks',
   'rules',
+  'redirect-route',
 ] as const;
 type Part = (typeof PARTS)[number];
 /** Parts that are the redirect thread's arithmetic alone: no servers. */
-const STACKLESS: readonly Part[] = ['rules'];
+const STACKLESS: readonly Part[] = ['rules', 'redirect-route'];
 const ROOT = join(__dirname, '..', '..');
 
 const HELP = `usage: npm run bench [-- <part> ...] [--quick] [--out <file>] [--node-arg=<flag> ...] [--addresses=${CLIENT_ADDRESSES.join('|')}] [--webhook-load=<x>]
@@ -73,6 +75,7 @@ parts: ${PARTS.join(', ')}
   --node-arg=<flag>    a Node or V8 flag for every process the bench starts (repeatable)
   --addresses=<kind>   where redirect and click-cost clicks come from (default zipf)
   --webhook-load=<x>   the webhooks part's event rates times x (default 1: 2,000 link events/s, 20,000 clicks/s)
+  --against=<checkout> redirect-route: the built checkout to compare with (default this one)
 
 settings (environment):
   KAFKA_BROKERS, DATABASE_URL, CLICKHOUSE_URL, CLICKHOUSE_USER, CLICKHOUSE_PASSWORD, REDIS_URL
@@ -108,6 +111,8 @@ const command = {
     addresses: { type: 'string', default: 'zipf' },
     // `--webhook-load=0.2`: the webhooks part's event rates scaled, to find the load the dispatcher keeps up with.
     'webhook-load': { type: 'string', default: '1' },
+    // `--against=../base`: the checkout (built) the redirect-route part compares this one with; default itself.
+    against: { type: 'string' },
   },
 } as const;
 
@@ -155,6 +160,15 @@ runCommand(command, async ({ values, positionals }) => {
     if (part === 'rules') {
       process.stderr.write(`[bench] ${part}…\n`);
       report.results.rules = await benchRules(ROOT, { calls: quick ? 20_000 : 1_000_000, rounds: quick ? 1 : 5 });
+      continue;
+    }
+    if (part === 'redirect-route') {
+      process.stderr.write(`[bench] ${part}…\n`);
+      report.results.redirectRoute = await benchRedirectRoute(ROOT, {
+        against: values.against ?? ROOT,
+        redirects: quick ? 2000 : 40_000,
+        pairs: quick ? 1 : 12,
+      });
       continue;
     }
     if (part === 'preview-memory') {

@@ -16,6 +16,7 @@ import type { PreviewSharesResult } from './preview-shares';
 import type { RebuildResult } from './rebuild';
 import type { RedirectResult } from './redirect';
 import type { RulesResult } from './rules';
+import type { RedirectRouteResult } from './redirect-route';
 import type { WebhooksResult } from './webhooks';
 
 export interface Report {
@@ -44,6 +45,7 @@ export interface Report {
     coldCache?: ColdCacheResult;
     webhooks?: WebhooksResult;
     rules?: RulesResult;
+    redirectRoute?: RedirectRouteResult;
   };
 }
 
@@ -83,6 +85,8 @@ const GOALS = {
   webhookDeliveriesPerSecond: 5000,
   /** What five rules may add to a redirect, against a link without rules, in ns. */
   rulesAddedNs: 1000,
+  /** The redirect route against another checkout's (`redirect-route --against`): at most 3 % slower, time and p99. */
+  redirectRouteRatio: 1.03,
 };
 
 const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
@@ -108,6 +112,7 @@ export function formatReport(report: Report): string {
     coldCache,
     webhooks,
     rules,
+    redirectRoute,
   } = report.results;
   if (redirect) {
     rows.push([
@@ -419,6 +424,15 @@ export function formatReport(report: Report): string {
       `+${n(r.addedNs)} ns a redirect (goal ≤ ${n(GOALS.rulesAddedNs)})`,
       `no rules ${n(r.ns.noRules)} ns, five rules ${n(r.ns.fiveRulesNoneHolds)} ns (country remembered), ${n(r.ns.fiveRulesNoneHoldsGeoIp)} ns with a GeoIP lookup (+${n(r.addedNsGeoIp)}), the first holding ${n(r.ns.fiveRulesFirstHolds)} ns, then a variant ${n(r.ns.fiveRulesThenVariants)} ns; facts: agent ${n(r.facts.classifyAgent)} ns, language ${n(r.facts.preferredLanguage)} ns, query ${n(r.facts.queryParameter)} ns, bucket ${n(r.facts.variantBucket)} ns, GeoIP ${n(r.facts.geoIp)} ns; a compiled five-rule link ${n(r.compiledFiveRulesBytes)} bytes more (none without rules); median of ${r.rounds} rounds of ${n(r.calls)}`,
       verdict(r.addedNs <= GOALS.rulesAddedNs),
+    ]);
+  }
+  if (redirectRoute) {
+    const r = redirectRoute;
+    rows.push([
+      'Redirect route: this checkout against another, in process',
+      `×${r.pairedRatio} time, ×${r.p99PairedRatio} p99 (goal ≤ ×${GOALS.redirectRouteRatio})`,
+      `${n(r.nsPerRedirect.here)} ns against ${n(r.nsPerRedirect.against)} ns a redirect, p99 ${n(r.p99Ns.here)} ns against ${n(r.p99Ns.against)} ns; medians of ${r.pairs} alternating pairs of ${n(r.redirects)} redirects; against ${r.against}`,
+      verdict(r.pairedRatio <= GOALS.redirectRouteRatio && r.p99PairedRatio <= GOALS.redirectRouteRatio),
     ]);
   }
   const header = ['Benchmark', 'Result', 'Detail', 'Goal'];

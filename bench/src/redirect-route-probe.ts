@@ -1,11 +1,12 @@
 /**
  * The redirect route's work on one warm link, for an instruction count that the machine's load does not move:
- * `valgrind --tool=callgrind node bench/dist/redirect-instructions-probe.js <checkout> <redirects> [domains]`.
+ * `valgrind --tool=callgrind node bench/dist/redirect-route-probe.js <checkout> <redirects> [domains]`.
  * It loads the redirector of `<checkout>` (built) into a bare fastify, answers `<redirects>` GETs of one cached link
  * without rules through `inject`, and exits; callgrind's "Collected" is the process's instructions. Run at two counts,
  * the difference over the count difference is a redirect's instructions, start-up and warm-up cancelled. Given
  * `domains`, the map holds that many verified domains, none of them the request's (as on an installation that has
- * some); the checkout's redirector must have one. docs/performance.md, "A redirect's instructions".
+ * some); the checkout's redirector must have one. Without valgrind, it prints the ns a redirect of its timed second
+ * half took. docs/decisions/0083-the-redirect-route-measured-in-process.md.
  */
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -68,10 +69,26 @@ async function main(): Promise<void> {
       'user-agent': 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 Chrome/131.0.0.0 Safari/537.36',
     },
   };
-  for (let i = 0; i < Number(count); i++) {
+  // The first half warms the route up; the second is timed, for a wall-clock A/B of the same route on a quiet machine.
+  const total = Number(count);
+  const half = Math.floor(total / 2);
+  const took = new Float64Array(total - half);
+  let started = 0n;
+  for (let i = 0; i < total; i++) {
+    const at = process.hrtime.bigint();
+    if (i === half) started = at;
     const { statusCode } = await app.inject(request);
     if (statusCode !== 302) throw new Error(`redirect ${i} answered ${statusCode}`);
+    if (i >= half) took[i - half] = Number(process.hrtime.bigint() - at);
   }
+  took.sort();
+  console.log(
+    JSON.stringify({
+      redirects: took.length,
+      nsPerRedirect: Number(process.hrtime.bigint() - started) / took.length,
+      p99Ns: took[Math.floor(took.length * 0.99)],
+    }),
+  );
 }
 
 main().catch((err: unknown) => {
