@@ -89,6 +89,7 @@ export function describeApiContract(mode: string, target: () => ContractTarget):
         updatedAt: link.createdAt,
         rules: [],
         variants: null,
+        domain: null,
       });
     });
 
