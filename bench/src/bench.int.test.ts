@@ -115,7 +115,9 @@ it('runs every benchmark end to end (quick)', async () => {
     expect(coldCache!.miss.lookups).toBeGreaterThan(0);
     expect(coldCache!.errors).toBe(0);
     expect(rules!.ns.noRules).toBeGreaterThan(0);
-    expect(rules!.ns.fiveRulesNoneHolds).toBeGreaterThan(rules!.ns.fiveRulesFirstHolds);
+    // No comparison of the cases' times: in a quick run of 20,000 calls they are within the machine's noise
+    // (five rules none holding once timed 505.6 ns against 511.7 ns for the first holding, in a clean-clone CI).
+    expect(rules!.ns.fiveRulesNoneHolds).toBeGreaterThan(0);
     expect(rules!.compiledFiveRulesBytes).toBeGreaterThan(0);
     // An A/A run (no --against): both sides answered every redirect.
     expect(redirectRoute!.pairs).toBe(1);
