@@ -6,6 +6,7 @@ describe('excerpt', () => {
     ['40 characters at most, then …', 'a'.repeat(41), `"${'a'.repeat(40)}…"`],
     ['characters counted as code points: an emoji is one, never cut in half', '😀'.repeat(41), `"${'😀'.repeat(40)}…"`],
     ['U+0000 and controls as \\uXXXX', 'a\u0000b\u001b\u007f\u0085', '"a\\u0000b\\u001b\\u007f\\u0085"'],
+    ['escapes count as shown: six \\u0000 of 41 fill the 40', '\u0000'.repeat(41), `"${'\\u0000'.repeat(6)}…"`],
     ['a lone surrogate as \\uXXXX', '\ud800x\udfff', '"\\ud800x\\udfff"'],
     ['line separators as \\uXXXX', 'a\u2028b', '"a\\u2028b"'],
   ])('%s', (_name, value, shown) => {

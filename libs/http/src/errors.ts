@@ -78,19 +78,29 @@ const EXCERPT_LENGTH = 40;
 const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\ud800-\udfff]/g;
 
 /**
- * A received value as a detail shows it: quoted, at most 40 characters (then `…`),
- * control characters and lone surrogates written as `\uXXXX`, so that a detail
+ * A received value as a detail shows it: quoted, at most 40 characters shown (then `…`),
+ * control characters and lone surrogates written as `\uXXXX` (six of the 40), so that a detail
  * never carries more of a request than a reader needs, nor text a store or a
  * terminal cannot hold.
  */
 export function excerpt(value: string): string {
-  const points = Array.from(value);
-  const shown = points
-    .slice(0, EXCERPT_LENGTH)
-    .map((c) =>
-      c.length === 1 ? c.replace(UNPRINTABLE, (u) => `\\u${u.charCodeAt(0).toString(16).padStart(4, '0')}`) : c,
-    );
-  return `"${shown.join('')}${points.length > EXCERPT_LENGTH ? '…' : ''}"`;
+  // The bound is on what is shown: an escaped character takes six of the 40, so three excerpts in one detail
+  // stay a sentence, whatever the request held.
+  let shown = '';
+  let room = EXCERPT_LENGTH;
+  let cut = false;
+  for (const c of value) {
+    const piece =
+      c.length === 1 ? c.replace(UNPRINTABLE, (u) => `\\u${u.charCodeAt(0).toString(16).padStart(4, '0')}`) : c;
+    const width = piece === c ? 1 : piece.length;
+    if (width > room) {
+      cut = true;
+      break;
+    }
+    shown += piece;
+    room -= width;
+  }
+  return `"${shown}${cut ? '…' : ''}"`;
 }
 
 /** What a JSON value is, for a detail: `a string`, `a number`, `an array`, `null`… */

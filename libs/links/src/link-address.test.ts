@@ -28,6 +28,16 @@ describe('how a request names a link', () => {
     }
   });
 
+  it('says why in one short sentence, however hostile the domain: no detail past 400 characters', () => {
+    // Found by the generated hostile-input test: the domain's excerpt, then the hostname's own, each of escapes.
+    const label = '\u0001'.repeat(63);
+    for (const domain of [`${label}.${label}`, `x_${'\u0085'.repeat(60)}.example`, '\ud800'.repeat(500)]) {
+      const result = linkDomainOf(domain, OWN);
+      expect(result.ok).toBe(false);
+      if (!result.ok) expect(result.error.explained.detail.length).toBeLessThanOrEqual(400);
+    }
+  });
+
   it('names no link with a path segment that is no slug: 404, before the domain is read', () => {
     expect(() => linkKeyOf('NOT A SLUG', { domain: 'a..b' }, OWN)).toThrow(
       expect.objectContaining({ statusCode: 404 }),

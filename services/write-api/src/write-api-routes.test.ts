@@ -669,13 +669,13 @@ describe('what each mistake answers: the spec’s text and code, and a detail sa
       { ...invalidBody, field: 'url', detail: 'url is missing: expected an absolute http or https URL.' },
     ],
     [
-      'a long URL, echoed 40 characters at most, control characters escaped',
+      'a long URL, echoed 40 characters at most, an escaped control character counting six',
       { payload: JSON.stringify({ url: `https://example.com/\u0007${'a'.repeat(100)}` }) },
       400,
       {
         ...invalidBody,
         field: 'url',
-        detail: `url holds a control character: received "https://example.com/\\u0007${'a'.repeat(19)}…".`,
+        detail: `url holds a control character: received "https://example.com/\\u0007${'a'.repeat(14)}…".`,
       },
     ],
     [
