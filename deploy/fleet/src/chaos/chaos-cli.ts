@@ -10,6 +10,7 @@ import { loadConfig, runCommand, UsageError } from '@shortlink/config';
 import { openFleet } from '../fleet';
 import { fleetLayout } from '../fleet-layout';
 import { FLEET_SETTINGS, fleetOptionsFrom } from '../fleet-options';
+import { DEFAULT_MIX } from './calibration';
 import { formatReport } from './chaos-report';
 import { runChaos } from './chaos-run';
 import { FAULTS } from './faults';
@@ -20,8 +21,8 @@ const chaosEnv = z.object({
   CHAOS_LOAD_FRACTION: z.coerce.number().gt(0).max(1).default(0.5),
   CHAOS_CALIBRATION_MAX: z.coerce.number().int().min(100).default(12_000),
   CHAOS_CALIBRATION_STEP_MS: z.coerce.number().int().min(1000).default(10_000),
-  CHAOS_CREATES_PER_SECOND: z.coerce.number().int().min(0).default(50),
-  CHAOS_CHANGES_PER_SECOND: z.coerce.number().int().min(0).default(20),
+  CHAOS_CREATES_PER_SECOND: z.union([z.literal('auto'), z.coerce.number().min(0)]).default('auto'),
+  CHAOS_CHANGES_PER_SECOND: z.union([z.literal('auto'), z.coerce.number().min(0)]).default('auto'),
   CHAOS_STEADY_MS: z.coerce.number().int().min(0).default(5000),
   CHAOS_RESULTS_DIR: z.string().default(join(__dirname, '..', '..', 'results')),
 });
@@ -40,8 +41,8 @@ settings (environment):
   CHAOS_LOAD_FRACTION          with auto, the share offered (default 0.5)
   CHAOS_CALIBRATION_MAX        with auto, the highest rate tried (default 12000)
   CHAOS_CALIBRATION_STEP_MS    with auto, how long each rate is offered (default 10000)
-  CHAOS_CREATES_PER_SECOND     link creations (default 50)
-  CHAOS_CHANGES_PER_SECOND     link changes (default 20)
+  CHAOS_CREATES_PER_SECOND     link creations a second, or auto (the default): 1 for each 40 redirects
+  CHAOS_CHANGES_PER_SECOND     link changes a second, or auto (the default): 1 for each 100 redirects
   CHAOS_STEADY_MS              steady traffic before and after each fault (default 5000)
   CHAOS_RESULTS_DIR            where the report goes (default deploy/fleet/results/)
 ${FLEET_SETTINGS.split('\n').slice(1).join('\n')}`;
@@ -88,8 +89,13 @@ runCommand(
             },
           }
         : {}),
-      createsPerSecond: env.CHAOS_CREATES_PER_SECOND,
-      changesPerSecond: env.CHAOS_CHANGES_PER_SECOND,
+      // auto scales them with the redirects (DEFAULT_MIX), in the calibration's steps and in the rates offered.
+      createsPerSecond: env.CHAOS_CREATES_PER_SECOND === 'auto' ? 0 : env.CHAOS_CREATES_PER_SECOND,
+      changesPerSecond: env.CHAOS_CHANGES_PER_SECOND === 'auto' ? 0 : env.CHAOS_CHANGES_PER_SECOND,
+      mix: {
+        createsPerRedirect: env.CHAOS_CREATES_PER_SECOND === 'auto' ? DEFAULT_MIX.createsPerRedirect : null,
+        changesPerRedirect: env.CHAOS_CHANGES_PER_SECOND === 'auto' ? DEFAULT_MIX.changesPerRedirect : null,
+      },
       linksPerPhase: 100,
       steadyMs: env.CHAOS_STEADY_MS,
       resultsDir: env.CHAOS_RESULTS_DIR,

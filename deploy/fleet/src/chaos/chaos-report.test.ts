@@ -129,7 +129,7 @@ describe('the chaos report', () => {
       },
     };
     const lines = formatReport(report).split('\n');
-    expect(lines[0]).toBe(`offered ${report.rates.redirectsPerSecond} redirects/s (as set)`);
+    expect(lines[0]).toBe('offered 200 redirects/s, 1 creates/s and 1 changes/s (as set)');
     expect(lines).toContain('      402  503 redirectors/redirector-1 ----');
     expect(lines).toContain('        7  503 redirectors/<NOSRV> sQ--');
     const calibrated = formatReport({
@@ -140,6 +140,7 @@ describe('the chaos report', () => {
         sustainedPerSecond: 900,
         fraction: 0.5,
         offeredPerSecond: 450,
+        offered: { redirectsPerSecond: 450, createsPerSecond: 1, changesPerSecond: 1 },
         why: '900/s held every bound: offering 50 % of it, 450/s',
       },
     });

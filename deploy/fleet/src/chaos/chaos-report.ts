@@ -46,9 +46,13 @@ export function formatReport(report: ChaosReport): string {
     return lines;
   });
   const webhooks = report.phases.flatMap((p) => (p.webhooks ? [`  ${p.fault}: ${describeWebhooks(p.webhooks)}`] : []));
+  const { redirectsPerSecond, createsPerSecond, changesPerSecond } = report.rates;
   const offered = report.calibration
-    ? [`offered ${report.rates.redirectsPerSecond} redirects/s: ${report.calibration.why}`, '']
-    : [`offered ${report.rates.redirectsPerSecond} redirects/s (as set)`, ''];
+    ? [`offered ${redirectsPerSecond} redirects/s: ${report.calibration.why}`, '']
+    : [
+        `offered ${redirectsPerSecond} redirects/s, ${createsPerSecond} creates/s and ${changesPerSecond} changes/s (as set)`,
+        '',
+      ];
   const causes = report.entryPoint?.byCause ?? [];
   const entryPoint =
     causes.length === 0

@@ -8,7 +8,16 @@ import { createClickHouse } from '@shortlink/clickhouse';
 import { fleetUp, type Fleet } from '../fleet';
 import { apiCaller } from './api-caller';
 import { summariseEntryPointLog } from './entry-point-log';
-import { calibrationRates, judgeStep, offeredRate, type Calibration, type CalibrationStep } from './calibration';
+import {
+  calibrationRates,
+  judgeStep,
+  offeredRate,
+  ratesOf,
+  type Calibration,
+  type CalibrationStep,
+  type OfferedRates,
+  type TrafficMix,
+} from './calibration';
 import { BROWSER_AGENTS, CHECKER_AGENT } from './browser-agents';
 import type { Fault } from './faults';
 import type { WebhookEvidence } from './webhook-verdict';
@@ -23,9 +32,12 @@ export interface ChaosOptions {
   /** The redirect rate offered, unless `calibrate` is given: then a fraction of what the fleet sustains here. */
   redirectsPerSecond: number;
   calibrate?: CalibrationOptions;
+  /** Creates and changes a second, unless the mix scales them with the redirects. */
   createsPerSecond: number;
   /** `PATCH`es of the links the creates got back, each read back once answered 200 (change-traffic.ts). */
   changesPerSecond: number;
+  /** Creates and changes as a share of the redirects, in the calibration's steps and the rates offered. */
+  mix?: TrafficMix;
   /** Links each phase's redirects spread over. */
   linksPerPhase: number;
   /** Traffic before each fault and after its recovery, in ms. */
@@ -151,15 +163,14 @@ export async function runChaos(fleet: Fleet, options: ChaosOptions): Promise<Cha
     for (const link of links) while ((await redirectsTo(link.slug).catch(() => null)) !== link.url) await sleep(100);
   };
 
+  const mix = options.mix ?? { createsPerRedirect: null, changesPerRedirect: null };
+  const fixed = { createsPerSecond: options.createsPerSecond, changesPerSecond: options.changesPerSecond };
+  const at = (redirectsPerSecond: number) => ratesOf(redirectsPerSecond, mix, fixed);
   // A calibration warms up at its first rate, then tries the others on the same connections.
-  const traffic = new Traffic(fleet.layout.entryUrl, key, {
-    redirectsPerSecond: options.calibrate?.fromPerSecond ?? options.redirectsPerSecond,
-    createsPerSecond: options.createsPerSecond,
-    changesPerSecond: options.changesPerSecond,
-  });
+  let rates: OfferedRates = at(options.calibrate?.fromPerSecond ?? options.redirectsPerSecond);
+  const traffic = new Traffic(fleet.layout.entryUrl, key, { ...rates });
 
   let calibration: Calibration | undefined;
-  let redirectsPerSecond = options.redirectsPerSecond;
   /**
    * Each rate in turn on the running traffic, for `stepMs`, then a click's freshness under it; stops at the first
    * step that misses a bound, with the pipeline left to drain a moment between steps.
@@ -173,7 +184,8 @@ export async function runChaos(fleet: Fleet, options: ChaosOptions): Promise<Cha
   ): Promise<Calibration> => {
     const steps: CalibrationStep[] = [];
     for (const rate of calibrationRates(settings.fromPerSecond, settings.maxPerSecond)) {
-      running.setRedirectsPerSecond(rate);
+      const stepRates = at(rate);
+      running.setRates(stepRates);
       const busy: number[] = [];
       const stopWatching = watchMachineBusy((percent) => busy.push(percent));
       running.nextPhase(links);
@@ -185,20 +197,20 @@ export async function runChaos(fleet: Fleet, options: ChaosOptions): Promise<Cha
       await ended.settled();
       const { redirects, creates } = ended;
       const step = judgeStep(
-        rate,
+        stepRates,
         { ...redirects, p99Ms: p99(redirects.latenciesMs) },
-        { slowestMs: creates.slowestMs, unanswered: creates.failures + creates.notSent },
+        { slowestMs: creates.slowestMs, notCreated: creates.sent + creates.notSent - creates.acknowledged.length },
         freshMs === null ? null : Math.round(freshMs),
         median(busy),
       );
       steps.push(step);
       log(
-        `calibration: ${rate}/s ${step.ok ? 'held' : `missed: ${step.missed.join('; ')}`} ` +
+        `calibration: ${rate}/s (${step.createsPerSecond} creates/s, ${step.changesPerSecond} changes/s) ${step.ok ? 'held' : `missed: ${step.missed.join('; ')}`} ` +
           `(p99 ${step.p99Ms} ms, fresh ${step.freshMs ?? 'never'} ms, machine ${step.machineBusyPercent ?? '?'} % busy)`,
       );
       if (!step.ok) break;
     }
-    const chosen = offeredRate(steps, settings.fraction);
+    const chosen = offeredRate(steps, settings.fraction, mix, fixed);
     log(`calibration: ${chosen.why}`);
     return chosen;
   };
@@ -228,8 +240,8 @@ export async function runChaos(fleet: Fleet, options: ChaosOptions): Promise<Cha
       // A fleet just started (its consumers joining their groups, its first batches) is not yet what it sustains.
       await settled();
       calibration = await calibrate(traffic, options.calibrate, warmUp, fresh);
-      redirectsPerSecond = calibration.offeredPerSecond;
-      traffic.setRedirectsPerSecond(redirectsPerSecond);
+      rates = calibration.offered;
+      traffic.setRates(rates);
       traffic.nextPhase(warmUp);
       // What the last step left in the pipeline is drained before the first fault is judged on it.
       await settled();
@@ -345,7 +357,7 @@ export async function runChaos(fleet: Fleet, options: ChaosOptions): Promise<Cha
       clickRows: settled.get(phase)?.rows ?? 0,
       clickEvents: settled.get(phase)?.events ?? 0,
       freshWithinMsOfEnd: phase.freshWithinMsOfEnd,
-      redirectsPerSecondPerRedirector: redirectsPerSecond / redirectorCount,
+      redirectsPerSecondPerRedirector: rates.redirectsPerSecond / redirectorCount,
       webhooks: phase.webhooks,
     };
     // Per link: the 302s answered and the slug's link id, for tracing a shortfall.
@@ -368,11 +380,7 @@ export async function runChaos(fleet: Fleet, options: ChaosOptions): Promise<Cha
     startedAt: new Date(started).toISOString(),
     seconds: Math.round((Date.now() - started) / 1000),
     ok: verdicts.every((v) => v.ok),
-    rates: {
-      redirectsPerSecond,
-      createsPerSecond: options.createsPerSecond,
-      changesPerSecond: options.changesPerSecond,
-    },
+    rates,
     ...(calibration ? { calibration } : {}),
     entryPoint: summariseEntryPointLog(readFrom(entryLog, entryLogFrom)),
     phases: verdicts,

@@ -178,9 +178,9 @@ export class Traffic {
     return { redirects, creates, changes, settled: () => Promise.all(inFlight).then(() => undefined) };
   }
 
-  /** Redirects from now on at this rate, on the connections already open (a calibration's next step). */
-  setRedirectsPerSecond(rate: number): void {
-    this.rates.redirectsPerSecond = rate;
+  /** These rates from now on, on the connections already open (a calibration's next step). */
+  setRates(rates: { redirectsPerSecond: number; createsPerSecond: number; changesPerSecond: number }): void {
+    Object.assign(this.rates, rates);
   }
 
   /** Notes how busy the machine was (watchMachineBusy) on the current second of the phase's redirects. */
