@@ -23,6 +23,8 @@ let haproxy: ChildProcess;
 let entryPort: number;
 /** Redirects each instance was asked for, by instance. */
 const asked = { holding: 0, away: 0 };
+/** Creates an instance holds unanswered until the test lets them go. */
+const heldCreates: (() => void)[] = [];
 
 const LOOKUP_FAILED =
   '{"error":"The link cannot be looked up right now. Try again in a moment.","code":"temporarily_unavailable"}';
@@ -36,6 +38,10 @@ const LOOKUP_FAILED =
 function redirector(holds: boolean): Server {
   const server = createServer((req, res) => {
     if (req.url === '/healthz') return res.writeHead(200).end('{}');
+    if (req.url === '/api/v1/links' && req.method === 'POST') {
+      heldCreates.push(() => res.writeHead(201, { 'content-type': 'application/json' }).end('{}'));
+      return;
+    }
     asked[holds ? 'holding' : 'away']++;
     if (holds && req.url === '/held') return res.writeHead(302, { location: 'https://example.com/held' }).end();
     res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' }).end(LOOKUP_FAILED);
@@ -73,6 +79,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  heldCreates.splice(0).forEach((answer) => answer());
   haproxy.kill('SIGKILL');
   for (const instance of instances) {
     instance.closeAllConnections();
@@ -97,6 +104,32 @@ it('sends a redirect an instance could not look up (503) to another, which answe
 it('answers the instance’s own 503 when no instance can look the link up', async () => {
   const res = await fetch(`http://127.0.0.1:${entryPort}/nobody-holds-it`, { redirect: 'manual' });
   expect([res.status, res.headers.get('retry-after'), await res.text()]).toEqual([503, '1', LOOKUP_FAILED]);
+});
+
+it('sheds creates beyond what its instances hold at once: 503 with Retry-After within 2 s, none sent on', async () => {
+  // Given two write API instances each holding 32 creates, their most at once
+  const create = () =>
+    fetch(`http://127.0.0.1:${entryPort}/api/v1/links`, { method: 'POST', body: '{}' }).then(async (res) => ({
+      status: res.status,
+      retryAfter: res.headers.get('retry-after'),
+      body: await res.text(),
+      at: performance.now(),
+    }));
+  const held = Array.from({ length: 64 }, create);
+  for (let i = 0; i < 100 && heldCreates.length < 64; i++) await sleep(50);
+  expect(heldCreates).toHaveLength(64);
+
+  // When five more come
+  const sent = performance.now();
+  const more = await Promise.all(Array.from({ length: 5 }, create));
+
+  // Then each waits in the entry point's queue at most 2 s, and is refused having reached no instance
+  expect(more.map((r) => [r.status, r.retryAfter])).toEqual(Array.from({ length: 5 }, () => [503, '2']));
+  expect(JSON.parse(more[0]!.body)).toMatchObject({ code: 'temporarily_unavailable', detail: /reached none/ });
+  for (const r of more) expect(r.at - sent).toBeLessThan(4000);
+  expect(heldCreates).toHaveLength(64);
+  heldCreates.splice(0).forEach((answer) => answer());
+  expect((await Promise.all(held)).map((r) => r.status)).toEqual(Array.from({ length: 64 }, () => 201));
 });
 
 /** One request on a connection of its own; resolves with the answer's head and when the entry point closed it. */

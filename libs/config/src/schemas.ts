@@ -79,6 +79,13 @@ export const httpEnv = z.object({
    */
   HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).max(300_000).default(30_000),
   /**
+   * Load shedding of the API's routes (never of redirects): a request that would be the process's next beyond this
+   * many in hand is answered 503 `overloaded` with Retry-After at once, rather than queued. 0: no bound.
+   */
+  MAX_REQUESTS_IN_FLIGHT: z.coerce.number().int().min(0).default(256),
+  /** And while the event loop runs later than this (the process is short of CPU), in ms. 0: not watched. */
+  MAX_EVENT_LOOP_DELAY_MS: z.coerce.number().int().min(0).default(1000),
+  /**
    * Origins whose pages may call the API from a browser (CORS), comma-separated
    * (`https://app.example.com,http://localhost:5173`), or `*` for any. Empty: none.
    */

@@ -11,6 +11,8 @@ export interface HttpProcessConfig {
   TRUST_PROXY: boolean;
   SHUTDOWN_DRAIN_MS: number;
   HTTP_REQUEST_TIMEOUT_MS: number;
+  MAX_REQUESTS_IN_FLIGHT: number;
+  MAX_EVENT_LOOP_DELAY_MS: number;
   LOG_LEVEL: string;
   CORS_ORIGINS: readonly string[];
   LOG_FORMAT?: LogFormat;
@@ -50,6 +52,7 @@ export function processOptionsFrom(
     drainMs: config.SHUTDOWN_DRAIN_MS,
     requestTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS,
     corsOrigins: config.CORS_ORIGINS,
+    loadShedding: { maxInFlight: config.MAX_REQUESTS_IN_FLIGHT, maxEventLoopDelayMs: config.MAX_EVENT_LOOP_DELAY_MS },
     logger,
     ...extra,
   };

@@ -98,6 +98,12 @@ export const HTTP_ERRORS = {
     code: 'internal',
     detail: 'An unexpected error; the service logged it.',
   },
+  overloaded: {
+    status: 503,
+    error: 'The service is over capacity. Try again after Retry-After seconds.',
+    code: 'overloaded',
+    detail: 'This instance has more requests in hand than it can answer in time.',
+  },
   notReady: { status: 503, error: 'Not ready', code: 'not_ready', detail: 'The process is starting or draining.' },
   unavailable: {
     status: 503,

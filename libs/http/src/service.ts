@@ -15,6 +15,7 @@ import { allowCrossOrigin } from './cross-origin';
 import { serveUntilSignalled } from './serve';
 import { processStopSignals, SHUTDOWN_GRACE_MS } from './stop-signals';
 import { createServer } from './server';
+import { loadShedder, type LoadSheddingOptions } from './load-shedding';
 
 /**
  * What a service contributes to a process: HTTP routes, background work
@@ -36,6 +37,8 @@ export interface ServiceModule {
   dependencies?: readonly Dependency[];
   /** Its routes may be called by pages of the origins the process allows (ProcessOptions' `corsOrigins`). */
   crossOrigin?: boolean;
+  /** Its routes are refused `503 overloaded` when the process is over its bounds (ProcessOptions' `loadShedding`). */
+  shedsLoad?: boolean;
 }
 
 export interface ProcessOptions {
@@ -55,6 +58,8 @@ export interface ProcessOptions {
   metrics: MetricsRegistry;
   /** CORS_ORIGINS: the origins whose pages may call the `crossOrigin` modules' routes (`*`: any); none by default. */
   corsOrigins?: readonly string[];
+  /** MAX_REQUESTS_IN_FLIGHT and MAX_EVENT_LOOP_DELAY_MS, for the `shedsLoad` modules' routes; none by default. */
+  loadShedding?: LoadSheddingOptions;
 }
 
 /** `/healthz`, `/metrics` and `/readyz`: what every process serves beside its modules' routes (PROCESS_ROUTES). */
@@ -86,14 +91,25 @@ export async function buildProcessServer(
   await processRoutes(app, { service: options.name, ready, metrics: options.metrics, report });
   const corsOrigins = options.corsOrigins ?? [];
   const crossOrigin = corsOrigins.length > 0 ? modules.filter((m) => m.crossOrigin) : [];
-  for (const module of modules) {
-    if (module.routes && !crossOrigin.includes(module)) await app.register(module.routes);
-  }
+  // One per process (its modules share the event loop), guarding the shedding modules' routes only: never a redirect,
+  // nor /healthz, which must keep telling the load balancer the truth.
+  const shedder = options.loadShedding ? loadShedder(options.loadShedding) : undefined;
+  if (shedder) app.addHook('onClose', async () => shedder.close());
+  const register = async (scope: FastifyInstance, module: ServiceModule) => {
+    const { routes } = module;
+    if (!routes) return;
+    if (!shedder || !module.shedsLoad) return void (await scope.register(routes));
+    await scope.register(async (guarded) => {
+      shedder.guard(guarded);
+      await guarded.register(routes);
+    });
+  };
+  for (const module of modules) if (!crossOrigin.includes(module)) await register(app, module);
   if (crossOrigin.length > 0) {
     // One scope, so that CORS's hook runs on these modules' routes only (never on a redirect).
     await app.register(async (scope) => {
       await allowCrossOrigin(scope, corsOrigins);
-      for (const module of crossOrigin) if (module.routes) await scope.register(module.routes);
+      for (const module of crossOrigin) await register(scope, module);
     });
   }
   return app;

@@ -35,6 +35,7 @@ export function createAnalytics(deps: AnalyticsDeps): ServiceModule {
   return {
     name: SERVICE_NAME,
     crossOrigin: true,
+    shedsLoad: true,
     dependencies: deps.dependencies,
     async routes(app: FastifyInstance) {
       app.decorateRequest('account', null);

@@ -45,6 +45,7 @@ export function createWriteApi(deps: WriteApiDeps): ServiceModule {
   return {
     name: SERVICE_NAME,
     crossOrigin: true,
+    shedsLoad: true,
     start: deps.start,
     stop: deps.stop,
     dependencies: deps.dependencies,
