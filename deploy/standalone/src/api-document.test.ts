@@ -101,6 +101,28 @@ describe('the API document', () => {
     });
   });
 
+  it('lists 503 overloaded with Retry-After among the answers of every operation taking a key, and of no redirect', () => {
+    type Response = {
+      $ref?: string;
+      headers?: Record<string, { required?: boolean }>;
+      content?: { 'application/json'?: { schema: { properties: { code: { enum: string[] } } } } };
+    };
+    const responses = (path: string, method: string) =>
+      (document.paths[path]?.[method] as unknown as { responses: Record<string, Response> }).responses;
+    // Without a 503 of its own: the shared response, which carries no RateLimit-* (refused before the key is read).
+    expect(responses('/api/v1/account', 'get')['503']).toEqual({ $ref: '#/components/responses/Overloaded' });
+    const shared = (document.components as { responses: Record<string, Response> }).responses.Overloaded!;
+    expect(shared.headers?.['Retry-After']?.required).toBe(true);
+    expect(shared.content?.['application/json']?.schema.properties.code.enum).toEqual(['overloaded']);
+    // With one: its codes gain overloaded, and its RateLimit-* are not promised.
+    const create = responses('/api/v1/links', 'post')['503']!;
+    expect(create.content?.['application/json']?.schema.properties.code.enum).toContain('overloaded');
+    expect(create.headers?.['RateLimit-Limit']?.required).toBe(false);
+    expect(
+      responses('/{slug}', 'get')['503']?.content?.['application/json']?.schema.properties.code.enum,
+    ).not.toContain('overloaded');
+  });
+
   it('declares detail and field in every error body, and lists the 415 of a body not sent as JSON', () => {
     type Media = { schema?: { properties?: Record<string, unknown> } };
     const errorBodies = Object.values(document.paths).flatMap((item) =>

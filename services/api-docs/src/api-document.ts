@@ -66,6 +66,11 @@ const RATE_LIMITED = errorResponse(
   { rateLimited: HTTP_ERRORS.rateLimited },
 );
 
+const OVERLOADED = errorResponse(
+  'The instance is over capacity (docs/reliability.md): nothing was done; send the request again after `Retry-After` seconds.',
+  { overloaded: HTTP_ERRORS.overloaded },
+);
+
 const DESCRIPTION = `A short-link service: create links, follow them, read their click analytics.
 
 Every error answer has the body \`{"error": text, "code": code}\`: \`error\` is for people (the spec's texts, exactly), \`code\` is stable for programs. Most also carry \`detail\`, one sentence on what is wrong in this request (which field, what was expected, at most 40 characters of what was received), and \`field\` when the error is about one field; \`detail\`'s wording may change. Each response below lists the texts and codes it can carry.
@@ -145,9 +150,12 @@ export async function buildApiDocument(
 /** What `@fastify/swagger` does not write: required response headers, and the HTTP layer's errors. */
 function finish(document: OpenApiDocument): OpenApiDocument {
   const components = document.components as Record<string, unknown>;
-  components.responses = Object.fromEntries(
-    Object.values(COMMON_RESPONSES).map(([name, schema]) => [name, commonResponse(schema)]),
-  );
+  const overloaded = commonResponse(OVERLOADED);
+  overloaded.headers = { 'Retry-After': { required: true, schema: { type: 'integer' } } };
+  components.responses = {
+    ...Object.fromEntries(Object.values(COMMON_RESPONSES).map(([name, schema]) => [name, commonResponse(schema)])),
+    Overloaded: overloaded,
+  };
   if (components.schemas && Object.keys(components.schemas).length === 0) delete components.schemas;
   for (const pathItem of Object.values(document.paths)) {
     for (const operation of Object.values(pathItem)) {
@@ -163,7 +171,10 @@ function finish(document: OpenApiDocument): OpenApiDocument {
       for (const [status, [name]] of Object.entries(COMMON_RESPONSES)) {
         operation.responses[status] ??= { $ref: `#/components/responses/${name}` };
       }
-      if (Array.isArray(operation.security) && operation.security.length > 0) rateLimited(operation);
+      if (Array.isArray(operation.security) && operation.security.length > 0) {
+        shedUnderLoad(operation);
+        rateLimited(operation);
+      }
     }
   }
   return document;
@@ -180,13 +191,39 @@ function rateLimited(operation: Operation): void {
   operation.responses['429'] ??= limited;
   for (const [status, response] of Object.entries(operation.responses)) {
     if ('$ref' in response || status === '401') continue;
+    // A 503 may be the load shedding's, answered before the key is read (shedUnderLoad).
+    const required = status !== '503';
     response.headers = {
       ...response.headers,
       ...Object.fromEntries(
-        Object.entries(RATE_LIMIT_HEADERS).map(([name, header]) => [name, { ...header, required: true }]),
+        Object.entries(RATE_LIMIT_HEADERS).map(([name, header]) => [name, { ...header, required }]),
       ),
     };
   }
+}
+
+/**
+ * An operation that takes an API key is the API's, which sheds load (docs/reliability.md): `503 overloaded` with
+ * `Retry-After` is among its answers, beside any `503` of its own.
+ */
+function shedUnderLoad(operation: Operation): void {
+  const own = operation.responses['503'];
+  if (own === undefined) {
+    // By reference, as the HTTP layer's own errors: refused before the key is read, it carries no RateLimit-*.
+    operation.responses['503'] = { $ref: '#/components/responses/Overloaded' };
+    return;
+  }
+  if ('$ref' in own) return;
+  const media = own.content?.['application/json'] as
+    { schema?: { properties?: Record<string, { enum?: string[] }> }; examples?: Record<string, unknown> } | undefined;
+  const properties = media?.schema?.properties;
+  if (!media || !properties?.error?.enum || !properties.code?.enum) return;
+  if (properties.code.enum.includes(HTTP_ERRORS.overloaded.code)) return;
+  properties.error.enum.push(HTTP_ERRORS.overloaded.error);
+  properties.code.enum.push(HTTP_ERRORS.overloaded.code);
+  own.description += ' Or the instance is over capacity (`overloaded`): nothing was done.';
+  const { error, code, detail } = HTTP_ERRORS.overloaded;
+  media.examples = { ...media.examples, overloaded: { summary: error, value: { error, code, detail } } };
 }
 
 /** A response a browser gets as a page (`x-html-alternative` says what it shows): its `text/html` media type. */
