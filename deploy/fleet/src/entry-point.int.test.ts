@@ -25,6 +25,8 @@ let entryPort: number;
 const asked = { holding: 0, away: 0 };
 /** Creates an instance holds unanswered until the test lets them go. */
 const heldCreates: (() => void)[] = [];
+/** Redirects of `/busy` an instance holds unanswered until the test lets them go. */
+const heldRedirects: (() => void)[] = [];
 
 const LOOKUP_FAILED =
   '{"error":"The link cannot be looked up right now. Try again in a moment.","code":"temporarily_unavailable"}';
@@ -38,6 +40,10 @@ const LOOKUP_FAILED =
 function redirector(holds: boolean): Server {
   const server = createServer((req, res) => {
     if (req.url === '/healthz') return res.writeHead(200).end('{}');
+    if (req.url === '/busy') {
+      heldRedirects.push(() => res.writeHead(302, { location: 'https://example.com/busy' }).end());
+      return;
+    }
     if (req.url === '/api/v1/links' && req.method === 'POST') {
       heldCreates.push(() => res.writeHead(201, { 'content-type': 'application/json' }).end('{}'));
       return;
@@ -80,6 +86,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   heldCreates.splice(0).forEach((answer) => answer());
+  heldRedirects.splice(0).forEach((answer) => answer());
   haproxy.kill('SIGKILL');
   for (const instance of instances) {
     instance.closeAllConnections();
@@ -130,6 +137,38 @@ it('sheds creates beyond what its instances hold at once: 503 with Retry-After w
   expect(heldCreates).toHaveLength(64);
   heldCreates.splice(0).forEach((answer) => answer());
   expect((await Promise.all(held)).map((r) => r.status)).toEqual(Array.from({ length: 64 }, () => 201));
+});
+
+it('refuses the API at once while redirects wait for a redirector, and refuses a redirect kept waiting 1 s', async () => {
+  const get = (path: string, method = 'GET') =>
+    fetch(`http://127.0.0.1:${entryPort}${path}`, { method, redirect: 'manual' }).then(async (res) => ({
+      status: res.status,
+      retryAfter: res.headers.get('retry-after'),
+      body: await res.text(),
+    }));
+  // Given both redirectors holding 128 redirects each, their most, and one more redirect waiting in the queue
+  const held = Array.from({ length: 256 }, () => get('/busy'));
+  for (let i = 0; i < 100 && heldRedirects.length < 256; i++) await sleep(50);
+  expect(heldRedirects).toHaveLength(256);
+  const sent = performance.now();
+  const waiting = get('/busy');
+  await sleep(100);
+
+  // When an API request comes meanwhile, it is refused at once, having reached no instance
+  const api = await get('/api/v1/account');
+  expect([api.status, api.retryAfter]).toEqual([503, '2']);
+  expect(JSON.parse(api.body)).toMatchObject({ code: 'overloaded', detail: /reached no instance/ });
+  expect(performance.now() - sent).toBeLessThan(1000);
+
+  // And the waiting redirect is refused once it waited 1 s, not kept for the instances' backlog
+  const refused = await waiting;
+  expect([refused.status, refused.retryAfter]).toEqual([503, '2']);
+  expect(performance.now() - sent).toBeLessThan(3000);
+  heldRedirects.splice(0).forEach((answer) => answer());
+  expect((await Promise.all(held)).every((r) => r.status === 302)).toBe(true);
+
+  // Then, nothing waiting, the API reaches an instance again (here: the stub's own 503 for a path it does not hold)
+  expect(JSON.parse((await get('/api/v1/account')).body)).toMatchObject({ code: 'temporarily_unavailable' });
 });
 
 /** One request on a connection of its own; resolves with the answer's head and when the entry point closed it. */
