@@ -206,6 +206,12 @@ function rateLimited(operation: Operation): void {
  * An operation that takes an API key is the API's, which sheds load (docs/reliability.md): `503 overloaded` with
  * `Retry-After` is among its answers, beside any `503` of its own.
  */
+/** An error response's JSON body as `errorResponse` writes it: its texts and codes listed, each an example. */
+interface ErrorMedia {
+  schema?: { properties?: Record<string, { enum?: string[] }> };
+  examples?: Record<string, unknown>;
+}
+
 function shedUnderLoad(operation: Operation): void {
   const own = operation.responses['503'];
   if (own === undefined) {
@@ -214,8 +220,8 @@ function shedUnderLoad(operation: Operation): void {
     return;
   }
   if ('$ref' in own) return;
-  const media = own.content?.['application/json'] as
-    { schema?: { properties?: Record<string, { enum?: string[] }> }; examples?: Record<string, unknown> } | undefined;
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- untyped JSON, in errorResponse's shape
+  const media = own.content?.['application/json'] as unknown as ErrorMedia | undefined;
   const properties = media?.schema?.properties;
   if (!media || !properties?.error?.enum || !properties.code?.enum) return;
   if (properties.code.enum.includes(HTTP_ERRORS.overloaded.code)) return;
