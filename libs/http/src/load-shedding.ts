@@ -81,9 +81,11 @@ export function loadShedder(options: LoadSheddingOptions): LoadShedder {
         }
         counted.add(request);
         inFlight++;
+        // The response's close comes in every case: answered, its client gone, or its socket ended beneath fastify.
+        // onResponse and onRequestAbort together did not: under the generated hostile input the count leaked until
+        // the bound refused every request.
+        reply.raw.once('close', () => release(request));
       });
-      scope.addHook('onResponse', async (request) => release(request));
-      scope.addHook('onRequestAbort', async (request) => release(request));
     },
     close() {
       if (timer) clearInterval(timer);
