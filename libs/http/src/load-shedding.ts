@@ -81,11 +81,14 @@ export function loadShedder(options: LoadSheddingOptions): LoadShedder {
         }
         counted.add(request);
         inFlight++;
-        // The response's close comes in every case: answered, its client gone, or its socket ended beneath fastify.
-        // onResponse and onRequestAbort together did not: under the generated hostile input the count leaked until
-        // the bound refused every request.
+        // Released by whichever comes: the response's close (answered, or its socket ended beneath fastify: a
+        // client reset after its body arrived is no abort to fastify), or the abort of a request still queued
+        // behind another on its connection, whose response never closes. Either alone leaked the count under
+        // hostile input until the bound refused every request.
         reply.raw.once('close', () => release(request));
       });
+      scope.addHook('onResponse', async (request) => release(request));
+      scope.addHook('onRequestAbort', async (request) => release(request));
     },
     close() {
       if (timer) clearInterval(timer);
