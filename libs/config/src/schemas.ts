@@ -80,9 +80,11 @@ export const httpEnv = z.object({
   HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).max(300_000).default(30_000),
   /**
    * Load shedding of the API's routes (never of redirects): a request that would be the process's next beyond this
-   * many in hand is answered 503 `overloaded` with Retry-After at once, rather than queued. 0: no bound.
+   * many in hand is answered 503 `overloaded` with Retry-After at once, rather than queued. 0: no bound. As many as
+   * the listen queue holds: an integrator's burst of 500 creates, each read back at once, is served whole (the API
+   * contract suites); the entry point's bounds are the tighter ones in a fleet.
    */
-  MAX_REQUESTS_IN_FLIGHT: z.coerce.number().int().min(0).default(256),
+  MAX_REQUESTS_IN_FLIGHT: z.coerce.number().int().min(0).default(4096),
   /** And while the event loop runs later than this (the process is short of CPU), in ms. 0: not watched. */
   MAX_EVENT_LOOP_DELAY_MS: z.coerce.number().int().min(0).default(1000),
   /**
